@@ -1,0 +1,161 @@
+"""LLM-backed agents, the conversations users have with them, and their messages."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+PROVIDERS = ("openai", "anthropic", "ollama", "echo")
+
+
+def validate_model_string(value: str) -> None:
+    provider, sep, name = value.partition(":")
+    if not sep or not name or provider not in PROVIDERS:
+        raise ValidationError(
+            "Use provider:model-name with provider one of %(providers)s.",
+            params={"providers": ", ".join(PROVIDERS)},
+        )
+
+
+class AgentQuerySet(models.QuerySet):
+    def active(self):
+        """The agents signed-in users may list and chat with."""
+        return self.filter(is_active=True)
+
+
+class Agent(models.Model):
+    """An assistant backed by an LLM (`provider:model-name`), set up by admins.
+
+    It may call some of its owner's flows as tools; each call is a FlowRun.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="agents",
+        help_text="The user whose flows this agent may call as tools.",
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    model = models.CharField(
+        max_length=200,
+        validators=[validate_model_string],
+        help_text="provider:model-name, e.g. openai:gpt-4o-mini or echo:demo.",
+    )
+    system_prompt = models.TextField(blank=True)
+    temperature = models.FloatField(
+        default=0.7, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)]
+    )
+    max_tokens = models.PositiveIntegerField(default=1024)
+    tools = models.ManyToManyField(
+        "flows.Flow",
+        blank=True,
+        related_name="agents",
+        help_text="Flows of the owner this agent may call as tools.",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = AgentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def provider(self) -> str:
+        return self.model.partition(":")[0]
+
+    @property
+    def model_name(self) -> str:
+        return self.model.partition(":")[2]
+
+
+class ConversationQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """A user's own conversations; anyone else's do not exist."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(user=user)
+
+
+class Conversation(models.Model):
+    """A thread of messages between one user and one agent."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="conversations"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ConversationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [
+            # A user's conversations with one agent, most recent first.
+            models.Index(
+                fields=["user", "agent", "-updated_at"], name="conv_user_agent_idx"
+            ),
+        ]
+
+    def __str__(self):
+        return self.title or f"Conversation {self.id}"
+
+
+class Message(models.Model):
+    """One turn: the user's words, the agent's reply, or a tool's result."""
+
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+        TOOL = "tool"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+    content = models.TextField(blank=True)
+    tool_calls = models.JSONField(
+        default=list, blank=True, help_text="Tool calls the assistant asked for."
+    )
+    tool_call_id = models.CharField(max_length=200, blank=True)
+    run = models.ForeignKey(
+        "flows.FlowRun",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="messages",
+        help_text="The FlowRun a tool message reports.",
+    )
+    usage = models.JSONField(default=dict, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [
+            # A conversation's history in order.
+            models.Index(
+                fields=["conversation", "created_at"], name="msg_conv_created_idx"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.role}: {self.content[:60]}"

@@ -1,0 +1,69 @@
+"""A fixed-window rate limiter on Django's cache.
+
+With `REDIS_URL` set the cache is shared, so the limit holds across processes and
+machines; with the local-memory cache it holds per process.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+PERIODS = {
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+}
+
+
+@dataclass(frozen=True)
+class Rate:
+    limit: int
+    window: int
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        """`"600/min"` → Rate(600, 60). Also `"5/10s"` for five per ten seconds."""
+        count, _, period = text.strip().partition("/")
+        digits = "".join(ch for ch in period if ch.isdigit())
+        unit = period[len(digits) :].strip().lower()
+        if unit not in PERIODS or not count.strip().isdigit():
+            raise ValueError(f"Rate {text!r} is not like '600/min'.")
+        return cls(int(count), int(digits or 1) * PERIODS[unit])
+
+
+def hit(key: str, rate: Rate, *, now: float | None = None) -> float | None:
+    """Count one event under `key`; seconds to wait when over the limit, else None."""
+    now = time.time() if now is None else now
+    window_start = int(now // rate.window) * rate.window
+    cache_key = f"rl:{key}:{window_start}"
+    if cache.add(cache_key, 1, timeout=rate.window + 1):
+        count = 1
+    else:
+        try:
+            count = cache.incr(cache_key)
+        except ValueError:  # expired between add and incr
+            cache.add(cache_key, 1, timeout=rate.window + 1)
+            count = 1
+    if count > rate.limit:
+        return window_start + rate.window - now
+    return None
+
+
+def peek(key: str, rate: Rate, *, now: float | None = None) -> float | None:
+    """Like `hit` but counts nothing: the wait if `key` is already over its limit."""
+    now = time.time() if now is None else now
+    window_start = int(now // rate.window) * rate.window
+    count = cache.get(f"rl:{key}:{window_start}", 0)
+    if count >= rate.limit:
+        return window_start + rate.window - now
+    return None

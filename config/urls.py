@@ -1,0 +1,40 @@
+"""Top-level routes: the API under /api/, pages, admin."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from agents.api import AgentViewSet
+from config import api_auth
+from flows.api import FlowViewSet
+
+router = SimpleRouter(trailing_slash=False)
+router.register("flows", FlowViewSet, basename="flow")
+router.register("agents", AgentViewSet, basename="agent")
+
+api_patterns = [
+    path("auth/csrf", api_auth.csrf, name="auth-csrf"),
+    path("auth/login", api_auth.login_view, name="auth-login"),
+    path("auth/logout", api_auth.logout_view, name="auth-logout"),
+    path("auth/session", api_auth.session_view, name="auth-session"),
+    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    *router.urls,
+]
+
+urlpatterns = [
+    path("api/", include(api_patterns)),
+    path("admin/", admin.site.urls),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("flows.urls")),
+]
+
+handler404 = "config.api_errors.not_found_handler"
+handler500 = "config.api_errors.server_error_handler"

@@ -1,0 +1,130 @@
+import json
+
+from django.contrib import admin
+from django.db.models import JSONField
+from django.forms import Textarea
+from django.utils.html import format_html
+
+from flows.models import Flow, FlowRun, RunStep
+
+PRETTY_JSON = {
+    JSONField: {
+        "widget": Textarea(
+            attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}
+        )
+    }
+}
+
+
+def pretty(value) -> str:
+    return format_html(
+        "<pre style='white-space: pre-wrap'>{}</pre>",
+        json.dumps(value, indent=2, ensure_ascii=False),
+    )
+
+
+@admin.register(Flow)
+class FlowAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "owner",
+        "node_count",
+        "webhook_enabled",
+        "version",
+        "updated_at",
+    ]
+    list_filter = ["owner", "webhook_enabled"]
+    search_fields = ["name", "description"]
+    readonly_fields = ["id", "version", "webhook_url", "created_at", "updated_at"]
+    formfield_overrides = PRETTY_JSON
+    list_select_related = ["owner"]
+
+    @admin.display(description="Nodes")
+    def node_count(self, flow):
+        return len(flow.nodes or [])
+
+
+class RunStepInline(admin.TabularInline):
+    model = RunStep
+    extra = 0
+    can_delete = False
+    fields = [
+        "position",
+        "node_id",
+        "node_type",
+        "status",
+        "duration_ms",
+        "pretty_output",
+        "pretty_error",
+        "pretty_logs",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Output")
+    def pretty_output(self, step):
+        return pretty(step.output)
+
+    @admin.display(description="Error")
+    def pretty_error(self, step):
+        return pretty(step.error) if step.error else "-"
+
+    @admin.display(description="Logs")
+    def pretty_logs(self, step):
+        return pretty(step.logs) if step.logs else "-"
+
+
+@admin.register(FlowRun)
+class FlowRunAdmin(admin.ModelAdmin):
+    """Runs are history: readable, filterable, never edited."""
+
+    list_display = ["id", "flow", "trigger", "status", "duration_ms", "created_at"]
+    list_filter = ["status", "trigger"]
+    search_fields = ["flow__name", "id"]
+    list_select_related = ["flow"]
+    inlines = [RunStepInline]
+    fields = [
+        "id",
+        "flow",
+        "flow_version",
+        "trigger",
+        "status",
+        "pretty_input",
+        "pretty_results",
+        "pretty_error",
+        "pretty_response",
+        "pretty_request_meta",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "duration_ms",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Input")
+    def pretty_input(self, run):
+        return pretty(run.input)
+
+    @admin.display(description="Results")
+    def pretty_results(self, run):
+        return pretty(run.results)
+
+    @admin.display(description="Error")
+    def pretty_error(self, run):
+        return pretty(run.error) if run.error else "-"
+
+    @admin.display(description="Response")
+    def pretty_response(self, run):
+        return pretty(run.response) if run.response else "-"
+
+    @admin.display(description="Request")
+    def pretty_request_meta(self, run):
+        return pretty(run.request_meta) if run.request_meta else "-"

@@ -1,0 +1,114 @@
+"""The flow API: serializers and the viewset behind `/api/flows` (DESIGN.md 4)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
+from rest_framework.response import Response
+
+from config.api_errors import PreconditionFailed, ValidationFailed
+from flows.graph import validate_graph
+from flows.models import Flow
+
+
+class FlowSerializer(serializers.ModelSerializer):
+    nodes = serializers.JSONField(required=False)
+    edges = serializers.JSONField(required=False)
+    webhook_url = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Flow
+        fields = [
+            "id",
+            "name",
+            "description",
+            "nodes",
+            "edges",
+            "input_schema",
+            "webhook_url",
+            "webhook_enabled",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "version", "created_at", "updated_at"]
+
+    def validate_input_schema(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("Must be a JSON Schema object.")
+        return value
+
+    def validate(self, attrs):
+        if self.instance is None or "nodes" in attrs or "edges" in attrs:
+            nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
+            edges = attrs.get("edges", self.instance.edges if self.instance else [])
+            errors = validate_graph(nodes, edges)
+            if errors:
+                raise ValidationFailed(errors.summary(), details=errors.as_details())
+        return attrs
+
+
+def parse_if_match(header: str) -> int | None:
+    """`"3"`, `W/"3"` or `3` → 3; `*` or nothing → None; anything else is stale."""
+    value = header.strip()
+    if not value or value == "*":
+        return None
+    value = value.removeprefix("W/").strip('"')
+    return int(value) if value.isdigit() else -1
+
+
+@extend_schema_view(
+    partial_update=extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The version you edited, e.g. "3"; 412 when it is stale.',
+            )
+        ]
+    ),
+)
+class FlowViewSet(viewsets.ModelViewSet):
+    """The signed-in user's flows. Anyone else's flow answers 404."""
+
+    serializer_class = FlowSerializer
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return Flow.objects.for_user(self.request.user)
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def retrieve(self, request, *args, **kwargs):
+        response = super().retrieve(request, *args, **kwargs)
+        response["ETag"] = f'"{response.data["version"]}"'
+        return response
+
+    def partial_update(self, request, *args, **kwargs):
+        with transaction.atomic():
+            flow = (
+                self.get_queryset()
+                .select_for_update()
+                .filter(pk=self.get_object().pk)
+                .get()
+            )
+            expected = parse_if_match(request.headers.get("If-Match", ""))
+            if expected is not None and expected != flow.version:
+                raise PreconditionFailed(
+                    "This flow was saved by someone else since you loaded it "
+                    f"(it is now at version {flow.version}).",
+                    details={"current_version": flow.version},
+                )
+            serializer = self.get_serializer(flow, data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            serializer.save(version=flow.version + 1)
+        response = Response(serializer.data)
+        response["ETag"] = f'"{serializer.data["version"]}"'
+        return response
+
+    def destroy(self, request, *args, **kwargs):
+        self.get_object().delete()
+        return Response({"success": True})

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class FlowsConfig(AppConfig):
+    name = "flows"
+    verbose_name = "Flows"

@@ -1,0 +1,218 @@
+"""Whole-graph validation for flows (DESIGN.md section 5).
+
+`validate_graph` reports every problem at once, each with the index of the node
+or edge it concerns, so the builder can point at all of them in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+from django.conf import settings
+
+from flows.nodes import get_kind
+
+MAX_ID_LENGTH = 100
+MAX_NAME_LENGTH = 200
+
+
+class GraphErrors:
+    """Collects problems as `{"nodes": [...], "edges": [...], "graph": [...]}`."""
+
+    def __init__(self):
+        self.nodes: list[dict] = []
+        self.edges: list[dict] = []
+        self.graph: list[dict] = []
+
+    def node(self, index: int, field: str, message: str) -> None:
+        self.nodes.append({"index": index, "field": field, "message": message})
+
+    def edge(self, index: int, field: str, message: str) -> None:
+        self.edges.append({"index": index, "field": field, "message": message})
+
+    def whole(self, field: str, message: str) -> None:
+        self.graph.append({"field": field, "message": message})
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes or self.edges or self.graph)
+
+    def as_details(self) -> dict:
+        sections = {"graph": self.graph, "nodes": self.nodes, "edges": self.edges}
+        return {key: value for key, value in sections.items() if value}
+
+    def summary(self) -> str:
+        first = (self.graph or self.nodes or self.edges)[0]
+        count = len(self.graph) + len(self.nodes) + len(self.edges)
+        where = ""
+        if "index" in first:
+            kind = "Node" if first in self.nodes else "Edge"
+            where = f"{kind} {first['index']}: "
+        more = (
+            f" ({count - 1} more problem{'s' if count > 2 else ''})"
+            if count > 1
+            else ""
+        )
+        return f"{where}{first['message']}{more}"
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_nodes(nodes: list, errors: GraphErrors) -> dict[str, dict]:
+    """Per-node checks; returns the valid nodes by id for the edge checks."""
+    by_id: dict[str, dict] = {}
+    triggers: list[int] = []
+    for index, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            errors.node(index, "", "Each node must be an object.")
+            continue
+        node_id = node.get("id")
+        if not isinstance(node_id, str) or not node_id.strip():
+            errors.node(index, "id", "Each node needs a non-empty string id.")
+        elif len(node_id) > MAX_ID_LENGTH:
+            errors.node(
+                index, "id", f"Node ids are at most {MAX_ID_LENGTH} characters."
+            )
+        elif node_id in by_id:
+            errors.node(index, "id", f"Node id '{node_id}' is used more than once.")
+        else:
+            by_id[node_id] = node
+        name = node.get("name", "")
+        if not isinstance(name, str) or len(name) > MAX_NAME_LENGTH:
+            errors.node(
+                index,
+                "name",
+                f"Name must be text of at most {MAX_NAME_LENGTH} characters.",
+            )
+        position = node.get("position")
+        if position is not None and not (
+            isinstance(position, dict)
+            and _is_number(position.get("x"))
+            and _is_number(position.get("y"))
+        ):
+            errors.node(index, "position", "Position must be {x: number, y: number}.")
+        data = node.get("data", {})
+        if not isinstance(data, dict):
+            errors.node(index, "data", "Data must be an object.")
+            data = None
+        kind = get_kind(node.get("type")) if isinstance(node.get("type"), str) else None
+        if kind is None:
+            errors.node(index, "type", f"Unknown node type {node.get('type')!r}.")
+            continue
+        if kind.is_trigger:
+            triggers.append(index)
+        if data is not None:
+            for problem in kind.validate_data(data):
+                errors.node(index, problem.field, problem.message)
+    for index in triggers[1:]:
+        errors.node(index, "type", "A flow has at most one trigger node.")
+    return by_id
+
+
+def _check_edges(
+    edges: list, nodes_by_id: dict[str, dict], errors: GraphErrors
+) -> list:
+    """Per-edge checks; returns the valid (source, target) pairs."""
+    seen_ids: set[str] = set()
+    seen_links: set[tuple] = set()
+    links: list[tuple[str, str]] = []
+    for index, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            errors.edge(index, "", "Each edge must be an object.")
+            continue
+        edge_id = edge.get("id")
+        if not isinstance(edge_id, str) or not edge_id.strip():
+            errors.edge(index, "id", "Each edge needs a non-empty string id.")
+        elif edge_id in seen_ids:
+            errors.edge(index, "id", f"Edge id '{edge_id}' is used more than once.")
+        else:
+            seen_ids.add(edge_id)
+        ends_ok = True
+        for end in ("source", "target"):
+            value = edge.get(end)
+            if not isinstance(value, str) or value not in nodes_by_id:
+                errors.edge(
+                    index, end, f"{end.title()} {value!r} is not a node of this flow."
+                )
+                ends_ok = False
+        if not ends_ok:
+            continue
+        source, target = edge["source"], edge["target"]
+        source_kind = get_kind(nodes_by_id[source].get("type"))
+        handle = edge.get("sourceHandle")
+        if handle not in source_kind.output_handles:
+            allowed = [h for h in source_kind.output_handles if h is not None]
+            hint = f"one of {', '.join(allowed)}" if allowed else "null"
+            errors.edge(
+                index,
+                "sourceHandle",
+                f"Handle {handle!r} is not an output of node '{source}'; use {hint}.",
+            )
+            continue
+        if source == target:
+            errors.edge(index, "target", "An edge cannot connect a node to itself.")
+            continue
+        if get_kind(nodes_by_id[target].get("type")).is_trigger:
+            errors.edge(index, "target", "A trigger node cannot have incoming edges.")
+            continue
+        link = (source, handle, target)
+        if link in seen_links:
+            errors.edge(index, "target", "The same connection appears twice.")
+            continue
+        seen_links.add(link)
+        links.append((source, target))
+    return links
+
+
+def _check_cycles(nodes_by_id: dict, links: list, errors: GraphErrors) -> None:
+    """Kahn's algorithm; any node left over sits on a cycle."""
+    indegree = dict.fromkeys(nodes_by_id, 0)
+    outgoing: dict[str, list[str]] = {node_id: [] for node_id in nodes_by_id}
+    for source, target in links:
+        outgoing[source].append(target)
+        indegree[target] += 1
+    ready = deque(node_id for node_id, degree in indegree.items() if degree == 0)
+    while ready:
+        node_id = ready.popleft()
+        for target in outgoing[node_id]:
+            indegree[target] -= 1
+            if indegree[target] == 0:
+                ready.append(target)
+    on_cycle = [node_id for node_id, degree in indegree.items() if degree > 0]
+    if on_cycle:
+        errors.whole(
+            "edges",
+            "The flow has a cycle through nodes: "
+            + ", ".join(sorted(on_cycle)[:20])
+            + ".",
+        )
+
+
+def validate_graph(nodes, edges) -> GraphErrors:
+    """Every structural problem of a graph; empty (falsy) when the graph is valid."""
+    errors = GraphErrors()
+    if not isinstance(nodes, list):
+        errors.whole("nodes", "Nodes must be a list.")
+    if not isinstance(edges, list):
+        errors.whole("edges", "Edges must be a list.")
+    if errors:
+        return errors
+    if len(nodes) > settings.FLOW_MAX_NODES:
+        errors.whole("nodes", f"A flow has at most {settings.FLOW_MAX_NODES} nodes.")
+    if len(edges) > settings.FLOW_MAX_EDGES:
+        errors.whole("edges", f"A flow has at most {settings.FLOW_MAX_EDGES} edges.")
+    size = len(json.dumps({"nodes": nodes, "edges": edges}, separators=(",", ":")))
+    if size > settings.FLOW_MAX_GRAPH_BYTES:
+        errors.whole(
+            "",
+            f"The graph is {size} bytes of JSON; the limit is "
+            f"{settings.FLOW_MAX_GRAPH_BYTES}.",
+        )
+    if errors:
+        return errors
+    nodes_by_id = _check_nodes(nodes, errors)
+    links = _check_edges(edges, nodes_by_id, errors)
+    _check_cycles(nodes_by_id, links, errors)
+    return errors

@@ -1,0 +1,187 @@
+"""Flows, their runs and each run's per-node steps."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class FlowQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """The only way views and the API reach flows; others' flows do not exist."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(owner=user)
+
+
+class Flow(models.Model):
+    """A user's automation: a graph of nodes and edges, run by its webhook or by hand.
+
+    `version` goes up by one on every saved change so that two editors cannot
+    silently overwrite each other (the API's `If-Match`).
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="flows"
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField(
+        blank=True,
+        help_text="What the flow does; agents see it when the flow is a tool.",
+    )
+    input_schema = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="JSON Schema of the flow's input, shown to agents using the flow.",
+    )
+    nodes = models.JSONField(default=list, blank=True)
+    edges = models.JSONField(default=list, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    webhook_enabled = models.BooleanField(default=True)
+    webhook_secret = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Signing secret for incoming webhooks; empty means unsigned.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = FlowQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # The flow list: one user's flows, newest first.
+            models.Index(
+                fields=["owner", "-created_at"], name="flow_owner_created_idx"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("flows:builder", args=[self.id])
+
+    @property
+    def webhook_path(self) -> str:
+        return f"/api/webhooks/{self.id}"
+
+    @property
+    def webhook_url(self) -> str:
+        return settings.BASE_URL + self.webhook_path
+
+
+class FlowRunQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """Runs of the user's own flows only."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(flow__owner=user)
+
+
+class FlowRun(models.Model):
+    """One execution of a flow: what started it, its input, its steps and its result."""
+
+    class Trigger(models.TextChoices):
+        MANUAL = "manual"
+        WEBHOOK = "webhook"
+        AGENT = "agent"
+        SCHEDULE = "schedule"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        TIMED_OUT = "timed_out"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.TIMED_OUT)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="runs")
+    flow_version = models.PositiveIntegerField(default=1)
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED
+    )
+    input = models.JSONField(default=dict, blank=True)
+    results = models.JSONField(
+        default=dict, blank=True, help_text="Each executed node's output by node id."
+    )
+    error = models.JSONField(
+        null=True, blank=True, help_text="{node_id, code, message} when the run failed."
+    )
+    response = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="{status, headers, body} set by a response node, for the webhook.",
+    )
+    request_meta = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Safe facts about the triggering HTTP request (never cookies).",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.FloatField(null=True, blank=True)
+
+    objects = FlowRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # A flow's run history, newest first.
+            models.Index(fields=["flow", "-created_at"], name="run_flow_created_idx"),
+            # The stale-run sweep: runs still marked running or queued.
+            models.Index(fields=["status"], name="run_status_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.flow} · {self.status} · {self.created_at:%Y-%m-%d %H:%M:%S}"
+
+    @property
+    def success(self) -> bool:
+        return self.status == self.Status.SUCCEEDED
+
+
+class RunStep(models.Model):
+    """One node's part in a run: its status, output, error, console logs and timing."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        SKIPPED = "skipped"
+
+    run = models.ForeignKey(FlowRun, on_delete=models.CASCADE, related_name="steps")
+    position = models.PositiveIntegerField(
+        help_text="Order of execution within the run."
+    )
+    node_id = models.CharField(max_length=100)
+    node_type = models.CharField(max_length=32)
+    node_name = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices)
+    output = models.JSONField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    logs = models.JSONField(default=list, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "node_id"], name="runstep_unique_node_per_run"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.node_id} · {self.status}"

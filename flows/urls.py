@@ -1,0 +1,10 @@
+from django.urls import path
+
+from flows import views
+
+app_name = "flows"
+
+urlpatterns = [
+    path("", views.flow_list, name="list"),
+    path("flows/<uuid:flow_id>/", views.builder, name="builder"),
+]

@@ -1,0 +1,1 @@
+"""Webhook deliveries are stored as FlowRuns (trigger `webhook`) in the flows app."""
