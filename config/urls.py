@@ -1,18 +1,11 @@
-"""Top-level routes: the API under /api/, pages, admin."""
+"""Top-level routes: the API under /api/, pages, admin. Each app owns its routes."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.routers import SimpleRouter
 
-from agents.api import AgentViewSet
 from config import api_auth
-from flows.api import FlowViewSet
-
-router = SimpleRouter(trailing_slash=False)
-router.register("flows", FlowViewSet, basename="flow")
-router.register("agents", AgentViewSet, basename="agent")
 
 api_patterns = [
     path("auth/csrf", api_auth.csrf, name="auth-csrf"),
@@ -21,7 +14,9 @@ api_patterns = [
     path("auth/session", api_auth.session_view, name="auth-session"),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
-    *router.urls,
+    path("", include("flows.api_urls")),
+    path("", include("agents.api_urls")),
+    path("", include("webhooks.urls")),
 ]
 
 urlpatterns = [
@@ -33,6 +28,7 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("agents.urls")),
     path("", include("flows.urls")),
 ]
 
