@@ -15,8 +15,6 @@ from rest_framework.response import Response
 from config import ratelimit
 from config.api_errors import ApiError, Throttled
 
-LOGIN_FAILURE_RATE = ratelimit.Rate.parse(settings.LOGIN_FAILURE_RATE)
-
 
 def enforce_csrf(request) -> None:
     """Run Django's CSRF check on a DRF request, even for anonymous users."""
@@ -56,6 +54,10 @@ def csrf(request):
     return Response({"csrfToken": get_token(request)})
 
 
+def _failure_rate() -> ratelimit.Rate:
+    return ratelimit.Rate.parse(settings.LOGIN_FAILURE_RATE)
+
+
 def _client_key(request, username: str) -> str:
     address = request.META.get("REMOTE_ADDR", "unknown")
     return f"login-fail:{address}:{username.lower()}"
@@ -71,7 +73,7 @@ def login_view(request):
     serializer.is_valid(raise_exception=True)
     username = serializer.validated_data["username"]
     key = _client_key(request, username)
-    wait = ratelimit.peek(key, LOGIN_FAILURE_RATE)
+    wait = ratelimit.peek(key, _failure_rate())
     if wait is not None:
         raise Throttled(wait, "Too many failed sign-in attempts; try again later.")
     user = authenticate(
@@ -80,7 +82,7 @@ def login_view(request):
         password=serializer.validated_data["password"],
     )
     if user is None:
-        ratelimit.hit(key, LOGIN_FAILURE_RATE)
+        ratelimit.hit(key, _failure_rate())
         raise ApiError("Wrong username or password.", code="invalid_credentials")
     login(request._request, user)
     return Response(user_body(user))

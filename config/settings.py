@@ -14,7 +14,7 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+environ.Env.read_env(env.str("WEIR_ENV_FILE", default=str(BASE_DIR / ".env")))
 
 DEBUG = env.bool("DEBUG", default=False)
 # Under pytest the suite's own settings apply (fast hasher, default SECRET_KEY).
@@ -167,6 +167,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Flows, runs, webhooks and agents. See DESIGN.md for the contract.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # DESIGN.md section 2: every endpoint but the webhook needs a session.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config import api_auth
+from config import api_auth, schema  # noqa: F401  (registers OpenAPI extensions)
 
 api_patterns = [
     path("auth/csrf", api_auth.csrf, name="auth-csrf"),
