@@ -103,7 +103,7 @@ class Execution:
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.fired: set[int] = set()
-        self.steps: list[RunStep] = []
+        self.steps: list[dict] = []  # RunStep rows, written in batches
         self.flushed = 0
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
@@ -230,26 +230,26 @@ class Execution:
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
         self.steps.append(
-            RunStep(
-                run=self.run,
-                position=len(self.steps),
-                node_id=node["id"],
-                node_type=node.get("type", ""),
-                node_name=node.get("name", "")[:200],
-                status=status,
-                output=output,
-                error=error,
-                logs=logs,
-                started_at=started_at,
-                finished_at=timezone.now() if started_at else None,
-                duration_ms=(time.perf_counter() - clock) * 1000 if clock else None,
-            )
+            {
+                "run_id": self.run.id,
+                "position": len(self.steps),
+                "node_id": node["id"],
+                "node_type": node.get("type", ""),
+                "node_name": (node.get("name") or "")[:200],
+                "status": status,
+                "output": output,
+                "error": error,
+                "logs": logs,
+                "started_at": started_at,
+                "finished_at": timezone.now() if started_at else None,
+                "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
+            }
         )
         if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
 
     def flush_steps(self) -> None:
-        RunStep.objects.bulk_create(self.steps[self.flushed :])
+        RunStep.objects.insert_rows(self.steps[self.flushed :])
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
 
