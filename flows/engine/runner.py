@@ -90,6 +90,16 @@ def _invalid(node_id, message: str) -> RunStopped:
     )
 
 
+def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
+    """A node's failure as a NodeError; anything unexpected is a logged bug."""
+    if isinstance(exception, NodeError):
+        return exception
+    logger.error("Node %s of run %s raised", node_id, run.id, exc_info=exception)
+    return NodeError(
+        "internal_error", "The node failed unexpectedly; the error has been logged."
+    )
+
+
 def json_size(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
@@ -158,7 +168,8 @@ class Execution:
         try:
             output = planned.kind.run(node.get("data") or {}, ctx)
             self.check_size(output)
-        except NodeError as failure:
+        except Exception as exception:
+            failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
                 "code": failure.code,
@@ -200,7 +211,12 @@ class Execution:
         return {source: self.results.get(source) for source in dict.fromkeys(sources)}
 
     def check_size(self, output: Any) -> None:
-        size = json_size(output)
+        try:
+            size = json_size(output)
+        except (TypeError, ValueError) as error:
+            raise NodeError(
+                "invalid_output", f"The node's output is not JSON: {error}"
+            ) from error
         if size > settings.RUN_MAX_OUTPUT_BYTES:
             raise NodeError(
                 "output_too_large",

@@ -373,3 +373,33 @@ def test_a_code_node_past_the_run_deadline_ends_the_run_timed_out(settings):
     assert run.status == "timed_out"
     assert run.error["node_id"] == "spin"
     assert run.duration_ms < 2000
+
+
+def test_an_unexpected_exception_in_a_node_fails_that_node_as_internal_error(
+    monkeypatch, caplog
+):
+    def broken(data, ctx):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(NODE_KINDS["transform"], "run", broken)
+    flow = make_flow(*chain(trigger(), node("t", "transform", values={})))
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.status == "failed"
+    assert run.error == {
+        "node_id": "t",
+        "code": "internal_error",
+        "message": "The node failed unexpectedly; the error has been logged.",
+    }
+    assert run.steps.get(node_id="t").status == "failed"
+    assert "Node t of run" in caplog.text
+
+
+def test_an_output_that_is_not_json_fails_with_invalid_output(monkeypatch):
+    monkeypatch.setattr(NODE_KINDS["transform"], "run", lambda data, ctx: {1, 2})
+    flow = make_flow(*chain(trigger(), node("t", "transform", values={})))
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.error["code"] == "invalid_output"
