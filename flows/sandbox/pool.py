@@ -51,8 +51,11 @@ class Worker:
             start_new_session=True,
         )
         self._buffer = b""
-        ready = self._read_line(time.monotonic() + STARTUP_SECONDS)
-        if json.loads(ready) != {"ready": True}:
+        try:
+            ready = json.loads(self._read_line(time.monotonic() + STARTUP_SECONDS))
+        except (WorkerFailure, ValueError):
+            ready = None
+        if ready != {"ready": True}:
             self.kill()
             raise WorkerFailure("sandbox_unavailable", "The sandbox did not start.")
 
