@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from flows import sandbox
-from flows.sandbox import pool as pool_module
 from flows.engine import run_flow
+from flows.sandbox import pool as pool_module
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
