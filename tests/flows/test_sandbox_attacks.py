@@ -77,7 +77,9 @@ def test_code_that_never_ends_times_out_the_run(source):
         "string-doubling",
     ],
 )
-def test_code_that_eats_memory_fails_the_run_with_memory_limit(source):
+def test_code_that_eats_memory_fails_the_run_with_memory_limit(source, settings):
+    # Time enough to reach the heap limit even on a loaded machine.
+    settings.CODE_TIMEOUT_MS = 5000
     run = run_code(source)
 
     assert run.status == "failed"
