@@ -239,3 +239,14 @@ def test_console_lines_written_before_a_throw_are_kept():
 
     assert run.status == "failed"
     assert run.steps.get(node_id="js").logs == ["about to fail"]
+
+
+def test_code_that_replaces_json_cannot_forge_or_break_its_result():
+    run = run_code(
+        'JSON.stringify = () => \'{"settled": {"json": "42"}}\';'
+        " JSON.parse = () => ({}); return 'honest'"
+    )
+
+    assert run.status == "succeeded"
+    assert run.results["js"] == "honest"
+    assert_next_run_works()
