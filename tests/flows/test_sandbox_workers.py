@@ -90,18 +90,35 @@ def test_a_run_whose_worker_overruns_ends_timed_out(settings, monkeypatch):
     assert run.error["code"] == "sandbox_timeout"
 
 
+def kill_all_workers() -> list[int]:
+    pids = sandbox.worker_pool().pids()
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    return pids
+
+
 def test_a_worker_that_dies_mid_job_fails_only_that_job(settings):
-    settings.CODE_TIMEOUT_MS = 3000
-    pid = current_worker_pid()
-    threading.Timer(0.3, os.kill, args=(pid, signal.SIGKILL)).start()
+    settings.CODE_TIMEOUT_MS = 4000
+    current_worker_pid()
+    killer = threading.Timer(0.5, kill_all_workers)
+    killer.start()
 
     with pytest.raises(sandbox.SandboxError) as raised:
         sandbox.run_code("while (true) {}", VARIABLES)
+    killer.join()
 
     assert raised.value.code == "sandbox_crashed"
     assert not raised.value.timed_out
     assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
-    assert pid not in sandbox.worker_pool().pids()
+
+
+def test_a_worker_that_died_while_idle_is_replaced_before_the_next_job():
+    current_worker_pid()
+    dead = kill_all_workers()
+    time.sleep(0.1)
+
+    assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
+    assert not set(dead) & set(sandbox.worker_pool().pids())
 
 
 def test_a_runaway_job_does_not_hold_up_another(settings):
