@@ -231,12 +231,19 @@ def limit_cpu(seconds: float) -> None:
 
 
 def limit_address_space(memory_mb: int) -> None:
-    """Cap virtual memory at what we use now plus room for one job's heap."""
-    with open("/proc/self/status") as status:
-        fields = dict(line.split(":", 1) for line in status if ":" in line)
-    current = int(fields["VmSize"].split()[0]) * 1024
-    limit = current + (memory_mb * 2 + 128) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    """Cap virtual memory at what we use now plus room for one job's heap.
+
+    Linux only (it reads /proc); elsewhere, as on a macOS laptop, QuickJS's own
+    heap limit and the caller's wall clock remain.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
+        current = int(fields["VmSize"].split()[0]) * 1024
+        limit = current + (memory_mb * 2 + 128) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError, KeyError):
+        return
 
 
 def main() -> None:
