@@ -108,7 +108,7 @@ def test_extremely_deep_nesting_is_a_validation_error_not_a_crash(sender, hook_f
 
 
 def test_over_the_rate_limit_is_throttled_with_retry_after(sender, hook_flow, settings):
-    settings.WEBHOOK_RATE_LIMIT = "2/min"
+    settings.WEBHOOK_RATE_LIMIT = "2/d"
     path = f"/api/webhooks/{hook_flow.id}"
     # Malformed bodies are refused before counting, so they spend no budget.
     sender.post_json(path, b"nope")
@@ -119,5 +119,5 @@ def test_over_the_rate_limit_is_throttled_with_retry_after(sender, hook_flow, se
     assert statuses == [200, 200]
     assert answer.status == 429
     assert answer.error_code == "throttled"
-    assert 1 <= int(answer.headers["Retry-After"]) <= 60
+    assert 1 <= int(answer.headers["Retry-After"]) <= 86400
     assert webhook_runs(hook_flow) == 2
