@@ -31,6 +31,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from config.api_errors import ApiError, Conflict, error_response
+from flows.engine import run_flow
 from flows.models import Flow, FlowRun
 from webhooks import limits, signatures
 from webhooks.request_meta import request_meta
@@ -125,8 +126,6 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     limits.check_rate(str(flow.pk))
     if msg_id is not None:
         _refuse_replay(flow, msg_id)
-    from flows.engine import run_flow
-
     run = run_flow(
         flow,
         payload,
