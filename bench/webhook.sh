@@ -5,7 +5,7 @@
 #
 #   bash bench/webhook.sh            # or: make bench-webhook
 #
-# Knobs (environment): DURATION (s per phase, default 10), WARMUP (s, 3), PORT (8765),
+# Knobs (environment): DURATION (s per phase, default 10), WARMUP (s, 3), PORT (8766),
 # WORKERS (2), THREADS (4), CONCURRENCY ("16 64"), BENCH_DB (weir_bench_webhook),
 # PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
 # (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
-PORT=${PORT:-8765}
+PORT=${PORT:-8766}
 WORKERS=${WORKERS:-2}
 THREADS=${THREADS:-4}
 CONCURRENCY=${CONCURRENCY:-"16 64"}
@@ -27,6 +27,10 @@ OUT=${OUT:-bench/results}
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+  echo "Port $PORT is already in use; pick another with PORT=..." >&2
+  exit 1
+fi
 mkdir -p "$OUT"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 report="$OUT/webhook-$stamp.md"
@@ -34,7 +38,8 @@ report="$OUT/webhook-$stamp.md"
 psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -qtAc "$1"; }
 psql_bench() { psql "$PG_URL/$BENCH_DB" -v ON_ERROR_STOP=1 -qtAc "$1"; }
 
-export DJANGO_SETTINGS_MODULE=bench.bench_settings
+export DJANGO_SETTINGS_MODULE=bench.bench_settings PYTHONPATH=.
+export PGOPTIONS="-c client_min_messages=warning"
 export DATABASE_URL="$PG_URL/$BENCH_DB"
 export SECRET_KEY="bench-$(date +%s%N)"
 export DEBUG=false WEIR_TESTING=false LOG_LEVEL=WARNING
@@ -70,11 +75,14 @@ cleanup() {
   wait "$server" 2>/dev/null || true
 }
 trap cleanup EXIT
+up=""
 for _ in $(seq 100); do
-  curl -fs -o /dev/null -X POST -H 'Content-Type: application/json' \
-    -d '{"name":"up","items":[]}' "$BASE/bench/bare" && break
+  kill -0 "$server" 2>/dev/null || break
+  if curl -fs -o /dev/null -X POST -H 'Content-Type: application/json' \
+    -d '{"name":"up","items":[]}' "$BASE/bench/bare"; then up=1; break; fi
   sleep 0.2
 done
+[ -n "$up" ] || { echo "gunicorn did not come up; see $OUT/gunicorn-$stamp.log" >&2; exit 1; }
 
 descendants() {  # the server's process tree: master, workers, sandbox children
   local pid=$1

@@ -93,3 +93,13 @@ def test_this_process_spending_the_budget_throttles_another(sender, flow):
     assert statuses == [200, 200, 200]
     assert spend_in_another_process(flow, 0) == "throttled"
     assert webhook_runs(flow) == 3
+
+
+def test_the_counter_in_redis_expires_with_its_window(sender, flow):
+    sender.post_json(f"/api/webhooks/{flow.id}", {"name": "Ada"})
+
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(f"*webhook:{flow.id}*"))
+    assert len(keys) == 1
+    assert client.get(keys[0]) == b"1"
+    assert 0 < client.ttl(keys[0]) <= 86400 + 1
