@@ -9,7 +9,8 @@
 # WORKERS (2), THREADS (4), CONCURRENCY ("16 64"), BENCH_DB (weir_bench_webhook),
 # PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
 # (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
-# PROFILE=1 (also record a py-spy flame graph of one worker during the webhook phase).
+# PROFILE=1 (py-spy's collapsed stacks of one worker and its sandboxes during the first
+# webhook phase, in bench/results/profile-*.raw; `pip install py-spy` first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,7 @@ fi
 mkdir -p "$OUT"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 report="$OUT/webhook-$stamp.md"
+server_log=$(mktemp -t weir-bench-gunicorn.XXXXXX)
 
 psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -qtAc "$1"; }
 psql_bench() { psql "$PG_URL/$BENCH_DB" -v ON_ERROR_STOP=1 -qtAc "$1"; }
@@ -57,7 +59,7 @@ else
 fi
 
 echo "==> Fresh database $BENCH_DB"
-psql_admin "DROP DATABASE IF EXISTS $BENCH_DB" >/dev/null
+psql_admin "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" >/dev/null
 psql_admin "CREATE DATABASE $BENCH_DB" >/dev/null
 "$VENV_BIN/python" manage.py migrate --noinput -v 0
 flow_id=$("$VENV_BIN/python" bench/webhook_setup.py)
@@ -66,7 +68,7 @@ webhook="$BASE/api/webhooks/$flow_id"
 echo "==> gunicorn on $BASE: $WORKERS workers x $THREADS threads"
 "$VENV_BIN/gunicorn" config.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" \
   --threads "$THREADS" --worker-class gthread --backlog 2048 --log-level warning \
-  >"$OUT/gunicorn-$stamp.log" 2>&1 &
+  >"$server_log" 2>&1 &
 server=$!
 profiler=""
 cleanup() {
@@ -82,7 +84,7 @@ for _ in $(seq 100); do
     -d '{"name":"up","items":[]}' "$BASE/bench/bare"; then up=1; break; fi
   sleep 0.2
 done
-[ -n "$up" ] || { echo "gunicorn did not come up; see $OUT/gunicorn-$stamp.log" >&2; exit 1; }
+[ -n "$up" ] || { echo "gunicorn did not come up; see $server_log" >&2; exit 1; }
 
 descendants() {  # the server's process tree: master, workers, sandbox children
   local pid=$1
@@ -96,6 +98,16 @@ rss_mb() {
   done
   echo $((total / 1024))
 }
+cpu_ticks() {  # user+system clock ticks of the given pids
+  local total=0 fields
+  for pid in "$@"; do
+    fields=$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null || echo "0 0")
+    total=$((total + ${fields% *} + ${fields#* }))
+  done
+  echo "$total"
+}
+server_ticks() { cpu_ticks $(descendants "$server"); }
+postgres_ticks() { cpu_ticks $(pgrep -f "postgres: .* $BENCH_DB " || true); }
 webhook_runs() { psql_bench "SELECT count(*) FROM flows_flowrun WHERE trigger='webhook'"; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
@@ -109,17 +121,22 @@ run_phase() {
   sleep 1
   local before after line
   before=$(webhook_runs)
+  local server_cpu postgres_cpu
+  server_cpu=$(server_ticks)
+  postgres_cpu=$(postgres_ticks)
   if [ "${PROFILE:-0}" = 1 ] && [ "$name" = webhook ] && [ -z "$profiler" ]; then
     local worker
     worker=$(pgrep -P "$server" | head -1)
-    "$VENV_BIN/py-spy" record --pid "$worker" --duration "$DURATION" --rate 200 \
-      --format flamegraph --output "$OUT/profile-$stamp.svg" >/dev/null 2>&1 &
+    "$VENV_BIN/py-spy" record --pid "$worker" --subprocesses --duration "$DURATION" \
+      --rate 200 --format raw --output "$OUT/profile-$stamp.raw" >/dev/null 2>&1 &
     profiler=$!
   fi
   line=$(wrk -t2 -c"$conns" -d"${DURATION}s" --timeout 10s -s bench/webhook_post.lua \
     "$url" | grep '^RESULT')
   local rss
   rss=$(rss_mb)
+  server_cpu=$(($(server_ticks) - server_cpu))
+  postgres_cpu=$(($(postgres_ticks) - postgres_cpu))
   sleep 1  # requests in flight when wrk stopped still finish on the server
   after=$(webhook_runs)
   local requests non2xx errors ok
@@ -128,9 +145,13 @@ run_phase() {
   errors=$((non2xx + $(field connect "$line") + $(field read "$line") \
     + $(field write "$line") + $(field timeout "$line")))
   ok=$((requests - non2xx))
+  local hz cpu_per_request
+  hz=$(getconf CLK_TCK)
+  cpu_per_request=$(awk -v s="$server_cpu" -v p="$postgres_cpu" -v n="$requests" -v hz="$hz" \
+    'BEGIN { printf "%.2f | %.2f", 1000 * s / hz / n, 1000 * p / hz / n }')
   RPS[$name-$conns]=$(field rps "$line")
   rows+=("| $name | $conns | $(field rps "$line") | $(field p50_ms "$line") | \
-$(field p99_ms "$line") | $errors | $rss |")
+$(field p99_ms "$line") | $errors | $rss | $cpu_per_request |")
   if [ "$name" = webhook ]; then
     local runs=$((after - before))
     # wrk counts only answers it read; up to $conns requests were still in flight.
@@ -159,8 +180,8 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "gunicorn $WORKERS workers x $THREADS threads (gthread); PostgreSQL; cache: $cache_used;"
   echo "wrk -t2, ${DURATION}s per phase after ${WARMUP}s warm-up, loopback."
   echo
-  echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB | server CPU ms/req | PostgreSQL CPU ms/req |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "| connections | webhook / bare req/s |"
