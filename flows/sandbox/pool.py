@@ -137,11 +137,6 @@ class WorkerPool:
         finally:
             self._slots.release()
 
-    def warm(self) -> None:
-        """Start one worker now, so the first run does not pay the start-up."""
-        if self._idle.empty():
-            self._idle.put(self._spawn())
-
     def pids(self) -> list[int]:
         with self._lock:
             return [worker.pid for worker in self._all]
