@@ -69,7 +69,9 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
         try:
             length = int(declared)
         except ValueError:
-            raise ValidationFailed("Content-Length is not a number.") from None
+            length = -1
+        if length < 0:
+            raise ValidationFailed("Content-Length is not a number of bytes.")
         if length > limit:
             raise _too_large(limit)
         return request.read(length)

@@ -15,6 +15,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -25,6 +26,10 @@ TOLERANCE_SECONDS = 5 * 60
 SECRET_BYTES = 32
 # Ids are echoed into cache keys and logs; a sender's ids are short opaque strings.
 MAX_ID_LENGTH = 256
+
+# Unix seconds as plain ASCII digits: the header's text is what gets signed, so
+# forms int() would also accept ("+17", "1_700", " 17") are refused, not normalised.
+TIMESTAMP = re.compile(r"[0-9]{1,15}")
 
 ID_HEADER = "webhook-id"
 TIMESTAMP_HEADER = "webhook-timestamp"
@@ -44,7 +49,7 @@ def _key(secret: str) -> bytes:
     return base64.b64decode(secret.removeprefix(SECRET_PREFIX), validate=True)
 
 
-def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+def sign(secret: str, msg_id: str, timestamp: int | str, body: bytes) -> str:
     """The `webhook-signature` value a sender computes: `v1,<base64 HMAC-SHA256>`."""
     signed = f"{msg_id}.{timestamp}.".encode() + body
     digest = hmac.new(_key(secret), signed, hashlib.sha256).digest()
@@ -83,17 +88,15 @@ def verify(
         )
     if len(msg_id) > MAX_ID_LENGTH:
         raise SignatureError(f"webhook-id is longer than {MAX_ID_LENGTH} characters.")
-    try:
-        timestamp = int(timestamp_text)
-    except ValueError:
-        raise SignatureError("webhook-timestamp must be Unix seconds.") from None
+    if not TIMESTAMP.fullmatch(timestamp_text):
+        raise SignatureError("webhook-timestamp must be Unix seconds.")
     now = time.time() if now is None else now
-    if abs(now - timestamp) > TOLERANCE_SECONDS:
+    if abs(now - int(timestamp_text)) > TOLERANCE_SECONDS:
         raise SignatureError(
             "webhook-timestamp is more than 5 minutes away from the server's clock."
         )
     try:
-        expected = sign(secret, msg_id, timestamp, body).encode()
+        expected = sign(secret, msg_id, timestamp_text, body).encode()
     except (binascii.Error, ValueError):
         raise SignatureError("The flow's signing secret is unusable.") from None
     matched = False

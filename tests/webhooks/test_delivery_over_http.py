@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from flows.models import FlowRun
 from tests.factories import FlowFactory, webhook_code_graph
 from tests.webhooks.conftest import webhook_runs
@@ -222,4 +224,18 @@ def test_removing_the_secret_lets_unsigned_requests_in_again(sender, alice, api)
     answer = sender.post_json(path(flow), {"name": "Ada"})
 
     assert answer.status == 200
+    assert webhook_runs(flow) == 1
+
+
+@pytest.mark.filterwarnings("error::django.core.cache.CacheKeyWarning")
+def test_a_very_long_webhook_id_still_gets_replay_protection(sender, alice):
+    """Ids go into cache keys hashed: a 256-character id is no invalid key."""
+    flow = signed_flow(alice)
+    body = b'{"name": "Ada"}'
+    headers = signed_headers(flow.webhook_secret, body, msg_id="m" * 256)
+
+    first = sender.post_json(path(flow), body, headers)
+    replay = sender.post_json(path(flow), body, headers)
+
+    assert (first.status, replay.status) == (200, 409)
     assert webhook_runs(flow) == 1

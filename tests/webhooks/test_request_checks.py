@@ -130,8 +130,11 @@ def test_streamed_body_without_a_terminated_stream_is_not_read(client, hook_flow
     assert stream.bytes_read == 0
 
 
-def test_content_length_that_is_not_a_number_is_a_validation_error(client, hook_flow):
-    response = post(client, hook_flow, b"{}", CONTENT_LENGTH="lots")
+@pytest.mark.parametrize("length", ["lots", "-5"])
+def test_content_length_that_is_not_a_byte_count_is_a_validation_error(
+    client, hook_flow, length
+):
+    response = post(client, hook_flow, b"{}", CONTENT_LENGTH=length)
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "validation_error"

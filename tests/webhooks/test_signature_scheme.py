@@ -114,12 +114,27 @@ def test_malformed_signatures_are_refused(secret, signature):
         verify(secret, headers, BODY, now=NOW)
 
 
-def test_a_timestamp_that_is_not_a_number_is_refused(secret):
+@pytest.mark.parametrize("text", ["yesterday", "+1800000000", "1_800_000_000", ""])
+def test_a_timestamp_that_is_not_plain_digits_is_refused(secret, text):
     headers = signed_headers(secret, BODY, timestamp=NOW)
-    headers["webhook-timestamp"] = "yesterday"
+    headers["webhook-timestamp"] = text
+    headers["webhook-signature"] = sign(secret, headers["webhook-id"], text, BODY)
 
-    with pytest.raises(SignatureError, match="Unix seconds"):
+    with pytest.raises(SignatureError, match="Unix seconds|requires a signature"):
         verify(secret, headers, BODY, now=NOW)
+
+
+def test_the_timestamp_is_signed_as_sent(secret):
+    """A zero-padded timestamp signed as sent passes; signed as a number, it fails."""
+    headers = signed_headers(secret, BODY, msg_id="m", timestamp=NOW)
+    headers["webhook-timestamp"] = f"0{NOW}"
+    headers["webhook-signature"] = sign(secret, "m", NOW, BODY)
+
+    with pytest.raises(SignatureError, match="does not match"):
+        verify(secret, headers, BODY, now=NOW)
+
+    headers["webhook-signature"] = sign(secret, "m", f"0{NOW}", BODY)
+    assert verify(secret, headers, BODY, now=NOW) == "m"
 
 
 def test_an_overlong_id_is_refused(secret):
