@@ -8,8 +8,10 @@ import json
 import pytest
 from django.test import Client
 
+from tests.factories import FlowFactory
 from tests.webhooks.conftest import webhook_runs
 from webhooks.limits import MAX_NESTING
+from webhooks.signatures import generate_secret
 
 
 @pytest.fixture
@@ -212,3 +214,26 @@ def test_a_signed_in_browser_session_changes_nothing(
 
     assert response.status_code == 413
     assert "Set-Cookie" not in response
+
+
+def test_the_owners_session_does_not_stand_in_for_a_signature(alice):
+    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
+    browser = Client()
+    browser.force_login(alice)
+
+    response = post(browser, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert webhook_runs(flow) == 0
+
+
+def test_the_owners_session_does_not_open_a_disabled_webhook(alice):
+    flow = FlowFactory(owner=alice, webhook_enabled=False)
+    browser = Client()
+    browser.force_login(alice)
+
+    response = post(browser, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 404
+    assert webhook_runs(flow) == 0
