@@ -37,6 +37,10 @@ class WorkerFailure(Exception):
         self.timed_out = timed_out
 
 
+class WorkerGone(WorkerFailure):
+    """The worker was dead before it got the job; the job may safely go elsewhere."""
+
+
 class Worker:
     """One spawned worker process and the line protocol to it."""
 
@@ -51,8 +55,11 @@ class Worker:
             start_new_session=True,
         )
         self._buffer = b""
-        ready = self._read_line(time.monotonic() + STARTUP_SECONDS)
-        if json.loads(ready) != {"ready": True}:
+        try:
+            ready = json.loads(self._read_line(time.monotonic() + STARTUP_SECONDS))
+        except (WorkerFailure, ValueError):
+            ready = None
+        if ready != {"ready": True}:
             self.kill()
             raise WorkerFailure("sandbox_unavailable", "The sandbox did not start.")
 
@@ -60,12 +67,16 @@ class Worker:
     def pid(self) -> int:
         return self.process.pid
 
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
     def call(self, job: dict, deadline: float) -> dict:
         try:
             self.process.stdin.write(json.dumps(job).encode() + b"\n")
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as error:
-            raise WorkerFailure(
+            raise WorkerGone(
                 "sandbox_crashed", "The sandbox process stopped unexpectedly."
             ) from error
         return json.loads(self._read_line(deadline))
@@ -128,6 +139,11 @@ class WorkerPool:
             worker = self._take()
             try:
                 reply = worker.call(job, deadline)
+            except WorkerGone:
+                # It died while idle; the job never started, so one retry is safe.
+                self._discard(worker)
+                worker = self._spawn()
+                reply = self._call_or_discard(worker, job, deadline)
             except WorkerFailure:
                 self._discard(worker)
                 self._replace_in_background()
@@ -136,6 +152,13 @@ class WorkerPool:
             return reply
         finally:
             self._slots.release()
+
+    def _call_or_discard(self, worker: Worker, job: dict, deadline: float) -> dict:
+        try:
+            return worker.call(job, deadline)
+        except WorkerFailure:
+            self._discard(worker)
+            raise
 
     def pids(self) -> list[int]:
         with self._lock:
@@ -148,10 +171,15 @@ class WorkerPool:
             worker.kill()
 
     def _take(self) -> Worker:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            return self._spawn()
+        """An idle live worker, or a new one; dead idle workers are dropped."""
+        while True:
+            try:
+                worker = self._idle.get_nowait()
+            except queue.Empty:
+                return self._spawn()
+            if worker.alive:
+                return worker
+            self._discard(worker)
 
     def _spawn(self) -> Worker:
         worker = Worker(self.memory_mb)

@@ -403,3 +403,14 @@ def test_an_output_that_is_not_json_fails_with_invalid_output(monkeypatch):
     run = run_flow(flow, {}, "manual")
 
     assert run.error["code"] == "invalid_output"
+
+
+def test_a_response_header_rendered_with_a_line_break_fails_the_node():
+    response = node("reply", "response", headers={"X-Name": "{{ input.name }}"})
+    flow = make_flow(*chain(trigger(), response))
+
+    run = run_flow(flow, {"name": "a\r\nSet-Cookie: session=stolen"}, "webhook")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "invalid_header"
+    assert run.response is None

@@ -12,6 +12,7 @@ import pytest
 
 from flows import sandbox
 from flows.engine import run_flow
+from flows.sandbox import pool as pool_module
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
@@ -29,7 +30,7 @@ def alive(pid: int) -> bool:
 
 def current_worker_pid() -> int:
     sandbox.run_code("return 1", VARIABLES)
-    [pid, *_] = sandbox.pool().pids()
+    [pid, *_] = sandbox.worker_pool().pids()
     return pid
 
 
@@ -63,7 +64,7 @@ def test_a_worker_past_the_callers_wall_clock_is_killed_and_replaced(
     settings.CODE_TIMEOUT_MS = 2000
     monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", -1.7)
     current_worker_pid()
-    before = set(sandbox.pool().pids())
+    before = set(sandbox.worker_pool().pids())
     started = time.monotonic()
 
     with pytest.raises(sandbox.SandboxError) as raised:
@@ -89,22 +90,39 @@ def test_a_run_whose_worker_overruns_ends_timed_out(settings, monkeypatch):
     assert run.error["code"] == "sandbox_timeout"
 
 
+def kill_all_workers() -> list[int]:
+    pids = sandbox.worker_pool().pids()
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    return pids
+
+
 def test_a_worker_that_dies_mid_job_fails_only_that_job(settings):
-    settings.CODE_TIMEOUT_MS = 3000
-    pid = current_worker_pid()
-    threading.Timer(0.3, os.kill, args=(pid, signal.SIGKILL)).start()
+    settings.CODE_TIMEOUT_MS = 4000
+    current_worker_pid()
+    killer = threading.Timer(0.5, kill_all_workers)
+    killer.start()
 
     with pytest.raises(sandbox.SandboxError) as raised:
         sandbox.run_code("while (true) {}", VARIABLES)
+    killer.join()
 
     assert raised.value.code == "sandbox_crashed"
     assert not raised.value.timed_out
     assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
-    assert pid not in sandbox.pool().pids()
+
+
+def test_a_worker_that_died_while_idle_is_replaced_before_the_next_job():
+    current_worker_pid()
+    dead = kill_all_workers()
+    time.sleep(0.1)
+
+    assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
+    assert not set(dead) & set(sandbox.worker_pool().pids())
 
 
 def test_a_runaway_job_does_not_hold_up_another(settings):
-    settings.CODE_TIMEOUT_MS = 1500
+    settings.CODE_TIMEOUT_MS = 4000
     outcome = {}
 
     def runaway():
@@ -122,7 +140,7 @@ def test_a_runaway_job_does_not_hold_up_another(settings):
     thread.join()
 
     assert value == "quick"
-    assert elapsed < 1.0
+    assert elapsed < 2.0  # long before the runaway's 4 s are up
     assert outcome["runaway"] in ("code_timeout", "sandbox_timeout")
 
 
@@ -130,3 +148,14 @@ def test_expressions_come_back_as_json_values():
     values = sandbox.evaluate(["input.n * 2", "`n=${input.n}`", "[input]"], VARIABLES)
 
     assert values == [2, "n=1", [{"n": 1}]]
+
+
+def test_a_worker_that_cannot_start_fails_the_job_clearly(monkeypatch):
+    monkeypatch.setattr(pool_module, "WORKER_SCRIPT", "/nonexistent/worker.py")
+    fresh = pool_module.WorkerPool(size=1, memory_mb=64)
+
+    with pytest.raises(pool_module.WorkerFailure) as raised:
+        fresh.call({"mode": "code"}, time.monotonic() + 5)
+
+    assert raised.value.code == "sandbox_unavailable"
+    assert fresh.pids() == []
