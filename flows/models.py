@@ -262,7 +262,11 @@ class RunStep(models.Model):
         FAILED = "failed"
         SKIPPED = "skipped"
 
-    run = models.ForeignKey(FlowRun, on_delete=models.CASCADE, related_name="steps")
+    # No index of its own: the (run, node_id) constraint's index leads with run,
+    # and serves a run's steps (the run page) and the cascade on delete.
+    run = models.ForeignKey(
+        FlowRun, on_delete=models.CASCADE, related_name="steps", db_index=False
+    )
     position = models.PositiveIntegerField(
         help_text="Order of execution within the run."
     )

@@ -61,8 +61,8 @@ def test_a_worker_past_the_callers_wall_clock_is_killed_and_replaced(
 ):
     # Make the caller's budget end before QuickJS's own limit would fire, as if
     # the in-engine limit had failed: the caller must kill the worker itself.
-    settings.CODE_TIMEOUT_MS = 2000
-    monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", -1.7)
+    settings.CODE_TIMEOUT_MS = 3000
+    monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", -2.7)
     current_worker_pid()
     before = set(sandbox.worker_pool().pids())
     started = time.monotonic()
@@ -72,7 +72,7 @@ def test_a_worker_past_the_callers_wall_clock_is_killed_and_replaced(
 
     assert raised.value.code == "sandbox_timeout"
     assert raised.value.timed_out
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 2.0  # QuickJS's own limit: 3 s
     assert any(not alive(pid) for pid in before)
     monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", 1.0)
     assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
@@ -80,8 +80,8 @@ def test_a_worker_past_the_callers_wall_clock_is_killed_and_replaced(
 
 @pytest.mark.django_db
 def test_a_run_whose_worker_overruns_ends_timed_out(settings, monkeypatch):
-    settings.CODE_TIMEOUT_MS = 2000
-    monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", -1.7)
+    settings.CODE_TIMEOUT_MS = 3000
+    monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", -2.7)
     nodes, edges = chain(trigger(), code("spin", "while (true) {}"))
 
     run = run_flow(FlowFactory(nodes=nodes, edges=edges), {}, "manual")
