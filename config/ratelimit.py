@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 PERIODS = {
     "s": 1,
@@ -41,19 +42,37 @@ class Rate:
         return cls(int(count), int(digits or 1) * PERIODS[unit])
 
 
+def _count(cache_key: str, timeout: int) -> int:
+    """Add one to the counter under `cache_key` (created with `timeout`); the new count.
+
+    On Redis this is one round trip (SET NX with the expiry, then INCR, which
+    keeps it, in one pipeline) instead of the three that Django's `add` + `incr`
+    cost; the webhook benchmark found the limiter taking a sixth of a webhook's
+    time. Other caches use Django's API.
+    """
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        key = backend.make_and_validate_key(cache_key)
+        # `_cache` is the backend's client wrapper (stable since Django 4.0); it
+        # hands out a client on the backend's own pool, prefix and all.
+        client = backend._cache.get_client(key, write=True)
+        with client.pipeline(transaction=False) as pipe:
+            _, count = pipe.set(key, 0, ex=timeout, nx=True).incr(key).execute()
+        return count
+    if cache.add(cache_key, 1, timeout=timeout):
+        return 1
+    try:
+        return cache.incr(cache_key)
+    except ValueError:  # expired between add and incr
+        cache.add(cache_key, 1, timeout=timeout)
+        return 1
+
+
 def hit(key: str, rate: Rate, *, now: float | None = None) -> float | None:
     """Count one event under `key`; seconds to wait when over the limit, else None."""
     now = time.time() if now is None else now
     window_start = int(now // rate.window) * rate.window
-    cache_key = f"rl:{key}:{window_start}"
-    if cache.add(cache_key, 1, timeout=rate.window + 1):
-        count = 1
-    else:
-        try:
-            count = cache.incr(cache_key)
-        except ValueError:  # expired between add and incr
-            cache.add(cache_key, 1, timeout=rate.window + 1)
-            count = 1
+    count = _count(f"rl:{key}:{window_start}", rate.window + 1)
     if count > rate.limit:
         return window_start + rate.window - now
     return None

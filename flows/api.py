@@ -19,6 +19,7 @@ class FlowSerializer(serializers.ModelSerializer):
     nodes = serializers.JSONField(required=False)
     edges = serializers.JSONField(required=False)
     webhook_url = serializers.CharField(read_only=True)
+    webhook_signed = serializers.SerializerMethodField()
 
     class Meta:
         model = Flow
@@ -31,11 +32,16 @@ class FlowSerializer(serializers.ModelSerializer):
             "input_schema",
             "webhook_url",
             "webhook_enabled",
+            "webhook_signed",
             "version",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["id", "version", "created_at", "updated_at"]
+
+    def get_webhook_signed(self, flow) -> bool:
+        """Whether webhooks must be signed; the secret itself is never shown here."""
+        return bool(flow.webhook_secret)
 
     def validate_input_schema(self, value):
         if not isinstance(value, dict):

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Webhook throughput: gunicorn + PostgreSQL (+ Redis when it answers), driven by wrk on
+# loopback. Measures a webhook -> code flow against a bare Django JSON view served by
+# the same server, at two concurrencies, then checks every 2xx left exactly one run.
+#
+#   bash bench/webhook.sh            # or: make bench-webhook
+#
+# Knobs (environment): DURATION (s per phase, default 10), WARMUP (s, 3), PORT (8766),
+# WORKERS (2), THREADS (4), CONCURRENCY ("16 64"), BENCH_DB (weir_bench_webhook),
+# PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
+# (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
+# PROFILE=1 (py-spy's collapsed stacks of one worker and its sandboxes during the first
+# webhook phase, in bench/results/profile-*.raw; `pip install py-spy` first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-3}
+PORT=${PORT:-8766}
+WORKERS=${WORKERS:-2}
+THREADS=${THREADS:-4}
+CONCURRENCY=${CONCURRENCY:-"16 64"}
+BENCH_DB=${BENCH_DB:-weir_bench_webhook}
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
+BENCH_REDIS_URL=${BENCH_REDIS_URL-redis://127.0.0.1:6379/15}
+VENV_BIN=${VENV_BIN:-.venv/bin}
+OUT=${OUT:-bench/results}
+BASE="http://127.0.0.1:$PORT"
+
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+  echo "Port $PORT is already in use; pick another with PORT=..." >&2
+  exit 1
+fi
+mkdir -p "$OUT"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+report="$OUT/webhook-$stamp.md"
+server_log=$(mktemp -t weir-bench-gunicorn.XXXXXX)
+
+psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -qtAc "$1"; }
+psql_bench() { psql "$PG_URL/$BENCH_DB" -v ON_ERROR_STOP=1 -qtAc "$1"; }
+
+export DJANGO_SETTINGS_MODULE=bench.bench_settings PYTHONPATH=.
+export PGOPTIONS="-c client_min_messages=warning"
+export DATABASE_URL="$PG_URL/$BENCH_DB"
+export SECRET_KEY="bench-$(date +%s%N)"
+export DEBUG=false WEIR_TESTING=false LOG_LEVEL=WARNING
+export ALLOWED_HOSTS=127.0.0.1 BASE_URL="$BASE"
+# The benchmark measures throughput, not the limiter's refusals.
+export WEBHOOK_RATE_LIMIT=100000000/min
+if [ -n "$BENCH_REDIS_URL" ] && "$VENV_BIN/python" -c \
+  "import redis,sys; redis.Redis.from_url(sys.argv[1]).ping()" "$BENCH_REDIS_URL" 2>/dev/null
+then
+  export REDIS_URL="$BENCH_REDIS_URL"
+  cache_used="Redis ($REDIS_URL)"
+else
+  export REDIS_URL=""
+  cache_used="local memory (Redis not reachable)"
+fi
+
+echo "==> Fresh database $BENCH_DB"
+psql_admin "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" >/dev/null
+psql_admin "CREATE DATABASE $BENCH_DB" >/dev/null
+"$VENV_BIN/python" manage.py migrate --noinput -v 0
+flow_id=$("$VENV_BIN/python" bench/webhook_setup.py)
+webhook="$BASE/api/webhooks/$flow_id"
+
+echo "==> gunicorn on $BASE: $WORKERS workers x $THREADS threads"
+"$VENV_BIN/gunicorn" config.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" \
+  --threads "$THREADS" --worker-class gthread --backlog 2048 --log-level warning \
+  >"$server_log" 2>&1 &
+server=$!
+profiler=""
+cleanup() {
+  [ -n "$profiler" ] && kill "$profiler" 2>/dev/null || true
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+}
+trap cleanup EXIT
+up=""
+for _ in $(seq 100); do
+  kill -0 "$server" 2>/dev/null || break
+  if curl -fs -o /dev/null -X POST -H 'Content-Type: application/json' \
+    -d '{"name":"up","items":[]}' "$BASE/bench/bare"; then up=1; break; fi
+  sleep 0.2
+done
+[ -n "$up" ] || { echo "gunicorn did not come up; see $server_log" >&2; exit 1; }
+
+descendants() {  # the server's process tree: master, workers, sandbox children
+  local pid=$1
+  echo "$pid"
+  for child in $(pgrep -P "$pid" || true); do descendants "$child"; done
+}
+rss_mb() {
+  local total=0
+  for pid in $(descendants "$server"); do
+    total=$((total + $(ps -o rss= -p "$pid" 2>/dev/null || echo 0)))
+  done
+  echo $((total / 1024))
+}
+cpu_ticks() {  # user+system clock ticks of the given pids
+  local total=0 fields
+  for pid in "$@"; do
+    fields=$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null || echo "0 0")
+    total=$((total + ${fields% *} + ${fields#* }))
+  done
+  echo "$total"
+}
+server_ticks() { cpu_ticks $(descendants "$server"); }
+postgres_ticks() { cpu_ticks $(pgrep -f "postgres: .* $BENCH_DB " || true); }
+webhook_runs() { psql_bench "SELECT count(*) FROM flows_flowrun WHERE trigger='webhook'"; }
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+# One phase: warm up, measure, print "name c rps p50 p99 errors rss requests".
+declare -A RPS
+rows=()
+check_rows=()
+run_phase() {
+  local name=$1 url=$2 conns=$3
+  wrk -t2 -c"$conns" -d"${WARMUP}s" -s bench/webhook_post.lua "$url" >/dev/null
+  sleep 1
+  local before after line
+  before=$(webhook_runs)
+  local server_cpu postgres_cpu
+  server_cpu=$(server_ticks)
+  postgres_cpu=$(postgres_ticks)
+  if [ "${PROFILE:-0}" = 1 ] && [ "$name" = webhook ] && [ -z "$profiler" ]; then
+    local worker
+    worker=$(pgrep -P "$server" | head -1)
+    "$VENV_BIN/py-spy" record --pid "$worker" --subprocesses --duration "$DURATION" \
+      --rate 200 --format raw --output "$OUT/profile-$stamp.raw" >/dev/null 2>&1 &
+    profiler=$!
+  fi
+  line=$(wrk -t2 -c"$conns" -d"${DURATION}s" --timeout 10s -s bench/webhook_post.lua \
+    "$url" | grep '^RESULT')
+  local rss
+  rss=$(rss_mb)
+  server_cpu=$(($(server_ticks) - server_cpu))
+  postgres_cpu=$(($(postgres_ticks) - postgres_cpu))
+  sleep 1  # requests in flight when wrk stopped still finish on the server
+  after=$(webhook_runs)
+  local requests non2xx errors ok
+  requests=$(field requests "$line")
+  non2xx=$(field non2xx "$line")
+  errors=$((non2xx + $(field connect "$line") + $(field read "$line") \
+    + $(field write "$line") + $(field timeout "$line")))
+  ok=$((requests - non2xx))
+  local hz cpu_per_request
+  hz=$(getconf CLK_TCK)
+  cpu_per_request=$(awk -v s="$server_cpu" -v p="$postgres_cpu" -v n="$requests" -v hz="$hz" \
+    'BEGIN { printf "%.2f | %.2f", 1000 * s / hz / n, 1000 * p / hz / n }')
+  RPS[$name-$conns]=$(field rps "$line")
+  rows+=("| $name | $conns | $(field rps "$line") | $(field p50_ms "$line") | \
+$(field p99_ms "$line") | $errors | $rss | $cpu_per_request |")
+  if [ "$name" = webhook ]; then
+    local runs=$((after - before))
+    # wrk counts only answers it read; up to $conns requests were still in flight.
+    local verdict="ok"
+    if [ "$runs" -lt "$ok" ]; then verdict="LOST $((ok - runs)) runs"; fi
+    if [ "$runs" -gt $((ok + conns)) ]; then verdict="EXTRA $((runs - ok - conns)) runs"; fi
+    check_rows+=("| $conns | $ok | $runs | $((runs - ok)) | $verdict |")
+  fi
+  [ -n "$profiler" ] && wait "$profiler" 2>/dev/null && profiler=""
+  echo "   $name c=$conns: $line"
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for conns in $CONCURRENCY; do
+  echo "==> c=$conns"
+  run_phase bare "$BASE/bench/bare" "$conns"
+  run_phase webhook "$webhook" "$conns"
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'succeeded'")
+
+{
+  echo "# Webhook benchmark $stamp"
+  echo
+  echo "$(nproc) cores; load average before $load_before, after $load_after;"
+  echo "gunicorn $WORKERS workers x $THREADS threads (gthread); PostgreSQL; cache: $cache_used;"
+  echo "wrk -t2, ${DURATION}s per phase after ${WARMUP}s warm-up, loopback."
+  echo
+  echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB | server CPU ms/req | PostgreSQL CPU ms/req |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "| connections | webhook / bare req/s |"
+  echo "|---|---|"
+  for conns in $CONCURRENCY; do
+    ratio=$(awk -v w="${RPS[webhook-$conns]}" -v b="${RPS[bare-$conns]}" \
+      'BEGIN { printf "%.0f%%", 100 * w / b }')
+    echo "| $conns | $ratio |"
+  done
+  echo
+  echo "Runs: every 2xx must have left exactly one FlowRun. wrk stops with up to"
+  echo "\`connections\` requests in flight, which the server still completes (extra <= c)."
+  echo
+  echo "| connections | 2xx answers | runs created | extra (in flight) | verdict |"
+  echo "|---|---|---|---|---|"
+  printf '%s\n' "${check_rows[@]}"
+  echo
+  echo "Runs not succeeded: $failed_runs"
+} | tee "$report"
+echo "Report: $report"

@@ -1,0 +1,239 @@
+"""The webhook's request checks in detail, through Django's test client."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.test import Client
+
+from tests.factories import FlowFactory
+from tests.webhooks.conftest import webhook_runs
+from webhooks.limits import MAX_NESTING
+from webhooks.signatures import generate_secret
+
+
+@pytest.fixture
+def client(db):
+    return Client()
+
+
+def post(client, flow, body, content_type="application/json", **extra):
+    extra.setdefault("CONTENT_TYPE", content_type)  # also for an empty body
+    return client.generic("POST", f"/api/webhooks/{flow.id}", body, **extra)
+
+
+def nested(depth: int) -> bytes:
+    """A JSON object whose innermost array sits `depth` containers deep."""
+    return b'{"a": ' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}"
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
+def test_every_method_but_post_is_not_allowed(client, hook_flow, method):
+    response = client.generic(method, f"/api/webhooks/{hook_flow.id}")
+
+    assert response.status_code == 405
+    assert response["Allow"] == "POST"
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_unknown_flow_answers_404_before_405(client, db):
+    response = client.get("/api/webhooks/00000000-0000-0000-0000-000000000000")
+
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/plain",
+        "application/xml",
+        "application/json-patch+json",
+        "multipart/form-data",
+    ],
+)
+def test_content_types_other_than_json_are_unsupported(client, hook_flow, content_type):
+    response = post(client, hook_flow, b"{}", content_type=content_type)
+
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_missing_content_type_is_unsupported(client, hook_flow):
+    response = client.generic(
+        "POST", f"/api/webhooks/{hook_flow.id}", b"{}", content_type=""
+    )
+
+    assert response.status_code == 415
+
+
+def test_json_with_a_latin1_charset_is_unsupported(client, hook_flow):
+    response = post(client, hook_flow, b"{}", "application/json; charset=latin-1")
+
+    assert response.status_code == 415
+
+
+def test_declared_length_over_the_limit_is_refused_before_reading(
+    client, hook_flow, settings
+):
+    settings.WEBHOOK_MAX_BODY_BYTES = 10
+    body = json.dumps({"name": "a long enough name"}).encode()
+
+    response = post(client, hook_flow, body)
+
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+class CountingStream(io.BytesIO):
+    """A request stream that remembers how many bytes the view pulled from it."""
+
+    def __init__(self, data: bytes):
+        super().__init__(data)
+        self.bytes_read = 0
+
+    def read(self, size=-1):
+        chunk = super().read(size)
+        self.bytes_read += len(chunk)
+        return chunk
+
+
+def test_streamed_body_without_length_is_cut_off_after_limit_plus_one_bytes(
+    client, hook_flow, settings
+):
+    settings.WEBHOOK_MAX_BODY_BYTES = 1000
+    stream = CountingStream(b'{"a": "' + b"x" * 1_000_000 + b'"}')
+
+    response = client.generic(
+        "POST",
+        f"/api/webhooks/{hook_flow.id}",
+        CONTENT_TYPE="application/json",
+        **{"wsgi.input": stream, "wsgi.input_terminated": True},
+    )
+
+    assert response.status_code == 413
+    assert stream.bytes_read == 1001
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_streamed_body_without_a_terminated_stream_is_not_read(client, hook_flow):
+    stream = CountingStream(b'{"a": 1}')
+
+    response = client.generic(
+        "POST",
+        f"/api/webhooks/{hook_flow.id}",
+        CONTENT_TYPE="application/json",
+        **{"wsgi.input": stream},
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_json"
+    assert stream.bytes_read == 0
+
+
+@pytest.mark.parametrize("length", ["lots", "-5"])
+def test_content_length_that_is_not_a_byte_count_is_a_validation_error(
+    client, hook_flow, length
+):
+    response = post(client, hook_flow, b"{}", CONTENT_LENGTH=length)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"{'single': 'quotes'}",
+        b'{"n": NaN}',
+        b'{"n": Infinity}',
+        b'{"n": 1e999}',
+        b'{"n": ' + b"9" * 5000 + b"}",
+        b'\xff{"bad": "utf-8"}',
+        b'{"a": 1} trailing',
+    ],
+    ids=[
+        "empty",
+        "quotes",
+        "nan",
+        "infinity",
+        "huge-float",
+        "huge-int",
+        "utf8",
+        "trail",
+    ],
+)
+def test_bodies_that_are_not_strict_json_are_invalid_json(client, hook_flow, body):
+    response = post(client, hook_flow, body)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_json"
+    assert webhook_runs(hook_flow) == 0
+
+
+@pytest.mark.parametrize("body", [b"[]", b'"text"', b"42", b"null", b"true"])
+def test_json_values_other_than_objects_are_refused(client, hook_flow, body):
+    response = post(client, hook_flow, body)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+
+
+def test_nesting_one_level_past_the_limit_is_refused(client, hook_flow):
+    response = post(client, hook_flow, nested(MAX_NESTING + 1))
+
+    assert response.status_code == 400
+    assert "nested" in response.json()["error"]["message"]
+    assert webhook_runs(hook_flow) == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [rb'{"a": "nul \u0000 inside"}', rb'{"\u0000": 1}', rb'{"a": ["\ud800"]}'],
+    ids=["nul-value", "nul-key", "lone-surrogate"],
+)
+def test_strings_the_database_cannot_store_are_refused(client, hook_flow, body):
+    response = post(client, hook_flow, body)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_a_signed_in_browser_session_changes_nothing(
+    client, hook_flow, alice, settings
+):
+    """No CSRF token is needed, and the session grants no way past the checks."""
+    settings.WEBHOOK_MAX_BODY_BYTES = 5
+    csrf_client = Client(enforce_csrf_checks=True)
+    csrf_client.force_login(alice)
+
+    response = post(csrf_client, hook_flow, b'{"a": 1}')
+
+    assert response.status_code == 413
+    assert "Set-Cookie" not in response
+
+
+def test_the_owners_session_does_not_stand_in_for_a_signature(alice):
+    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
+    browser = Client()
+    browser.force_login(alice)
+
+    response = post(browser, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert webhook_runs(flow) == 0
+
+
+def test_the_owners_session_does_not_open_a_disabled_webhook(alice):
+    flow = FlowFactory(owner=alice, webhook_enabled=False)
+    browser = Client()
+    browser.force_login(alice)
+
+    response = post(browser, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 404
+    assert webhook_runs(flow) == 0

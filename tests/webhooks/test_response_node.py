@@ -1,0 +1,130 @@
+"""A flow with a response node answers its webhook with that node's output."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from flows.models import Flow, FlowRun
+from tests.factories import FlowFactory
+
+
+def response_flow(owner, data: dict) -> Flow:
+    nodes = [
+        {
+            "id": "trigger",
+            "type": "webhook",
+            "name": "Webhook",
+            "position": {"x": 0, "y": 0},
+            "data": {"method": "POST"},
+        },
+        {
+            "id": "reply",
+            "type": "response",
+            "name": "Reply",
+            "position": {"x": 200, "y": 0},
+            "data": data,
+        },
+    ]
+    edges = [{"id": "e1", "source": "trigger", "target": "reply", "sourceHandle": None}]
+    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+
+
+def post(flow, payload: str):
+    return Client().post(
+        f"/api/webhooks/{flow.id}", payload, content_type="application/json"
+    )
+
+
+def test_the_templated_status_headers_and_json_body_are_sent(alice):
+    flow = response_flow(
+        alice,
+        {
+            "status": 201,
+            "headers": {"X-Greeted": "{{ input.name }}"},
+            "body": {"hello": "{{ input.name }}", "count": "{{ input.count }}"},
+        },
+    )
+
+    response = post(flow, '{"name": "Ada", "count": 3}')
+
+    assert response.status_code == 201
+    assert response["X-Greeted"] == "Ada"
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"hello": "Ada", "count": 3}
+    assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.SUCCEEDED
+
+
+def test_a_text_body_is_sent_as_text_unless_the_node_names_a_type(alice):
+    plain = response_flow(alice, {"body": "hi {{ input.name }}"})
+    xml = response_flow(
+        alice,
+        {"body": "<hi>{{ input.name }}</hi>", "headers": {"Content-Type": "text/xml"}},
+    )
+
+    plain_response = post(plain, '{"name": "Ada"}')
+    xml_response = post(xml, '{"name": "Ada"}')
+
+    assert plain_response.status_code == 200
+    assert plain_response["Content-Type"] == "text/plain; charset=utf-8"
+    assert plain_response.content == b"hi Ada"
+    assert xml_response["Content-Type"] == "text/xml"
+    assert xml_response.content == b"<hi>Ada</hi>"
+
+
+@pytest.mark.parametrize("header", ["Set-Cookie", "Transfer-Encoding", "Connection"])
+def test_saving_a_response_node_with_an_unsafe_header_is_refused(api, alice, header):
+    flow = response_flow(alice, {"body": "x"})
+    nodes = flow.nodes
+    nodes[1]["data"]["headers"] = {header: "x"}
+
+    response = api.patch(f"/api/flows/{flow.id}", {"nodes": nodes}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+    flow.refresh_from_db()
+    assert "headers" not in flow.nodes[1]["data"]
+
+
+@pytest.mark.parametrize("status", [199, 600, "200"])
+def test_saving_a_response_status_outside_200_to_599_is_refused(api, alice, status):
+    flow = response_flow(alice, {"body": "x"})
+    nodes = flow.nodes
+    nodes[1]["data"]["status"] = status
+
+    response = api.patch(f"/api/flows/{flow.id}", {"nodes": nodes}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"status": 99, "body": "x"},
+        {"headers": {"Set-Cookie": "session=evil"}, "body": "x"},
+    ],
+    ids=["status", "set-cookie"],
+)
+def test_a_response_that_slipped_past_validation_is_never_sent(alice, data):
+    """Flows edited in the admin skip the API's checks; sending checks again."""
+    flow = response_flow(alice, data)
+
+    response = post(flow, "{}")
+
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "invalid_response"
+    assert "Set-Cookie" not in response
+    run = FlowRun.objects.get(flow=flow)
+    assert response.json()["error"]["details"] == {"run_id": str(run.id)}
+
+
+def test_a_header_value_injecting_a_new_line_fails_the_run(alice):
+    flow = response_flow(alice, {"headers": {"X-Name": "{{ input.name }}"}})
+
+    response = post(flow, '{"name": "Ada\\r\\nSet-Cookie: a=b"}')
+
+    assert response.status_code == 500
+    assert "Set-Cookie" not in response
+    assert response.json()["status"] == "failed"
+    assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED

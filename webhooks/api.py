@@ -1,0 +1,50 @@
+"""The flow's signing secret: `POST/DELETE /api/flows/:id/webhook-secret`.
+
+The secret is returned once, by the POST that creates (or rotates) it; the flow
+API only says whether one is set (`webhook_signed`). Rotation replaces the old
+secret at once, so the sender must switch in the same step.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from flows.models import Flow
+from webhooks.signatures import generate_secret
+
+
+class WebhookSecretView(APIView):
+    """Create, rotate or remove the signing secret of one of the caller's flows."""
+
+    def get_flow(self, pk) -> Flow:
+        return get_object_or_404(Flow.objects.for_user(self.request.user), pk=pk)
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: inline_serializer("WebhookSecret", {"secret": serializers.CharField()})
+        },
+    )
+    def post(self, request, pk):
+        """Sets a new secret (replacing any old one) and returns it, this once."""
+        flow = self.get_flow(pk)
+        flow.webhook_secret = generate_secret()
+        flow.save(update_fields=["webhook_secret", "updated_at"])
+        return Response({"secret": flow.webhook_secret}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses=inline_serializer(
+            "WebhookSecretRemoved", {"success": serializers.BooleanField()}
+        ),
+    )
+    def delete(self, request, pk):
+        """Removes the secret; the webhook then accepts unsigned requests."""
+        flow = self.get_flow(pk)
+        flow.webhook_secret = ""
+        flow.save(update_fields=["webhook_secret", "updated_at"])
+        return Response({"success": True})
