@@ -197,6 +197,8 @@ ANTHROPIC_BASE_URL = env("ANTHROPIC_BASE_URL", default="")
 OLLAMA_BASE_URL = env("OLLAMA_BASE_URL", default="http://127.0.0.1:11434")
 AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
+# Retries the SDKs make on connection errors, 429 and 5xx before giving up.
+AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 
 LOGGING = {
     "version": 1,
