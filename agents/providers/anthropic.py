@@ -17,7 +17,11 @@ from agents.providers.base import (
 
 
 class AnthropicProvider(Provider):
-    """Messages at `base_url` (None means api.anthropic.com)."""
+    """Messages at `base_url` (None means api.anthropic.com).
+
+    The agent's temperature is not sent: the SDK's `messages.create` no longer
+    takes one (current models choose their own sampling).
+    """
 
     name = "Anthropic"
 
@@ -45,7 +49,6 @@ class AnthropicProvider(Provider):
         params = {
             "model": request.model,
             "max_tokens": request.max_tokens,
-            "temperature": min(request.temperature, 1.0),
             "messages": to_anthropic_messages(request.messages),
         }
         if request.system:

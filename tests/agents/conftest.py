@@ -65,7 +65,7 @@ class LLMServer:
                 server.requests.append(
                     {
                         "path": self.path,
-                        "headers": dict(self.headers),
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
                         "json": json.loads(raw or b"null"),
                     }
                 )
