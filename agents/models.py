@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.urls import reverse
 
 PROVIDERS = ("openai", "anthropic", "ollama", "echo")
 
@@ -71,6 +72,9 @@ class Agent(models.Model):
 
     def __str__(self):
         return self.name
+
+    def get_absolute_url(self):
+        return reverse("agents:chat", args=[self.id])
 
     @property
     def provider(self) -> str:
