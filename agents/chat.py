@@ -56,12 +56,14 @@ def send_message(
     conversation: Conversation | None = None,
     *,
     depth: int = 0,
+    timeout: float | None = None,
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
-    when the provider fails and AgentTooDeep past MAX_AGENT_DEPTH.
+    when the provider fails and AgentTooDeep past MAX_AGENT_DEPTH. `timeout`
+    bounds each model call (default AGENT_TIMEOUT_SECONDS).
     """
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
@@ -74,7 +76,7 @@ def send_message(
     Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(agent, conversation, depth)
+    turn = _Turn(agent, conversation, depth, timeout or settings.AGENT_TIMEOUT_SECONDS)
     try:
         return turn.run()
     finally:
@@ -84,8 +86,11 @@ def send_message(
 class _Turn:
     """One user message's worth of model calls and tool runs."""
 
-    def __init__(self, agent: Agent, conversation: Conversation, depth: int):
+    def __init__(
+        self, agent: Agent, conversation: Conversation, depth: int, timeout: float
+    ):
         self.agent = agent
+        self.timeout = timeout
         self.conversation = conversation
         self.depth = depth
         self.history = conversation.history()
@@ -125,6 +130,7 @@ class _Turn:
             tools=tools,
             temperature=self.agent.temperature,
             max_tokens=self.agent.max_tokens,
+            timeout=self.timeout,
         )
         try:
             result = provider_for(self.agent.model).complete(request)

@@ -43,7 +43,7 @@ class AnthropicProvider(Provider):
         client = anthropic.Anthropic(
             api_key=self.api_key,
             base_url=self.base_url,
-            timeout=settings.AGENT_TIMEOUT_SECONDS,
+            timeout=request.timeout,
             max_retries=settings.AGENT_MAX_RETRIES,
         )
         params = {
@@ -66,8 +66,7 @@ class AnthropicProvider(Provider):
             answer = client.messages.create(**params)
         except anthropic.APITimeoutError as exc:
             raise ProviderTimeout(
-                f"{self.name} did not answer within "
-                f"{settings.AGENT_TIMEOUT_SECONDS:g} seconds."
+                f"{self.name} did not answer within {request.timeout:g} seconds."
             ) from exc
         except anthropic.APIConnectionError as exc:
             raise ProviderError(f"{self.name} is unreachable: {exc}") from exc

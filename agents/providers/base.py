@@ -54,6 +54,7 @@ class ChatRequest:
     tools: list[ToolSpec] = field(default_factory=list)
     temperature: float = 0.7
     max_tokens: int = 1024
+    timeout: float = 60.0
 
 
 @dataclass

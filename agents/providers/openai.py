@@ -42,7 +42,7 @@ class OpenAIProvider(Provider):
         client = openai.OpenAI(
             api_key=self.api_key,
             base_url=self.base_url,
-            timeout=settings.AGENT_TIMEOUT_SECONDS,
+            timeout=request.timeout,
             max_retries=settings.AGENT_MAX_RETRIES,
         )
         params = {
@@ -67,8 +67,7 @@ class OpenAIProvider(Provider):
             completion = client.chat.completions.create(**params)
         except openai.APITimeoutError as exc:
             raise ProviderTimeout(
-                f"{self.name} did not answer within "
-                f"{settings.AGENT_TIMEOUT_SECONDS:g} seconds."
+                f"{self.name} did not answer within {request.timeout:g} seconds."
             ) from exc
         except openai.APIConnectionError as exc:
             raise ProviderError(f"{self.name} is unreachable: {exc}") from exc
