@@ -208,6 +208,7 @@ def limit_address_space(memory_mb: int) -> None:
 def main() -> None:
     memory_mb = int(sys.argv[1])
     limit_address_space(memory_mb)
+    limit_cpu(10)  # until the first job sets its own budget
     resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
     reader, writer = sys.stdin.buffer, sys.stdout.buffer
     writer.write(b'{"ready": true}\n')
