@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -85,6 +86,33 @@ class ChatInputSerializer(serializers.Serializer):
         return value
 
 
+class ReplyMessageSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    role = serializers.CharField()
+    content = serializers.CharField()
+    html = serializers.CharField(help_text="The content as sanitised HTML.")
+    created_at = serializers.DateTimeField()
+
+
+class ToolCallSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    arguments = serializers.JSONField()
+    message_id = serializers.UUIDField()
+    run_id = serializers.UUIDField(allow_null=True)
+    status = serializers.CharField(help_text="The run's status, or `refused`.")
+    result = serializers.JSONField(help_text="What the model was sent back.")
+
+
+class ChatReplySerializer(serializers.Serializer):
+    """The documented shape of a chat reply (the view builds it directly)."""
+
+    conversation_id = serializers.UUIDField()
+    message = ReplyMessageSerializer()
+    tool_calls = ToolCallSerializer(many=True)
+    usage = serializers.DictField(child=serializers.IntegerField())
+
+
 class AgentViewSet(viewsets.ReadOnlyModelViewSet):
     """Active agents; every signed-in user may list them and chat."""
 
@@ -96,6 +124,7 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
             return agents.prefetch_related("tools")
         return agents
 
+    @extend_schema(request=ChatInputSerializer, responses=ChatReplySerializer)
     @action(detail=True, methods=["post"])
     def chat(self, request, pk=None):
         """Send a message; 200 with the agent's reply, its tool calls and usage."""
@@ -131,6 +160,7 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
             }
         )
 
+    @extend_schema(responses=ConversationSerializer(many=True))
     @action(detail=True, methods=["get"])
     def conversations(self, request, pk=None):
         """The caller's conversations with this agent, most recent first."""

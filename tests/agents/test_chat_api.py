@@ -175,3 +175,14 @@ def test_chat_needs_a_csrf_token_with_a_session(alice, echo_agent):
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "csrf_failed"
     assert Message.objects.count() == 0
+
+
+def test_chat_and_conversations_are_described_in_the_openapi_schema(api):
+    schema = api.get("/api/schema", HTTP_ACCEPT="application/json").json()
+
+    chat_operation = schema["paths"]["/api/agents/{id}/chat"]["post"]
+    reply = chat_operation["responses"]["200"]["content"]["application/json"]
+    assert reply["schema"]["$ref"] == "#/components/schemas/ChatReply"
+    assert {"/api/agents/{id}/conversations", "/api/conversations/{id}"} <= set(
+        schema["paths"]
+    )
