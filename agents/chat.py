@@ -1,9 +1,10 @@
 """Chat with an agent: store the user's turn, call the model, run tools, store replies.
 
 `send_message` is the one entry point, used by the chat API and the flows'
-`agent` node alike. The tool loop offers the agent's flows for at most
-AGENT_MAX_TOOL_STEPS model calls; the call after that offers no tools, so the
-model has to answer in words.
+`agent` node alike. The tool loop lets the model call the agent's flows in at
+most AGENT_MAX_TOOL_STEPS model calls; the call after that still describes the
+tools (the history mentions them) but forbids calls, so the model has to answer
+in words.
 
 Every turn is stored as it happens. When the provider fails, the user's message
 stays, a failed assistant turn records the error, and `ChatFailed` carries the
@@ -101,9 +102,9 @@ class _Turn:
     def run(self) -> ChatReply:
         max_steps, step = settings.AGENT_MAX_TOOL_STEPS, 0
         while True:
-            tools = self.toolbox.specs if step < max_steps else []
-            result = self._ask(tools)
-            if not (tools and result.tool_calls):
+            may_call = step < max_steps and bool(self.toolbox.specs)
+            result = self._ask(may_call)
+            if not (may_call and result.tool_calls):
                 message = self._store(
                     role=Message.Role.ASSISTANT,
                     content=result.content,
@@ -122,12 +123,13 @@ class _Turn:
                 self._run_tool(call)
             step += 1
 
-    def _ask(self, tools):
+    def _ask(self, may_call: bool):
         request = ChatRequest(
             model=self.agent.model_name,
             system=self.agent.system_prompt,
             messages=self.history,
-            tools=tools,
+            tools=self.toolbox.specs,
+            allow_tool_calls=may_call,
             temperature=self.agent.temperature,
             max_tokens=self.agent.max_tokens,
             timeout=self.timeout,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import anthropic
 from django.conf import settings
 
@@ -49,7 +51,9 @@ class AnthropicProvider(Provider):
         params = {
             "model": request.model,
             "max_tokens": request.max_tokens,
-            "messages": to_anthropic_messages(request.messages),
+            "messages": to_anthropic_messages(
+                request.messages, tools_defined=bool(request.tools)
+            ),
         }
         if request.system:
             params["system"] = request.system
@@ -62,6 +66,8 @@ class AnthropicProvider(Provider):
                 }
                 for tool in request.tools
             ]
+            if not request.allow_tool_calls:
+                params["tool_choice"] = {"type": "none"}
         try:
             answer = client.messages.create(**params)
         except anthropic.APITimeoutError as exc:
@@ -103,13 +109,17 @@ class AnthropicProvider(Provider):
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
 
 
-def to_anthropic_messages(messages: list[dict]) -> list[dict]:
+def to_anthropic_messages(messages: list[dict], *, tools_defined: bool) -> list[dict]:
     """The neutral history as Messages API turns.
 
     Tool results travel in a user turn as `tool_result` blocks, and turns of the
     same role are merged (a failed reply leaves two user turns in a row), so the
-    user/assistant alternation the API expects always holds.
+    user/assistant alternation the API expects always holds. The API refuses
+    tool blocks in a request that defines no tools, so when the agent has none
+    (any more) earlier tool turns are retold as text.
     """
+    if not tools_defined:
+        messages = [_as_text_turn(message) for message in messages]
     turns: list[dict] = []
     for message in messages:
         if message["role"] == "tool":
@@ -147,3 +157,23 @@ def to_anthropic_messages(messages: list[dict]) -> list[dict]:
         else:
             turns.append({"role": role, "content": blocks})
     return turns
+
+
+def _as_text_turn(message: dict) -> dict:
+    """A tool call or tool result retold as plain text."""
+    if message["role"] == "tool":
+        return {
+            "role": "user",
+            "content": f"[Tool {message['name']} returned: {message['content']}]",
+        }
+    calls = message.get("tool_calls") or []
+    if message["role"] != "assistant" or not calls:
+        return message
+    told = " ".join(
+        f"[Called tool {call['name']} with {json.dumps(call['arguments'])}]"
+        for call in calls
+    )
+    return {
+        "role": "assistant",
+        "content": " ".join(filter(None, [message["content"], told])),
+    }

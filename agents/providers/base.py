@@ -52,6 +52,9 @@ class ChatRequest:
     system: str
     messages: list[dict]
     tools: list[ToolSpec] = field(default_factory=list)
+    # False: the tools are described (the history may mention them) but the
+    # model must answer in words; the last step of the tool loop.
+    allow_tool_calls: bool = True
     temperature: float = 0.7
     max_tokens: int = 1024
     timeout: float = 60.0

@@ -26,7 +26,9 @@ class EchoProvider(Provider):
             content = self._report_tool_results(request.messages)
             return self._result(request, content)
         text = (last.get("content") or "").strip()
-        if text.startswith(TOOL_COMMAND + " ") or text == TOOL_COMMAND:
+        if request.allow_tool_calls and (
+            text.startswith(TOOL_COMMAND + " ") or text == TOOL_COMMAND
+        ):
             return self._tool_call(request, text[len(TOOL_COMMAND) :].strip())
         turn = sum(1 for message in request.messages if message["role"] == "user")
         suffix = f" (turn {turn})" if turn > 1 else ""

@@ -63,6 +63,8 @@ class OpenAIProvider(Provider):
                 }
                 for tool in request.tools
             ]
+            if not request.allow_tool_calls:
+                params["tool_choice"] = "none"
         try:
             completion = client.chat.completions.create(**params)
         except openai.APITimeoutError as exc:

@@ -199,8 +199,11 @@ def test_the_tool_loop_stops_after_agent_max_tool_steps(
     assert response.json()["message"]["content"] == "Done looking."
     assert len(response.json()["tool_calls"]) == 2
     assert FlowRun.objects.filter(trigger="agent").count() == 2
-    tools_offered = ["tools" in r["json"] for r in llm_server.requests]
-    assert tools_offered == [True, True, False]
+    # The last call still describes the tools (the history mentions them) but
+    # forbids calling them.
+    choices = [r["json"].get("tool_choice") for r in llm_server.requests]
+    assert choices == [None, None, "none"]
+    assert all(len(r["json"]["tools"]) == 1 for r in llm_server.requests)
 
 
 def test_tool_turns_are_part_of_the_history_of_the_next_message(
@@ -242,3 +245,42 @@ def test_conversation_shows_tool_messages_with_their_run(api, order_flow):
     assert messages[1]["tool_calls"][0]["name"] == "look_up_order"
     assert messages[2]["run_id"] == str(FlowRun.objects.get().id)
     assert messages[2]["tool_name"] == "look_up_order"
+
+
+def test_anthropic_last_step_forbids_tool_use(api, settings, llm_server, order_flow):
+    settings.AGENT_MAX_TOOL_STEPS = 1
+    agent = agent_with("anthropic:claude-test", order_flow)
+    llm_server.queue(anthropic_tool_use("look_up_order", {"number": 1}))
+    llm_server.queue(anthropic_text("That is all I may look up."))
+
+    response = chat(api, agent, "Look up everything")
+
+    assert response.status_code == 200
+    assert FlowRun.objects.count() == 1
+    last = llm_server.requests[-1]["json"]
+    assert last["tool_choice"] == {"type": "none"}
+    assert last["tools"][0]["name"] == "look_up_order"
+
+
+def test_tool_turns_are_retold_as_text_once_the_agent_has_no_tools(
+    api, llm_server, order_flow
+):
+    agent = agent_with("anthropic:claude-test", order_flow)
+    llm_server.queue(anthropic_tool_use("look_up_order", {"number": 4}))
+    llm_server.queue(anthropic_text("Shipped."))
+    llm_server.queue(anthropic_text("Anything else?"))
+    first = chat(api, agent, "Order 4?").json()
+    agent.tools.clear()
+
+    response = chat(api, agent, "Thanks", first["conversation_id"])
+
+    assert response.status_code == 200
+    sent = llm_server.requests[-1]["json"]
+    assert "tools" not in sent
+    blocks = [block for turn in sent["messages"] for block in turn["content"]]
+    assert {block["type"] for block in blocks} == {"text"}
+    assert (
+        blocks[1]["text"]
+        == 'Let me check. [Called tool look_up_order with {"number": 4}]'
+    )
+    assert blocks[2]["text"].startswith("[Tool look_up_order returned: {")
