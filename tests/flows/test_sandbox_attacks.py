@@ -221,3 +221,19 @@ def test_a_condition_expression_that_throws_fails_the_run():
     assert run.status == "failed"
     assert run.error["code"] == "expression_error"
     assert "TypeError" in run.error["message"]
+
+
+def test_an_error_names_the_line_of_the_users_code():
+    run = run_code("const a = 1;\nreturn input.address.city;")
+
+    assert run.error["message"] == (
+        "TypeError: cannot read property 'city' of undefined\n"
+        "    at anonymous (line 2, column 8)"
+    )
+
+
+def test_console_lines_written_before_a_throw_are_kept():
+    run = run_code("console.log('about to fail'); throw new Error('bad')")
+
+    assert run.status == "failed"
+    assert run.steps.get(node_id="js").logs == ["about to fail"]

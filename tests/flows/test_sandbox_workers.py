@@ -12,6 +12,7 @@ import pytest
 
 from flows import sandbox
 from flows.engine import run_flow
+from flows.sandbox import pool as pool_module
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
@@ -29,7 +30,7 @@ def alive(pid: int) -> bool:
 
 def current_worker_pid() -> int:
     sandbox.run_code("return 1", VARIABLES)
-    [pid, *_] = sandbox.pool().pids()
+    [pid, *_] = sandbox.worker_pool().pids()
     return pid
 
 
@@ -63,7 +64,7 @@ def test_a_worker_past_the_callers_wall_clock_is_killed_and_replaced(
     settings.CODE_TIMEOUT_MS = 2000
     monkeypatch.setattr(sandbox, "KILL_MARGIN_SECONDS", -1.7)
     current_worker_pid()
-    before = set(sandbox.pool().pids())
+    before = set(sandbox.worker_pool().pids())
     started = time.monotonic()
 
     with pytest.raises(sandbox.SandboxError) as raised:
@@ -100,7 +101,7 @@ def test_a_worker_that_dies_mid_job_fails_only_that_job(settings):
     assert raised.value.code == "sandbox_crashed"
     assert not raised.value.timed_out
     assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
-    assert pid not in sandbox.pool().pids()
+    assert pid not in sandbox.worker_pool().pids()
 
 
 def test_a_runaway_job_does_not_hold_up_another(settings):
@@ -130,3 +131,14 @@ def test_expressions_come_back_as_json_values():
     values = sandbox.evaluate(["input.n * 2", "`n=${input.n}`", "[input]"], VARIABLES)
 
     assert values == [2, "n=1", [{"n": 1}]]
+
+
+def test_a_worker_that_cannot_start_fails_the_job_clearly(monkeypatch):
+    monkeypatch.setattr(pool_module, "WORKER_SCRIPT", "/nonexistent/worker.py")
+    fresh = pool_module.WorkerPool(size=1, memory_mb=64)
+
+    with pytest.raises(pool_module.WorkerFailure) as raised:
+        fresh.call({"mode": "code"}, time.monotonic() + 5)
+
+    assert raised.value.code == "sandbox_unavailable"
+    assert fresh.pids() == []
