@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import anthropic
@@ -42,11 +43,8 @@ class AnthropicProvider(Provider):
         )
 
     def complete(self, request: ChatRequest) -> ChatResult:
-        client = anthropic.Anthropic(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            timeout=request.timeout,
-            max_retries=settings.AGENT_MAX_RETRIES,
+        client = _client(
+            self.api_key, self.base_url, request.timeout, settings.AGENT_MAX_RETRIES
         )
         params = {
             "model": request.model,
@@ -107,6 +105,14 @@ class AnthropicProvider(Provider):
             )
         except (AttributeError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+@functools.lru_cache(maxsize=16)
+def _client(api_key, base_url, timeout, max_retries) -> anthropic.Anthropic:
+    """One SDK client per configuration (see the openai provider's `_client`)."""
+    return anthropic.Anthropic(
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
 
 
 def to_anthropic_messages(messages: list[dict], *, tools_defined: bool) -> list[dict]:

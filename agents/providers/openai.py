@@ -6,6 +6,7 @@ server speak the same protocol, so `ollama.py` reuses this class.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import openai
@@ -39,11 +40,8 @@ class OpenAIProvider(Provider):
         return cls(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)
 
     def complete(self, request: ChatRequest) -> ChatResult:
-        client = openai.OpenAI(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            timeout=request.timeout,
-            max_retries=settings.AGENT_MAX_RETRIES,
+        client = _client(
+            self.api_key, self.base_url, request.timeout, settings.AGENT_MAX_RETRIES
         )
         params = {
             "model": request.model,
@@ -105,6 +103,15 @@ class OpenAIProvider(Provider):
             )
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+@functools.lru_cache(maxsize=16)
+def _client(api_key, base_url, timeout, max_retries) -> openai.OpenAI:
+    """One SDK client per configuration: building one costs tens of milliseconds
+    (its TLS context), and a client is safe to share between threads."""
+    return openai.OpenAI(
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
 
 
 def to_openai_messages(system: str, messages: list[dict]) -> list[dict]:
