@@ -86,12 +86,10 @@ class ChatInputSerializer(serializers.Serializer):
         return value
 
 
-class ReplyMessageSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    role = serializers.CharField()
-    content = serializers.CharField()
-    html = serializers.CharField(help_text="The content as sanitised HTML.")
-    created_at = serializers.DateTimeField()
+class ReplyMessageSerializer(MessageSerializer):
+    class Meta(MessageSerializer.Meta):
+        fields = ["id", "role", "content", "html", "created_at"]
+        read_only_fields = fields
 
 
 class ToolCallSerializer(serializers.Serializer):
@@ -105,9 +103,9 @@ class ToolCallSerializer(serializers.Serializer):
 
 
 class ChatReplySerializer(serializers.Serializer):
-    """The documented shape of a chat reply (the view builds it directly)."""
+    """A `agents.chat.ChatReply` as the API answers it."""
 
-    conversation_id = serializers.UUIDField()
+    conversation_id = serializers.UUIDField(source="conversation.pk")
     message = ReplyMessageSerializer()
     tool_calls = ToolCallSerializer(many=True)
     usage = serializers.DictField(child=serializers.IntegerField())
@@ -142,23 +140,7 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
                 failure.error.message,
                 details={"conversation_id": str(failure.conversation.pk)},
             ) from failure
-        message = reply.message
-        return Response(
-            {
-                "conversation_id": str(reply.conversation.pk),
-                "message": {
-                    "id": str(message.pk),
-                    "role": message.role,
-                    "content": message.content,
-                    "html": render_markdown(message.content),
-                    "created_at": serializers.DateTimeField().to_representation(
-                        message.created_at
-                    ),
-                },
-                "tool_calls": reply.tool_calls,
-                "usage": reply.usage,
-            }
-        )
+        return Response(ChatReplySerializer(reply).data)
 
     @extend_schema(responses=ConversationSerializer(many=True))
     @action(detail=True, methods=["get"])
