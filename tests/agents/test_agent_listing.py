@@ -60,3 +60,30 @@ def test_anonymous_cannot_list_agents(anon):
 
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
+
+
+def test_one_agent_is_shown_by_id(api):
+    agent = AgentFactory(name="Helper")
+
+    response = api.get(f"/api/agents/{agent.id}")
+
+    assert response.status_code == 200
+    assert response.json()["name"] == "Helper"
+
+
+def test_an_inactive_agent_is_not_found_by_id(api):
+    retired = AgentFactory(is_active=False)
+
+    response = api.get(f"/api/agents/{retired.id}")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_anonymous_cannot_read_an_agent(anon):
+    agent = AgentFactory()
+
+    response = anon.get(f"/api/agents/{agent.id}")
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"

@@ -129,3 +129,29 @@ def test_conversation_list_holds_only_the_callers_conversations(
 
     assert response.status_code == 200
     assert [c["id"] for c in response.json()] == [mine]
+
+
+def test_anonymous_cannot_list_conversations(anon, api, echo_agent):
+    start(api, echo_agent, "Private")
+
+    response = anon.get("/api/conversations")
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+
+
+def test_reading_a_conversation_costs_a_fixed_number_of_queries(
+    api, echo_agent, django_assert_max_num_queries
+):
+    conversation_id = start(api, echo_agent, "One")
+    for n in range(5):
+        api.post(
+            f"/api/agents/{echo_agent.id}/chat",
+            {"content": f"More {n}", "conversation_id": conversation_id},
+            format="json",
+        )
+
+    with django_assert_max_num_queries(4):
+        response = api.get(f"/api/conversations/{conversation_id}")
+
+    assert len(response.json()["messages"]) == 12
