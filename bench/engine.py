@@ -143,12 +143,26 @@ def linear_fit(points: list[tuple[int, float]]) -> tuple[float, float]:
     return mean_y - slope * mean_x, slope
 
 
+def row(label: str, samples_ms: list[float], nodes: int = 0, overheads=()) -> tuple:
+    """One table row: median, best and p95 in ms; per-node figures for chains."""
+    ordered = sorted(samples_ms)
+    median = statistics.median(ordered)
+    return (
+        label,
+        f"{median:.3f}",
+        f"{ordered[0]:.3f}",
+        f"{ordered[int(len(ordered) * 0.95)]:.3f}",
+        f"{median * 1000 / nodes:.1f}" if nodes else "",
+        f"{statistics.median(overheads):.1f}" if overheads else "",
+    )
+
+
 def chain_rows(owner) -> list[tuple]:
     rows = []
     fits: dict[str, list[tuple[int, float]]] = {}
     for length in (10, 100, 1000):
         flow = transform_chain(owner, length)
-        repeats = max(5, 2000 // length)
+        repeats = max(7, 3000 // length)
         nodes = length + 1
         for label, execute in (
             ("with DB writes", lambda f=flow: run_flow(f, {"n": 1}, "manual")),
@@ -166,20 +180,17 @@ def chain_rows(owner) -> list[tuple]:
                 overheads.append((total - timer.inside) / nodes * 1e6)
             fits.setdefault(label, []).append((nodes, statistics.median(totals)))
             rows.append(
-                (
-                    f"chain of {length} transforms, {label}",
-                    f"{statistics.median(totals):.2f} ms",
-                    f"{statistics.median(totals) * 1000 / nodes:.1f} µs",
-                    f"{statistics.median(overheads):.1f} µs",
-                )
+                row(f"chain of {length} transforms, {label}", totals, nodes, overheads)
             )
     for label, points in fits.items():
         fixed, per_node = linear_fit(points)
         rows.append(
             (
-                f"linear fit, {label}",
-                f"{fixed:.2f} ms fixed",
-                f"{per_node * 1000:.1f} µs",
+                f"linear fit of the medians, {label}",
+                f"{fixed:.3f} fixed",
+                "",
+                "",
+                f"{per_node * 1000:.1f} marginal",
                 "",
             )
         )
@@ -203,15 +214,7 @@ def code_rows(owner) -> list[tuple]:
         ("sandbox round trip alone", lambda: sandbox.run_code("return 1", variables)),
     ):
         fn()
-        samples = sorted(measure(fn, 300))
-        rows.append(
-            (
-                label,
-                f"{statistics.median(samples):.3f} ms",
-                f"p95 {samples[int(len(samples) * 0.95)]:.3f} ms",
-                "",
-            )
-        )
+        rows.append(row(label, measure(fn, 500)))
     return rows
 
 
@@ -227,8 +230,7 @@ def template_rows() -> list[tuple]:
         ("template, expression (sandbox)", {"v": "{{ input.n * 2 }}"}),
     ):
         render(template, variables)
-        samples = sorted(measure(lambda t=template: render(t, variables), 500))
-        rows.append((label, f"{statistics.median(samples) * 1000:.1f} µs", "", ""))
+        rows.append(row(label, measure(lambda t=template: render(t, variables), 500)))
     return rows
 
 
@@ -255,8 +257,11 @@ def main() -> None:
 
     owner = get_user_model().objects.create(username="bench")
     print(f"Machine: {machine()}\n")
-    print("| case | median run | per node | engine overhead per node |")
-    print("|---|---|---|---|")
+    print(
+        "| case | median ms | best ms | p95 ms | µs per node | "
+        "engine overhead µs per node |"
+    )
+    print("|---|---|---|---|---|---|")
     for row in chain_rows(owner) + code_rows(owner) + template_rows():
         print("| " + " | ".join(row) + " |")
     print(f"\nLoad average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")

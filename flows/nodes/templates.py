@@ -24,7 +24,6 @@ from typing import Any
 
 from flows import sandbox
 
-TEMPLATE = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 DOTTED_PATH = re.compile(
     r"^(input|prev|results)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$", re.ASCII
 )
@@ -67,6 +66,23 @@ class TemplateError(Exception):
         self.code = code
         self.message = message
         self.timed_out = timed_out
+
+
+def split_template(text: str) -> list[str]:
+    """Alternating literal text and expressions: `[text, expr, text, ...]`.
+
+    A plain scan with `str.find`, linear in the length even for hostile input
+    (a regex would rescan the rest of the string after every unclosed `{{`).
+    """
+    parts, position = [], 0
+    while (start := text.find("{{", position)) != -1:
+        end = text.find("}}", start + 2)
+        if end == -1:
+            break
+        parts += [text[position:start], text[start + 2 : end].strip()]
+        position = end + 2
+    parts.append(text[position:])
+    return parts
 
 
 def lookup_path(expression: str, variables: dict) -> Any:
@@ -135,8 +151,7 @@ def render(value: Any, variables: dict, *, deadline: float | None = None) -> Any
 
 def _collect(value: Any, variables: dict, pending: dict) -> None:
     if isinstance(value, str):
-        for match in TEMPLATE.finditer(value):
-            expression = match.group(1).strip()
+        for expression in split_template(value)[1::2]:
             if not expression:
                 raise TemplateError("template_error", "A {{ }} template is empty.")
             if expression not in pending:
@@ -153,13 +168,13 @@ def _fill(value: Any, values: dict) -> Any:
     if isinstance(value, str):
         if "{{" not in value:
             return value
-        stripped = value.strip()
-        whole = TEMPLATE.match(stripped)
-        if whole is not None and whole.end() == len(stripped):
-            result = values[whole.group(1).strip()]
+        parts = split_template(value)
+        if len(parts) == 3 and not parts[0].strip() and not parts[2].strip():
+            result = values[parts[1]]  # a whole template keeps its type
             return None if result is UNDEFINED else result
-        return TEMPLATE.sub(
-            lambda match: as_text(values[match.group(1).strip()]), value
+        return "".join(
+            as_text(values[part]) if index % 2 else part
+            for index, part in enumerate(parts)
         )
     if isinstance(value, dict):
         return {key: _fill(item, values) for key, item in value.items()}

@@ -22,9 +22,11 @@ import quickjs
 # user's source. No Python callable is ever added to a context.
 PRELUDE = r"""
 (function () {
-  const vars = JSON.parse(globalThis.__weir_vars);
+  // Kept before user code runs, which may replace JSON's methods.
+  const { parse, stringify } = JSON;
+  const vars = parse(globalThis.__weir_vars);
   delete globalThis.__weir_vars;
-  const limits = JSON.parse(globalThis.__weir_limits);
+  const limits = parse(globalThis.__weir_limits);
   delete globalThis.__weir_limits;
   const logs = [];
   let logBytes = 0;
@@ -32,7 +34,7 @@ PRELUDE = r"""
   const show = (value) => {
     if (typeof value === "string") return value;
     try {
-      const text = JSON.stringify(value);
+      const text = stringify(value);
       return text === undefined ? String(value) : text;
     } catch (error) {
       return String(value);
@@ -57,7 +59,7 @@ PRELUDE = r"""
   const encode = (value) => {
     let text;
     try {
-      text = JSON.stringify(value);
+      text = stringify(value);
     } catch (error) {
       return { error: "invalid_output", message: "The value is not JSON: " + error };
     }
@@ -81,7 +83,7 @@ PRELUDE = r"""
     );
   };
   globalThis.__weir_run_expressions = (list) => {
-    settled = JSON.parse(list).map((expression) => {
+    settled = parse(list).map((expression) => {
       try {
         const source = "return (" + expression + "\n);";
         const fn = new Function("input", "prev", "results", source);
@@ -91,7 +93,7 @@ PRELUDE = r"""
       }
     });
   };
-  globalThis.__weir_report = () => JSON.stringify({
+  globalThis.__weir_report = () => stringify({
     settled, logs, logsTruncated,
   });
 })();
@@ -185,6 +187,8 @@ def handle(job: dict) -> dict:
         if not isinstance(text, str) or len(text) > job["limits"]["replyChars"]:
             return {"error": "output_too_large", "message": "The result is too large."}
         report = json.loads(text)
+        if not isinstance(report, dict) or "settled" not in report:
+            raise ValueError("not a report")
     except TimeoutError:
         return {"error": "code_timeout", "message": "The code kept running jobs."}
     except (quickjs.JSException, quickjs.StackOverflow) as error:
@@ -251,6 +255,9 @@ def main() -> None:
                 "error": "memory_limit",
                 "message": "The sandbox ran out of memory.",
             }
+        except (ValueError, KeyError, TypeError):
+            # The code tampered with the harness's output: fail this job only.
+            reply = {"error": "invalid_output", "message": "The result was unreadable."}
         writer.write(json.dumps(reply).encode() + b"\n")
         writer.flush()
 

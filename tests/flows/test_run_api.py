@@ -184,3 +184,27 @@ def test_a_malformed_run_id_is_not_found(api):
 
     assert response.status_code == 404
     assert json.loads(response.content)["error"]["code"] == "not_found"
+
+
+def test_a_timed_out_run_answers_200_with_its_status(api, alice, settings):
+    settings.CODE_TIMEOUT_MS = 200
+    flow = chain_flow(trigger(), code("spin", "while (true) {}"), owner=alice)
+
+    response = api.post(f"/api/flows/{flow.id}/run", {}, format="json")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["success"] is False
+    assert body["status"] == "timed_out"
+    assert body["error"]["node_id"] == "spin"
+    assert FlowRun.objects.get().status == "timed_out"
+
+
+def test_a_body_that_is_not_json_is_unsupported(api, alice_flow):
+    response = api.post(
+        f"/api/flows/{alice_flow.id}/run", "name=Ada", content_type="text/plain"
+    )
+
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+    assert not FlowRun.objects.exists()

@@ -77,7 +77,9 @@ def test_code_that_never_ends_times_out_the_run(source):
         "string-doubling",
     ],
 )
-def test_code_that_eats_memory_fails_the_run_with_memory_limit(source):
+def test_code_that_eats_memory_fails_the_run_with_memory_limit(source, settings):
+    # Time enough to reach the heap limit even on a loaded machine.
+    settings.CODE_TIMEOUT_MS = 5000
     run = run_code(source)
 
     assert run.status == "failed"
@@ -237,3 +239,14 @@ def test_console_lines_written_before_a_throw_are_kept():
 
     assert run.status == "failed"
     assert run.steps.get(node_id="js").logs == ["about to fail"]
+
+
+def test_code_that_replaces_json_cannot_forge_or_break_its_result():
+    run = run_code(
+        'JSON.stringify = () => \'{"settled": {"json": "42"}}\';'
+        " JSON.parse = () => ({}); return 'honest'"
+    )
+
+    assert run.status == "succeeded"
+    assert run.results["js"] == "honest"
+    assert_next_run_works()

@@ -105,7 +105,7 @@ def test_a_worker_that_dies_mid_job_fails_only_that_job(settings):
 
 
 def test_a_runaway_job_does_not_hold_up_another(settings):
-    settings.CODE_TIMEOUT_MS = 1500
+    settings.CODE_TIMEOUT_MS = 4000
     outcome = {}
 
     def runaway():
@@ -123,7 +123,7 @@ def test_a_runaway_job_does_not_hold_up_another(settings):
     thread.join()
 
     assert value == "quick"
-    assert elapsed < 1.0
+    assert elapsed < 2.0  # long before the runaway's 4 s are up
     assert outcome["runaway"] in ("code_timeout", "sandbox_timeout")
 
 

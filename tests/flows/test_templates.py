@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from flows import sandbox
@@ -119,3 +121,15 @@ def test_reading_through_undefined_is_a_template_error():
 
     assert raised.value.code == "template_error"
     assert "TypeError" in raised.value.message
+
+
+def test_hostile_unclosed_braces_render_in_linear_time():
+    text = "{{" * 200_000 + "x"
+
+    started = time.perf_counter()
+    assert render({"v": text}, VARIABLES) == {"v": text}
+    assert time.perf_counter() - started < 1.0
+
+
+def test_an_unclosed_template_is_left_as_text():
+    assert render("a {{ input.count }} b {{ c", VARIABLES) == "a 7 b {{ c"
