@@ -5,7 +5,22 @@ from agents.models import Agent, Conversation, Message
 from flows.models import Flow
 
 
+class ToolChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, flow):
+        return f"{flow.name} ({flow.owner})"
+
+
 class AgentForm(forms.ModelForm):
+    """Tools are limited to the owner's flows: the choices when the owner is known,
+    and `clean` whatever is posted (the owner may change in the same form)."""
+
+    tools = ToolChoiceField(
+        queryset=Flow.objects.select_related("owner"),
+        required=False,
+        widget=admin.widgets.FilteredSelectMultiple("flows", is_stacked=False),
+        help_text="Flows of the owner this agent may call as tools.",
+    )
+
     class Meta:
         model = Agent
         fields = [
@@ -19,6 +34,13 @@ class AgentForm(forms.ModelForm):
             "tools",
             "is_active",
         ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.owner_id and not self.is_bound:
+            self.fields["tools"].queryset = Flow.objects.filter(
+                owner_id=self.instance.owner_id
+            ).select_related("owner")
 
     def clean(self):
         cleaned = super().clean()
@@ -36,20 +58,25 @@ class AgentAdmin(admin.ModelAdmin):
     list_display = ["name", "model", "owner", "is_active", "updated_at"]
     list_filter = ["is_active", "owner"]
     search_fields = ["name", "model", "description"]
-    filter_horizontal = ["tools"]
-
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if db_field.name == "tools":
-            kwargs["queryset"] = Flow.objects.select_related("owner")
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
 
 class MessageInline(admin.TabularInline):
     model = Message
     extra = 0
     can_delete = False
-    fields = ["created_at", "role", "content", "tool_calls", "run", "error"]
+    fields = [
+        "created_at",
+        "role",
+        "content",
+        "tool_name",
+        "tool_calls",
+        "run",
+        "error",
+    ]
     readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Conversation)

@@ -1,34 +1,114 @@
-"""The agent API behind `/api/agents` (DESIGN.md 4)."""
+"""The agent API: `/api/agents`, chat, and the caller's conversations (DESIGN.md 4)."""
 
 from __future__ import annotations
 
+import uuid
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
 
-from agents.models import Agent
-
-
-class AgentToolSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    description = serializers.CharField()
+from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
+from agents.markdown import render_markdown
+from agents.models import Agent, Conversation, Message
+from agents.tools import Toolbox
+from config.api_errors import GatewayTimeout, UpstreamError
 
 
 class AgentSerializer(serializers.ModelSerializer):
-    tools = AgentToolSerializer(many=True, read_only=True)
+    tools = serializers.SerializerMethodField()
 
     class Meta:
         model = Agent
+        fields = ["id", "name", "model", "description", "tools"]
+        read_only_fields = fields
+
+    def get_tools(self, agent) -> list[dict]:
+        # Function names and descriptions only: a flow's id would let anyone call
+        # its owner's webhook.
+        return [
+            {"name": spec.name, "title": spec.title, "description": spec.description}
+            for spec in Toolbox.for_agent(agent).specs
+        ]
+
+
+class MessageSerializer(serializers.ModelSerializer):
+    html = serializers.SerializerMethodField()
+    run_id = serializers.UUIDField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Message
         fields = [
             "id",
-            "name",
-            "description",
-            "model",
-            "temperature",
-            "tools",
+            "role",
+            "content",
+            "html",
+            "tool_calls",
+            "tool_call_id",
+            "tool_name",
+            "run_id",
+            "usage",
+            "error",
             "created_at",
-            "updated_at",
         ]
         read_only_fields = fields
+
+    def get_html(self, message) -> str:
+        return render_markdown(message.content)
+
+
+class ConversationSerializer(serializers.ModelSerializer):
+    agent_id = serializers.UUIDField(read_only=True)
+
+    class Meta:
+        model = Conversation
+        fields = ["id", "agent_id", "title", "created_at", "updated_at"]
+        read_only_fields = fields
+
+
+class ConversationDetailSerializer(ConversationSerializer):
+    messages = MessageSerializer(many=True, read_only=True)
+
+    class Meta(ConversationSerializer.Meta):
+        fields = [*ConversationSerializer.Meta.fields, "messages"]
+        read_only_fields = fields
+
+
+class ChatInputSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
+    conversation_id = serializers.CharField(required=False, allow_null=True)
+
+    def validate_content(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("This field may not be blank.")
+        return value
+
+
+class ReplyMessageSerializer(MessageSerializer):
+    class Meta(MessageSerializer.Meta):
+        fields = ["id", "role", "content", "html", "created_at"]
+        read_only_fields = fields
+
+
+class ToolCallSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    arguments = serializers.JSONField()
+    message_id = serializers.UUIDField()
+    run_id = serializers.UUIDField(allow_null=True)
+    status = serializers.CharField(help_text="The run's status, or `refused`.")
+    result = serializers.JSONField(help_text="What the model was sent back.")
+
+
+class ChatReplySerializer(serializers.Serializer):
+    """A `agents.chat.ChatReply` as the API answers it."""
+
+    conversation_id = serializers.UUIDField(source="conversation.pk")
+    message = ReplyMessageSerializer()
+    tool_calls = ToolCallSerializer(many=True)
+    usage = serializers.DictField(child=serializers.IntegerField())
 
 
 class AgentViewSet(viewsets.ReadOnlyModelViewSet):
@@ -37,4 +117,64 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = AgentSerializer
 
     def get_queryset(self):
-        return Agent.objects.active().prefetch_related("tools")
+        agents = Agent.objects.active()
+        if self.action in ("list", "retrieve"):
+            return agents.prefetch_related("tools")
+        return agents
+
+    @extend_schema(request=ChatInputSerializer, responses=ChatReplySerializer)
+    @action(detail=True, methods=["post"])
+    def chat(self, request, pk=None):
+        """Send a message; 200 with the agent's reply, its tool calls and usage."""
+        agent = self.get_object()
+        body = ChatInputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        conversation = self._conversation(agent, body.validated_data)
+        try:
+            reply = send_message(
+                agent, request.user, body.validated_data["content"], conversation
+            )
+        except ChatFailed as failure:
+            error = GatewayTimeout if failure.error.code == "timeout" else UpstreamError
+            raise error(
+                failure.error.message,
+                details={"conversation_id": str(failure.conversation.pk)},
+            ) from failure
+        return Response(ChatReplySerializer(reply).data)
+
+    @extend_schema(responses=ConversationSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def conversations(self, request, pk=None):
+        """The caller's conversations with this agent, most recent first."""
+        agent = self.get_object()
+        conversations = Conversation.objects.for_user(request.user).filter(agent=agent)
+        return Response(ConversationSerializer(conversations, many=True).data)
+
+    def _conversation(self, agent, data) -> Conversation | None:
+        """The conversation to continue; someone else's, or another agent's, is 404."""
+        conversation_id = data.get("conversation_id")
+        if not conversation_id:
+            return None
+        try:
+            conversation_id = uuid.UUID(str(conversation_id))
+        except ValueError:
+            conversation_id = None
+        return get_object_or_404(
+            Conversation.objects.for_user(self.request.user).filter(agent=agent),
+            pk=conversation_id,
+        )
+
+
+class ConversationViewSet(viewsets.ReadOnlyModelViewSet):
+    """The caller's own conversations; anyone else's do not exist."""
+
+    def get_queryset(self):
+        conversations = Conversation.objects.for_user(self.request.user)
+        if self.action == "retrieve":
+            return conversations.prefetch_related("messages")
+        return conversations
+
+    def get_serializer_class(self):
+        if self.action == "retrieve":
+            return ConversationDetailSerializer
+        return ConversationSerializer

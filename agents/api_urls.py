@@ -2,9 +2,10 @@
 
 from rest_framework.routers import SimpleRouter
 
-from agents.api import AgentViewSet
+from agents.api import AgentViewSet, ConversationViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("agents", AgentViewSet, basename="agent")
+router.register("conversations", ConversationViewSet, basename="conversation")
 
 urlpatterns = router.urls

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.urls import reverse
 
 PROVIDERS = ("openai", "anthropic", "ollama", "echo")
 
@@ -72,6 +73,9 @@ class Agent(models.Model):
     def __str__(self):
         return self.name
 
+    def get_absolute_url(self):
+        return reverse("agents:chat", args=[self.id])
+
     @property
     def provider(self) -> str:
         return self.model.partition(":")[0]
@@ -117,6 +121,21 @@ class Conversation(models.Model):
     def __str__(self):
         return self.title or f"Conversation {self.id}"
 
+    def history(self) -> list[dict]:
+        """The turns to send to the model, oldest first, in the neutral shape.
+
+        Failed turns (those with an `error`) are left out, so a conversation stays
+        usable after a provider failure. Costs one query.
+        """
+        return [
+            message.as_history_entry()
+            for message in self.messages.filter(error__isnull=True)
+        ]
+
+    def touch(self) -> None:
+        """Move the conversation to the top of the user's list."""
+        self.save(update_fields=["updated_at"])
+
 
 class Message(models.Model):
     """One turn: the user's words, the agent's reply, or a tool's result."""
@@ -136,6 +155,9 @@ class Message(models.Model):
         default=list, blank=True, help_text="Tool calls the assistant asked for."
     )
     tool_call_id = models.CharField(max_length=200, blank=True)
+    tool_name = models.CharField(
+        max_length=200, blank=True, help_text="The tool a tool message answers."
+    )
     run = models.ForeignKey(
         "flows.FlowRun",
         on_delete=models.SET_NULL,
@@ -159,3 +181,17 @@ class Message(models.Model):
 
     def __str__(self):
         return f"{self.role}: {self.content[:60]}"
+
+    def as_history_entry(self) -> dict:
+        """This turn as `agents.providers.ChatRequest.messages` expects it."""
+        if self.role == self.Role.TOOL:
+            return {
+                "role": "tool",
+                "tool_call_id": self.tool_call_id,
+                "name": self.tool_name,
+                "content": self.content,
+            }
+        entry = {"role": self.role, "content": self.content}
+        if self.role == self.Role.ASSISTANT and self.tool_calls:
+            entry["tool_calls"] = self.tool_calls
+        return entry

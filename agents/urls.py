@@ -8,4 +8,5 @@ app_name = "agents"
 
 urlpatterns = [
     path("agents/", views.agent_list, name="list"),
+    path("agents/<uuid:agent_id>/", views.agent_chat, name="chat"),
 ]

@@ -209,6 +209,10 @@ ANTHROPIC_BASE_URL = env("ANTHROPIC_BASE_URL", default="")
 OLLAMA_BASE_URL = env("OLLAMA_BASE_URL", default="http://127.0.0.1:11434")
 AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
+# Retries the SDKs make on connection errors, 429 and 5xx before giving up.
+AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
+# `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
+DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 
 LOGGING = {
     "version": 1,

@@ -1,10 +1,23 @@
-"""The agent node: sends a templated message to an agent (the agents app runs it)."""
+"""The agent node: sends a templated message to an agent, outputs its reply.
+
+Each run starts a new conversation that belongs to the flow's owner, so the
+owner finds it on the agent's chat page. A provider failure fails the node
+(`upstream_error`), a provider timeout times the run out (`timeout`).
+"""
 
 from __future__ import annotations
 
+import json
+import time
+import uuid
 from typing import Any
 
-from flows.nodes.base import NodeContext, NodeError, NodeKind
+from django.conf import settings
+
+from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.checks import text
+
+MAX_MESSAGE_CHARS = 32_000
 
 
 class AgentNode(NodeKind):
@@ -12,5 +25,65 @@ class AgentNode(NodeKind):
     label = "Agent"
     description = "Sends a message to an agent and outputs its reply."
 
+    def validate_data(self, data: dict) -> list[FieldError]:
+        """`agent_id` names an active agent (one query); `message` is a template."""
+        from agents.models import Agent
+
+        problems = text(data, "message", max_length=MAX_MESSAGE_CHARS)
+        agent_id = _uuid(data.get("agent_id"))
+        if agent_id is None or not Agent.objects.active().filter(pk=agent_id).exists():
+            problems.append(
+                FieldError("data.agent_id", "Agent id must name an active agent.")
+            )
+        return problems
+
     def run(self, data: dict, ctx: NodeContext) -> Any:
-        raise NodeError("agent_unavailable", "Agent nodes cannot run yet.")
+        from agents.chat import AgentTooDeep, ChatFailed, send_message
+        from agents.models import Agent
+
+        agent_id = _uuid(data.get("agent_id"))
+        agent = agent_id and Agent.objects.active().filter(pk=agent_id).first()
+        if not agent:
+            raise NodeError("agent_not_found", "The agent is gone or inactive.")
+        message = ctx.render(data["message"])
+        if not isinstance(message, str):
+            message = json.dumps(message)
+        if not message.strip() or len(message) > MAX_MESSAGE_CHARS:
+            raise NodeError(
+                "invalid_message",
+                f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
+                "once its templates are filled in.",
+            )
+        remaining = ctx.deadline - time.monotonic()
+        try:
+            reply = send_message(
+                agent,
+                ctx.flow.owner,
+                message,
+                depth=_agent_depth(ctx),
+                timeout=max(0.1, min(settings.AGENT_TIMEOUT_SECONDS, remaining)),
+            )
+        except ChatFailed as failure:
+            error = NodeTimeout if failure.error.code == "timeout" else NodeError
+            raise error(failure.error.code, failure.error.message) from failure
+        except AgentTooDeep as failure:
+            raise NodeError("agent_too_deep", str(failure)) from failure
+        ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
+        return {
+            "reply": reply.message.content,
+            "conversation_id": str(reply.conversation.pk),
+        }
+
+
+def _agent_depth(ctx: NodeContext) -> int:
+    """How many agents wait above this run: a tool run records it (agents.tools)."""
+    if ctx.run.trigger != "agent":
+        return 0
+    return int(ctx.run.request_meta.get("agent_depth", 0))
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

@@ -291,7 +291,7 @@ def test_the_trigger_and_request_meta_are_stored():
     assert stored.flow_version == flow.version
 
 
-def test_an_agent_node_fails_the_run_clearly_until_agents_can_run():
+def test_an_agent_node_without_a_usable_agent_fails_the_run_clearly():
     flow = make_flow(
         *chain(trigger(), node("ask", "agent", agent_id="x", message="hi"))
     )
@@ -299,7 +299,7 @@ def test_an_agent_node_fails_the_run_clearly_until_agents_can_run():
     run = run_flow(flow, {}, "manual")
 
     assert run.status == "failed"
-    assert run.error["code"] == "agent_unavailable"
+    assert run.error["code"] == "agent_not_found"
 
 
 def test_a_node_output_over_the_cap_fails_the_run_with_output_too_large(settings):

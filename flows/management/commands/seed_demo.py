@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
 
-from agents.models import Agent
+from agents.models import Agent, validate_model_string
 from flows.models import Flow
 
 DEMO_FLOW_NODES = [
@@ -77,3 +79,19 @@ class Command(BaseCommand):
         if created:
             agent.tools.add(flow)
             self.stdout.write("  Demo agent 'Echo' (model echo:demo).")
+        self.apply_demo_agent_model(agent)
+
+    def apply_demo_agent_model(self, agent):
+        """DEMO_AGENT_MODEL moves the demo agent to a real model (one setting)."""
+        model = settings.DEMO_AGENT_MODEL
+        if not model or agent.model == model:
+            return
+        try:
+            validate_model_string(model)
+        except ValidationError:
+            raise CommandError(
+                f"DEMO_AGENT_MODEL={model!r} is not provider:model-name."
+            ) from None
+        agent.model = model
+        agent.save(update_fields=["model", "updated_at"])
+        self.stdout.write(f"  Demo agent '{agent.name}' now uses {model}.")

@@ -1,0 +1,45 @@
+"""LLM providers, chosen by the agent's model string `provider:model-name`."""
+
+from __future__ import annotations
+
+from agents.providers import anthropic, echo, ollama, openai
+from agents.providers.base import (
+    ChatRequest,
+    ChatResult,
+    Provider,
+    ProviderError,
+    ProviderNotConfigured,
+    ProviderTimeout,
+    ToolCall,
+    ToolSpec,
+)
+
+
+def provider_for(model: str) -> Provider:
+    """The provider for `provider:model-name`; its settings are read now, per call.
+
+    Raises ProviderNotConfigured when the provider's API key setting is empty.
+    """
+    provider = model.partition(":")[0]
+    if provider == "openai":
+        return openai.OpenAIProvider.from_settings()
+    if provider == "anthropic":
+        return anthropic.AnthropicProvider.from_settings()
+    if provider == "ollama":
+        return ollama.from_settings()
+    if provider == "echo":
+        return echo.EchoProvider()
+    raise ProviderNotConfigured(f"Unknown model provider {provider!r}.")
+
+
+__all__ = [
+    "ChatRequest",
+    "ChatResult",
+    "Provider",
+    "ProviderError",
+    "ProviderNotConfigured",
+    "ProviderTimeout",
+    "ToolCall",
+    "ToolSpec",
+    "provider_for",
+]

@@ -1,0 +1,185 @@
+"""`anthropic:` models through the official SDK's Messages API with tool use."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import anthropic
+from django.conf import settings
+
+from agents.providers.base import (
+    ChatRequest,
+    ChatResult,
+    Provider,
+    ProviderError,
+    ProviderNotConfigured,
+    ProviderTimeout,
+    ToolCall,
+)
+
+
+class AnthropicProvider(Provider):
+    """Messages at `base_url` (None means api.anthropic.com).
+
+    The agent's temperature is not sent: the SDK's `messages.create` no longer
+    takes one (current models choose their own sampling).
+    """
+
+    name = "Anthropic"
+
+    def __init__(self, *, api_key: str, base_url: str | None):
+        self.api_key = api_key
+        self.base_url = base_url or None
+
+    @classmethod
+    def from_settings(cls) -> AnthropicProvider:
+        if not settings.ANTHROPIC_API_KEY:
+            raise ProviderNotConfigured(
+                "ANTHROPIC_API_KEY is not set; anthropic: models need it."
+            )
+        return cls(
+            api_key=settings.ANTHROPIC_API_KEY, base_url=settings.ANTHROPIC_BASE_URL
+        )
+
+    def complete(self, request: ChatRequest) -> ChatResult:
+        client = _client(
+            self.api_key, self.base_url, request.timeout, settings.AGENT_MAX_RETRIES
+        )
+        params = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": to_anthropic_messages(
+                request.messages, tools_defined=bool(request.tools)
+            ),
+        }
+        if request.system:
+            params["system"] = request.system
+        if request.tools:
+            params["tools"] = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters,
+                }
+                for tool in request.tools
+            ]
+            if not request.allow_tool_calls:
+                params["tool_choice"] = {"type": "none"}
+        try:
+            answer = client.messages.create(**params)
+        except anthropic.APITimeoutError as exc:
+            raise ProviderTimeout(
+                f"{self.name} did not answer within {request.timeout:g} seconds."
+            ) from exc
+        except anthropic.APIConnectionError as exc:
+            raise ProviderError(f"{self.name} is unreachable: {exc}") from exc
+        except anthropic.APIStatusError as exc:
+            raise ProviderError(
+                f"{self.name} answered HTTP {exc.status_code}: {exc.message[:300]}"
+            ) from exc
+        except (anthropic.AnthropicError, ValueError) as exc:
+            raise ProviderError(f"{self.name} sent an unreadable answer.") from exc
+        return self._read(answer)
+
+    def _read(self, answer) -> ChatResult:
+        try:
+            texts, calls = [], []
+            for block in answer.content:
+                if block.type == "text":
+                    texts.append(block.text)
+                elif block.type == "tool_use":
+                    calls.append(
+                        ToolCall(id=block.id, name=block.name, arguments=block.input)
+                    )
+            usage = answer.usage
+            return ChatResult(
+                content="".join(texts),
+                tool_calls=calls,
+                usage={
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                }
+                if usage
+                else {},
+            )
+        except (AttributeError, KeyError, TypeError) as exc:
+            raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+@functools.lru_cache(maxsize=16)
+def _client(api_key, base_url, timeout, max_retries) -> anthropic.Anthropic:
+    """One SDK client per configuration (see the openai provider's `_client`)."""
+    return anthropic.Anthropic(
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
+
+
+def to_anthropic_messages(messages: list[dict], *, tools_defined: bool) -> list[dict]:
+    """The neutral history as Messages API turns.
+
+    Tool results travel in a user turn as `tool_result` blocks, and turns of the
+    same role are merged (a failed reply leaves two user turns in a row), so the
+    user/assistant alternation the API expects always holds. The API refuses
+    tool blocks in a request that defines no tools, so when the agent has none
+    (any more) earlier tool turns are retold as text.
+    """
+    if not tools_defined:
+        messages = [_as_text_turn(message) for message in messages]
+    turns: list[dict] = []
+    for message in messages:
+        if message["role"] == "tool":
+            role = "user"
+            blocks = [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": message["tool_call_id"],
+                    "content": message["content"],
+                }
+            ]
+        elif message["role"] == "assistant":
+            role = "assistant"
+            blocks = []
+            if message["content"]:
+                blocks.append({"type": "text", "text": message["content"]})
+            blocks += [
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["name"],
+                    "input": call["arguments"]
+                    if isinstance(call["arguments"], dict)
+                    else {},
+                }
+                for call in message.get("tool_calls") or []
+            ]
+        else:
+            role = "user"
+            blocks = [{"type": "text", "text": message["content"]}]
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return turns
+
+
+def _as_text_turn(message: dict) -> dict:
+    """A tool call or tool result retold as plain text."""
+    if message["role"] == "tool":
+        return {
+            "role": "user",
+            "content": f"[Tool {message['name']} returned: {message['content']}]",
+        }
+    calls = message.get("tool_calls") or []
+    if message["role"] != "assistant" or not calls:
+        return message
+    told = " ".join(
+        f"[Called tool {call['name']} with {json.dumps(call['arguments'])}]"
+        for call in calls
+    )
+    return {
+        "role": "assistant",
+        "content": " ".join(filter(None, [message["content"], told])),
+    }

@@ -1,0 +1,103 @@
+"""What every LLM provider takes and gives back, independent of its wire protocol.
+
+The chat service speaks only these types. A provider module turns them into its
+SDK's request, and turns the SDK's answer (or its failure) back into them, so the
+tool loop never sees an OpenAI or Anthropic object.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A flow offered to the model as a function.
+
+    `name` is the function name the model sees (safe characters only); `title`
+    is the flow's own name, kept so people and the echo model can use it.
+    """
+
+    name: str
+    title: str
+    description: str
+    parameters: dict
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The model asks for one function call with JSON `arguments`."""
+
+    id: str
+    name: str
+    arguments: Any
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@dataclass
+class ChatRequest:
+    """One call to a model.
+
+    `messages` is the history in a neutral shape, oldest first:
+    `{"role": "user", "content"}`,
+    `{"role": "assistant", "content", "tool_calls": [{id, name, arguments}]}`,
+    `{"role": "tool", "tool_call_id", "name", "content"}`.
+    """
+
+    model: str
+    system: str
+    messages: list[dict]
+    tools: list[ToolSpec] = field(default_factory=list)
+    # False: the tools are described (the history may mention them) but the
+    # model must answer in words; the last step of the tool loop.
+    allow_tool_calls: bool = True
+    temperature: float = 0.7
+    max_tokens: int = 1024
+    timeout: float = 60.0
+
+
+@dataclass
+class ChatResult:
+    """The model's answer: text, tool calls (possibly none) and token usage."""
+
+    content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+
+
+class ProviderError(Exception):
+    """The provider failed: unreachable, an error status, or an answer we cannot read.
+
+    The API answers 502 `upstream_error`; subclasses change status and code.
+    """
+
+    code = "upstream_error"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+class ProviderTimeout(ProviderError):
+    """The provider did not answer within AGENT_TIMEOUT_SECONDS (504 `timeout`)."""
+
+    code = "timeout"
+
+
+class ProviderNotConfigured(ProviderError):
+    """A setting the provider needs (its API key) is empty; the message names it."""
+
+
+class Provider(ABC):
+    """Base of the providers: one `complete(request)` call, no state between calls."""
+
+    @abstractmethod
+    def complete(self, request: ChatRequest) -> ChatResult:
+        """Send `request` to the model; raise a `ProviderError` when that fails."""

@@ -1,0 +1,163 @@
+"""`openai:` models through the official SDK: OpenAI or any compatible server.
+
+Chat completions with function calling. Ollama's `/v1`, vLLM and llama.cpp's
+server speak the same protocol, so `ollama.py` reuses this class.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import openai
+from django.conf import settings
+
+from agents.providers.base import (
+    ChatRequest,
+    ChatResult,
+    Provider,
+    ProviderError,
+    ProviderNotConfigured,
+    ProviderTimeout,
+    ToolCall,
+)
+
+
+class OpenAIProvider(Provider):
+    """Chat completions at `base_url` (None means api.openai.com)."""
+
+    def __init__(self, *, api_key: str, base_url: str | None, name: str = "OpenAI"):
+        self.api_key = api_key
+        self.base_url = base_url or None
+        self.name = name
+
+    @classmethod
+    def from_settings(cls) -> OpenAIProvider:
+        if not settings.OPENAI_API_KEY:
+            raise ProviderNotConfigured(
+                "OPENAI_API_KEY is not set; openai: models need it."
+            )
+        return cls(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)
+
+    def complete(self, request: ChatRequest) -> ChatResult:
+        client = _client(
+            self.api_key, self.base_url, request.timeout, settings.AGENT_MAX_RETRIES
+        )
+        params = {
+            "model": request.model,
+            "messages": to_openai_messages(request.system, request.messages),
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        if request.tools:
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    },
+                }
+                for tool in request.tools
+            ]
+            if not request.allow_tool_calls:
+                params["tool_choice"] = "none"
+        try:
+            completion = client.chat.completions.create(**params)
+        except openai.APITimeoutError as exc:
+            raise ProviderTimeout(
+                f"{self.name} did not answer within {request.timeout:g} seconds."
+            ) from exc
+        except openai.APIConnectionError as exc:
+            raise ProviderError(f"{self.name} is unreachable: {exc}") from exc
+        except openai.APIStatusError as exc:
+            raise ProviderError(
+                f"{self.name} answered HTTP {exc.status_code}: {_short(exc.message)}"
+            ) from exc
+        except (openai.OpenAIError, ValueError) as exc:
+            raise ProviderError(f"{self.name} sent an unreadable answer.") from exc
+        return self._read(completion)
+
+    def _read(self, completion) -> ChatResult:
+        try:
+            message = completion.choices[0].message
+            calls = [
+                ToolCall(
+                    id=call.id,
+                    name=call.function.name,
+                    arguments=_parse_arguments(call.function.arguments),
+                )
+                for call in message.tool_calls or []
+            ]
+            usage = completion.usage
+            return ChatResult(
+                content=message.content or "",
+                tool_calls=calls,
+                usage={
+                    "input_tokens": usage.prompt_tokens,
+                    "output_tokens": usage.completion_tokens,
+                }
+                if usage
+                else {},
+            )
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
+            raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+@functools.lru_cache(maxsize=16)
+def _client(api_key, base_url, timeout, max_retries) -> openai.OpenAI:
+    """One SDK client per configuration: building one costs tens of milliseconds
+    (its TLS context), and a client is safe to share between threads."""
+    return openai.OpenAI(
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
+
+
+def to_openai_messages(system: str, messages: list[dict]) -> list[dict]:
+    """The neutral history as chat-completions messages, system prompt first."""
+    converted = [{"role": "system", "content": system}] if system else []
+    for message in messages:
+        if message["role"] == "tool":
+            converted.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message["tool_call_id"],
+                    "content": message["content"],
+                }
+            )
+        elif message["role"] == "assistant" and message.get("tool_calls"):
+            converted.append(
+                {
+                    "role": "assistant",
+                    "content": message["content"] or None,
+                    "tool_calls": [
+                        {
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {
+                                "name": call["name"],
+                                "arguments": json.dumps(call["arguments"]),
+                            },
+                        }
+                        for call in message["tool_calls"]
+                    ],
+                }
+            )
+        else:
+            converted.append({"role": message["role"], "content": message["content"]})
+    return converted
+
+
+def _parse_arguments(raw):
+    """Function arguments arrive as a JSON string; keep the raw text if it is not."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return raw
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

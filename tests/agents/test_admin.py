@@ -1,0 +1,76 @@
+"""Agents in Django admin: tools are limited to the owner's flows."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from agents.models import Agent
+from tests.factories import AgentFactory, FlowFactory, UserFactory
+
+
+@pytest.fixture
+def admin_client(db):
+    client = Client()
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_change_form_offers_only_the_owners_flows(admin_client, alice, bob):
+    agent = AgentFactory(owner=bob)
+    FlowFactory(owner=bob, name="Bob's tool")
+    FlowFactory(owner=alice, name="Alice's secret flow")
+
+    response = admin_client.get(f"/admin/agents/agent/{agent.id}/change/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Bob&#x27;s tool (bob)" in html
+    assert "Alice" not in html
+
+
+def test_admin_saves_an_agent_with_its_owners_flows_as_tools(admin_client, bob):
+    flow = FlowFactory(owner=bob)
+
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Helper",
+            "model": "anthropic:claude-sonnet-4-5",
+            "system_prompt": "Be useful.",
+            "temperature": "0.3",
+            "max_tokens": "800",
+            "owner": bob.pk,
+            "tools": [str(flow.pk)],
+            "is_active": "on",
+        },
+    )
+
+    assert response.status_code == 302
+    agent = Agent.objects.get(name="Helper")
+    assert list(agent.tools.all()) == [flow]
+    assert (agent.temperature, agent.max_tokens) == (0.3, 800)
+
+
+def test_admin_refuses_a_model_string_without_a_known_provider(admin_client):
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {"name": "Bad", "model": "gpt-4o", "temperature": "0.3", "max_tokens": "8"},
+    )
+
+    assert response.status_code == 200
+    assert "provider:model-name" in response.content.decode()
+    assert not Agent.objects.filter(name="Bad").exists()
+
+
+def test_conversation_admin_shows_the_messages(admin_client, api, echo_agent):
+    reply = api.post(
+        f"/api/agents/{echo_agent.id}/chat", {"content": "Hi admin"}, format="json"
+    ).json()
+
+    response = admin_client.get(
+        f"/admin/agents/conversation/{reply['conversation_id']}/change/"
+    )
+
+    assert response.status_code == 200
+    assert "Echo: Hi admin" in response.content.decode()

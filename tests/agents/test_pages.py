@@ -1,0 +1,109 @@
+"""The agents list and the chat page, server side (the browser test drives the JS)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.test import Client
+
+from agents.models import Conversation
+from tests.factories import AgentFactory
+
+
+def page_client(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def chat_data(response) -> dict:
+    html = response.content.decode()
+    start = html.index('<script id="chat-data" type="application/json">')
+    start = html.index(">", start) + 1
+    return json.loads(html[start : html.index("</script>", start)])
+
+
+def test_agents_list_links_to_each_chat(alice, echo_agent):
+    AgentFactory(name="Retired", is_active=False)
+
+    response = page_client(alice).get("/agents/")
+
+    assert response.status_code == 200
+    assert f'href="/agents/{echo_agent.id}/"' in response.content.decode()
+    assert "Retired" not in response.content.decode()
+
+
+def test_chat_page_starts_empty_with_the_agent(alice, echo_agent):
+    response = page_client(alice).get(f"/agents/{echo_agent.id}/")
+
+    assert response.status_code == 200
+    data = chat_data(response)
+    assert data["agent"]["id"] == str(echo_agent.id)
+    assert data["conversation_id"] is None
+    assert data["messages"] == []
+    assert "js/chat.js" in response.content.decode()
+
+
+def test_chat_page_opens_an_earlier_conversation(alice, api, echo_agent):
+    reply = api.post(
+        f"/api/agents/{echo_agent.id}/chat", {"content": "Hi"}, format="json"
+    ).json()
+
+    response = page_client(alice).get(
+        f"/agents/{echo_agent.id}/?c={reply['conversation_id']}"
+    )
+
+    data = chat_data(response)
+    assert data["conversation_id"] == reply["conversation_id"]
+    assert [m["content"] for m in data["messages"]] == ["Hi", "Echo: Hi"]
+    assert f"?c={reply['conversation_id']}" in response.content.decode()
+
+
+def test_messages_cannot_break_out_of_the_page_data(alice, api, echo_agent):
+    attack = "</script><script>alert(1)</script>"
+    reply = api.post(
+        f"/api/agents/{echo_agent.id}/chat", {"content": attack}, format="json"
+    ).json()
+
+    response = page_client(alice).get(
+        f"/agents/{echo_agent.id}/?c={reply['conversation_id']}"
+    )
+
+    html = response.content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert chat_data(response)["messages"][0]["content"] == attack
+
+
+def test_someone_elses_conversation_is_not_found_on_the_page(
+    alice, bob_api, echo_agent
+):
+    bobs = bob_api.post(
+        f"/api/agents/{echo_agent.id}/chat", {"content": "Bob's"}, format="json"
+    ).json()["conversation_id"]
+
+    response = page_client(alice).get(f"/agents/{echo_agent.id}/?c={bobs}")
+
+    assert response.status_code == 404
+    assert Conversation.objects.filter(pk=bobs).exists()
+
+
+def test_malformed_conversation_id_on_the_page_is_not_found(alice, echo_agent):
+    response = page_client(alice).get(f"/agents/{echo_agent.id}/?c=nope")
+
+    assert response.status_code == 404
+
+
+def test_chat_page_of_an_unknown_or_inactive_agent_is_not_found(alice):
+    retired = AgentFactory(is_active=False)
+    client = page_client(alice)
+
+    assert client.get(f"/agents/{retired.id}/").status_code == 404
+    assert client.get(f"/agents/{uuid.uuid4()}/").status_code == 404
+
+
+def test_anonymous_is_sent_to_sign_in(db, echo_agent):
+    response = Client().get(f"/agents/{echo_agent.id}/")
+
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
