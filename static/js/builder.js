@@ -144,9 +144,21 @@ window.addEventListener("beforeunload", (event) => {
   }
 });
 
-for (const eventName of ["nodeMoved", "connectionCreated", "connectionRemoved"]) {
+for (const eventName of ["connectionCreated", "connectionRemoved"]) {
   editor.on(eventName, () => markChanged());
 }
+
+// Drawflow 0.0.60 stores a dragged node's position one mouse step off from where
+// it draws it (it re-reads offsetLeft after moving). Take what the user sees.
+editor.on("nodeMoved", (dfId) => {
+  const entry = editor.drawflow.drawflow.Home.data[dfId];
+  const element = nodeElement(String(dfId));
+  if (entry && element) {
+    entry.pos_x = parseFloat(element.style.left) || 0;
+    entry.pos_y = parseFloat(element.style.top) || 0;
+  }
+  markChanged();
+});
 
 editor.on("nodeRemoved", (dfId) => {
   const key = String(dfId);
@@ -163,9 +175,17 @@ editor.on("nodeUnselected", () => selectNode(null, { fromCanvas: true }));
 
 // ---------------------------------------------------------------- palette
 
-function visibleCenter() {
+/** Where a clicked palette item lands: right of the selected node, else top left of the view. */
+function placeForNewNode() {
+  const selected = state.selected && editor.drawflow.drawflow.Home.data[state.selected];
+  if (selected) {
+    const right = { x: selected.pos_x + 240, y: selected.pos_y };
+    const screenRight = editor.precanvas.getBoundingClientRect().left + (right.x + 180) * editor.zoom;
+    const fits = screenRight <= container.getBoundingClientRect().right;
+    return fits ? right : { x: selected.pos_x, y: selected.pos_y + 120 };
+  }
   const rect = container.getBoundingClientRect();
-  return canvasPoint(rect.left + rect.width / 2 - 90, rect.top + rect.height / 3);
+  return canvasPoint(rect.left + 60, rect.top + 80);
 }
 
 /** Screen coordinates -> canvas coordinates (undoing pan and zoom). */
@@ -174,7 +194,19 @@ function canvasPoint(clientX, clientY) {
   return { x: (clientX - rect.left) / editor.zoom, y: (clientY - rect.top) / editor.zoom };
 }
 
-function addNode(type, position) {
+/** Nearest spot at or right of `position` where a new node does not cover another. */
+function freeSpot(position) {
+  const taken = Object.values(editor.drawflow.drawflow.Home.data).map((entry) => [entry.pos_x, entry.pos_y]);
+  let { x, y } = position;
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    if (!taken.some(([left, top]) => Math.abs(left - x) < 210 && Math.abs(top - y) < 90)) break;
+    x += 240;
+    if (attempt % 4 === 3) { x = position.x; y += 110; }
+  }
+  return { x: Math.round(x), y: Math.round(y) };
+}
+
+function addNode(type, position, { exact = false } = {}) {
   const kind = kindOf(kinds, type);
   const existing = new Set([...records.values()].map((record) => record.id));
   const record = {
@@ -183,10 +215,7 @@ function addNode(type, position) {
     name: kind.label,
     data: (DEFAULT_DATA[type] || (() => ({})))(),
   };
-  // Nudge so repeated clicks do not stack nodes exactly on top of each other.
-  const offset = (records.size % 5) * 24;
-  const x = Math.round(position.x + offset);
-  const y = Math.round(position.y + offset);
+  const { x, y } = exact ? { x: Math.round(position.x), y: Math.round(position.y) } : freeSpot(position);
   const entry = drawflowNode("0", record, kind, { x, y });
   const dfId = String(
     editor.addNode(entry.name, Object.keys(entry.inputs).length, Object.keys(entry.outputs).length,
@@ -202,7 +231,7 @@ function addNode(type, position) {
 const palette = $("palette");
 palette.addEventListener("click", (event) => {
   const item = event.target.closest("[data-kind]");
-  if (item) addNode(item.dataset.kind, visibleCenter());
+  if (item) addNode(item.dataset.kind, placeForNewNode());
 });
 palette.addEventListener("dragstart", (event) => {
   const item = event.target.closest("[data-kind]");
@@ -218,7 +247,7 @@ container.addEventListener("drop", (event) => {
   if (!type || !kinds[type]) return;
   event.preventDefault();
   const point = canvasPoint(event.clientX, event.clientY);
-  addNode(type, { x: point.x - 90, y: point.y - 30 });
+  addNode(type, { x: point.x - 90, y: point.y - 30 }, { exact: true });
 });
 
 // ---------------------------------------------------------------- selection and inspector
@@ -441,7 +470,7 @@ function renderInspector() {
   const record = records.get(dfId);
   const kind = kindOf(kinds, record.type);
   const errors = state.nodeErrors.get(dfId) || [];
-  const fields = [{ path: "name", label: "Name", widget: "text" }, ...fieldsFor(record.type)];
+  const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(record.type)];
   const placed = new Set();
 
   inspector.append(
