@@ -173,6 +173,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Runs and their steps both have a `status`; name the two enums apart.
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "flows.models.FlowRun.Status",
+        "StepStatusEnum": "flows.models.RunStep.Status",
+    },
 }
 
 # Flows, runs and the sandbox (DESIGN sections 6 and 8).
@@ -181,6 +186,13 @@ CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
 HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
+# Size caps (bytes of JSON): one node's output, and the whole run's results.
+RUN_MAX_OUTPUT_BYTES = env.int("RUN_MAX_OUTPUT_BYTES", default=1024 * 1024)
+RUN_MAX_RESULT_BYTES = env.int("RUN_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+# What an http_request node reads of a response body before failing.
+HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
+    "HTTP_NODE_MAX_RESPONSE_BYTES", default=1024 * 1024
+)
 FLOW_MAX_NODES = 1000
 FLOW_MAX_EDGES = 5000
 FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024

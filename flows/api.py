@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import serializers, viewsets
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from config.api_errors import PreconditionFailed, ValidationFailed
+from flows.engine import run_flow
 from flows.graph import validate_graph
-from flows.models import Flow
+from flows.models import Flow, FlowRun, RunStep
 
 
 class FlowSerializer(serializers.ModelSerializer):
@@ -47,6 +50,80 @@ class FlowSerializer(serializers.ModelSerializer):
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         return attrs
+
+
+class RunStepSerializer(serializers.ModelSerializer):
+    duration = serializers.FloatField(source="duration_ms", read_only=True)
+
+    class Meta:
+        model = RunStep
+        fields = [
+            "node_id",
+            "node_type",
+            "node_name",
+            "status",
+            "output",
+            "error",
+            "logs",
+            "started_at",
+            "finished_at",
+            "duration",
+        ]
+
+
+class RunSummarySerializer(serializers.ModelSerializer):
+    """A run in a list: its state and timing, not its (possibly large) data."""
+
+    duration = serializers.FloatField(source="duration_ms", read_only=True)
+    flow = serializers.UUIDField(source="flow_id", read_only=True)
+
+    class Meta:
+        model = FlowRun
+        fields = [
+            "id",
+            "flow",
+            "flow_version",
+            "trigger",
+            "status",
+            "success",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "duration",
+        ]
+
+
+class RunSerializer(RunSummarySerializer):
+    """One run with its input, results, response and every step."""
+
+    steps = RunStepSerializer(many=True, read_only=True)
+
+    class Meta(RunSummarySerializer.Meta):
+        fields = [
+            *RunSummarySerializer.Meta.fields,
+            "input",
+            "results",
+            "response",
+            "steps",
+        ]
+
+
+class RunResultSerializer(serializers.Serializer):
+    """The run result of DESIGN.md section 4 (documentation only)."""
+
+    success = serializers.BooleanField()
+    run_id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=FlowRun.Status.choices)
+    results = serializers.DictField()
+    duration = serializers.FloatField(help_text="Milliseconds.")
+    error = serializers.DictField(allow_null=True)
+
+
+class RunPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
 
 
 def parse_if_match(header: str) -> int | None:
@@ -112,3 +189,35 @@ class FlowViewSet(viewsets.ModelViewSet):
     def destroy(self, request, *args, **kwargs):
         self.get_object().delete()
         return Response({"success": True})
+
+    @extend_schema(request=dict, responses=RunResultSerializer)
+    @action(detail=True, methods=["post"])
+    def run(self, request, pk=None):
+        """Run the flow now with the body (a JSON object, or nothing) as `input`.
+
+        Answers 200 even when the run failed: `success` and `error` say so.
+        """
+        flow = self.get_object()
+        body = request.data if request.body else {}
+        if not isinstance(body, dict):
+            raise ValidationFailed("The body must be a JSON object (or empty).")
+        run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
+        return Response(run.as_result())
+
+    @extend_schema(responses=RunSummarySerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=RunPagination)
+    def runs(self, request, pk=None):
+        """The flow's runs, newest first, 20 to a page (`?page=2`)."""
+        flow = self.get_object()
+        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at")
+        page = self.paginate_queryset(runs)
+        return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
+
+
+class RunViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """One run with its steps; runs of someone else's flow answer 404."""
+
+    serializer_class = RunSerializer
+
+    def get_queryset(self):
+        return FlowRun.objects.for_user(self.request.user).prefetch_related("steps")

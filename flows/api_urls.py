@@ -2,9 +2,10 @@
 
 from rest_framework.routers import SimpleRouter
 
-from flows.api import FlowViewSet
+from flows.api import FlowViewSet, RunViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("flows", FlowViewSet, basename="flow")
+router.register("runs", RunViewSet, basename="run")
 
 urlpatterns = router.urls

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 
 class FlowQuerySet(models.QuerySet):
@@ -83,6 +85,26 @@ class FlowRunQuerySet(models.QuerySet):
             return self.none()
         return self.filter(flow__owner=user)
 
+    def stale(self, older_than: timedelta):
+        """Runs still `queued` or `running` though created over `older_than` ago."""
+        return self.filter(
+            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
+            created_at__lt=timezone.now() - older_than,
+        )
+
+    def mark_interrupted(self) -> int:
+        """End these runs as failed with code `interrupted`; returns how many."""
+        now = timezone.now()
+        return self.update(
+            status=FlowRun.Status.FAILED,
+            finished_at=now,
+            error={
+                "node_id": None,
+                "code": "interrupted",
+                "message": "The run was interrupted (the server stopped mid-run).",
+            },
+        )
+
 
 class FlowRun(models.Model):
     """One execution of a flow: what started it, its input, its steps and its result."""
@@ -148,6 +170,42 @@ class FlowRun(models.Model):
     @property
     def success(self) -> bool:
         return self.status == self.Status.SUCCEEDED
+
+    def mark_running(self) -> None:
+        self.status = self.Status.RUNNING
+        self.started_at = timezone.now()
+        self.save(update_fields=["status", "started_at"])
+
+    def finish(
+        self, status: str, results: dict, error: dict | None, duration_ms: float
+    ) -> None:
+        """Store the final state; `response` was set on the instance by its node."""
+        self.status = status
+        self.results = results
+        self.error = error
+        self.finished_at = timezone.now()
+        self.duration_ms = duration_ms
+        self.save(
+            update_fields=[
+                "status",
+                "results",
+                "error",
+                "response",
+                "finished_at",
+                "duration_ms",
+            ]
+        )
+
+    def as_result(self) -> dict:
+        """The run result of DESIGN.md section 4 (duration in milliseconds)."""
+        return {
+            "success": self.success,
+            "run_id": str(self.id),
+            "status": self.status,
+            "results": self.results,
+            "duration": self.duration_ms,
+            "error": self.error,
+        }
 
 
 class RunStep(models.Model):

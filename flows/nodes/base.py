@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from flows.nodes.templates import (
+    NOT_SIMPLE,
+    UNDEFINED,
+    TemplateError,
+    lookup_path,
+    render,
+)
+from flows.sandbox import SandboxError, evaluate
 
 if TYPE_CHECKING:
     from flows.models import Flow, FlowRun
@@ -21,10 +29,18 @@ class FieldError:
 class NodeError(Exception):
     """A node failed; the run stops with `error: {node_id, code, message}`."""
 
+    timed_out = False
+
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class NodeTimeout(NodeError):
+    """A node ran out of time; the run ends `timed_out` instead of `failed`."""
+
+    timed_out = True
 
 
 @dataclass
@@ -32,8 +48,10 @@ class NodeContext:
     """What a running node sees. The engine builds one per node.
 
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
-    `input`, `prev` and `results`; `log(line)` appends to the step's logs.
-    `deadline` is the `time.monotonic()` by which the whole run must end.
+    `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`
+    gives one JavaScript expression's value; `log(line)` appends to the step's
+    logs. `deadline` is the `time.monotonic()` by which the whole run must end.
+    A node that picks a branch sets `handle` ("true" or "false").
     """
 
     flow: Flow
@@ -43,12 +61,41 @@ class NodeContext:
     prev: Any
     results: dict
     deadline: float
-    render: Callable[[Any], Any]
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
+    logs_truncated: bool = False
+
+    @property
+    def variables(self) -> dict:
+        return {"input": self.input, "prev": self.prev, "results": self.results}
+
+    def render(self, value: Any) -> Any:
+        """`value` with its `{{ }}` templates filled in; raises NodeError on failure."""
+        try:
+            return render(value, self.variables, deadline=self.deadline)
+        except TemplateError as error:
+            raise _node_error(error) from error
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of one JavaScript expression (undefined comes back as None)."""
+        value = lookup_path(expression.strip(), self.variables)
+        if value is NOT_SIMPLE:
+            try:
+                [value] = evaluate([expression], self.variables, deadline=self.deadline)
+            except SandboxError as error:
+                code = error.code if error.timed_out else "expression_error"
+                raise _node_error(
+                    TemplateError(code, error.message, timed_out=error.timed_out)
+                ) from error
+        return None if value is UNDEFINED else value
 
     def log(self, line: str) -> None:
         self.logs.append(line)
+
+
+def _node_error(error) -> NodeError:
+    kind = NodeTimeout if error.timed_out else NodeError
+    return kind(error.code, error.message)
 
 
 class NodeKind:
@@ -72,6 +119,7 @@ class NodeKind:
     def run(self, data: dict, ctx: NodeContext) -> Any:
         """Do the node's work and return its output (any JSON value).
 
-        Raise `NodeError(code, message)` to fail the node and stop the run.
+        Raise `NodeError(code, message)` to fail the node and stop the run,
+        `NodeTimeout` when it ran out of time.
         """
-        raise NodeError("not_runnable", f"Node type {self.type!r} cannot run yet.")
+        raise NodeError("not_runnable", f"Node type {self.type!r} cannot run.")

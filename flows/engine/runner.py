@@ -1,0 +1,279 @@
+"""`run_flow`: execute a flow's graph once and store what happened.
+
+Nodes run in topological order (ties keep the order of the flow's node list).
+A node runs when every incoming edge has fired; an edge fires when its source
+node succeeded and, for a branching node, left through the handle it chose. A
+node with an incoming edge that did not fire is `skipped`, and its own edges do
+not fire. The first failing node ends the run.
+
+Persistence: the run row is written as `queued`, then `running`, then with its
+final state. Step rows are buffered and written in one batch at the end (and
+every `STEP_FLUSH_SECONDS` during a long run), because a row per node would
+cost more than the engine itself; a crash mid-run therefore leaves a visibly
+`running` run for `sweep_stale_runs` to mark `interrupted`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from flows.models import Flow, FlowRun, RunStep
+from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
+
+logger = logging.getLogger("weir.engine")
+
+STEP_FLUSH_SECONDS = 1.0
+
+
+@dataclass
+class PlannedNode:
+    node: dict
+    kind: NodeKind
+    incoming: list[int]  # indexes of edges that must fire
+    outgoing: list[tuple[int, str | None]]  # (edge index, source handle)
+
+
+class RunStopped(Exception):
+    """Ends the run early with this status and error."""
+
+    def __init__(self, status: str, error: dict):
+        super().__init__(error["message"])
+        self.status = status
+        self.error = error
+
+
+def plan(flow: Flow) -> list[PlannedNode]:
+    """The nodes in execution order with their edges; RunStopped if not runnable."""
+    nodes: dict[str, PlannedNode] = {}
+    for node in flow.nodes:
+        kind = get_kind(node.get("type"))
+        if kind is None:
+            raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
+        nodes[node["id"]] = PlannedNode(node, kind, [], [])
+    indegree = dict.fromkeys(nodes, 0)
+    targets: dict[str, list[str]] = {node_id: [] for node_id in nodes}
+    for index, edge in enumerate(flow.edges):
+        source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
+        if source is None or target is None:
+            raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
+        source.outgoing.append((index, edge.get("sourceHandle")))
+        target.incoming.append(index)
+        targets[edge["source"]].append(edge["target"])
+        indegree[edge["target"]] += 1
+    ready = deque(node_id for node_id, degree in indegree.items() if degree == 0)
+    order = []
+    while ready:
+        node_id = ready.popleft()
+        order.append(nodes[node_id])
+        for target in targets[node_id]:
+            indegree[target] -= 1
+            if indegree[target] == 0:
+                ready.append(target)
+    if len(order) != len(nodes):
+        raise _invalid(None, "The flow has a cycle.")
+    return order
+
+
+def _invalid(node_id, message: str) -> RunStopped:
+    return RunStopped(
+        FlowRun.Status.FAILED,
+        {"node_id": node_id, "code": "invalid_flow", "message": message},
+    )
+
+
+def json_size(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+class Execution:
+    """One run in progress: results so far, buffered steps, the deadline."""
+
+    def __init__(self, flow: Flow, run: FlowRun):
+        self.flow = flow
+        self.run = run
+        self.results: dict[str, Any] = {}
+        self.result_bytes = 0
+        self.fired: set[int] = set()
+        self.steps: list[RunStep] = []
+        self.flushed = 0
+        self.last_flush = time.monotonic()
+        self.started = time.monotonic()
+        self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
+
+    def execute(self) -> FlowRun:
+        self.run.mark_running()
+        status, error = FlowRun.Status.SUCCEEDED, None
+        try:
+            for planned in plan(self.flow):
+                self.step(planned)
+        except RunStopped as stop:
+            status, error = stop.status, stop.error
+        except Exception:
+            logger.exception("Run %s failed inside the engine", self.run.id)
+            status = FlowRun.Status.FAILED
+            error = {
+                "node_id": None,
+                "code": "internal_error",
+                "message": "The engine failed; the error has been logged.",
+            }
+        self.finish(status, error)
+        return self.run
+
+    def step(self, planned: PlannedNode) -> None:
+        node = planned.node
+        node_id = node["id"]
+        if not all(index in self.fired for index in planned.incoming):
+            self.record(node, RunStep.Status.SKIPPED)
+            return
+        if time.monotonic() >= self.deadline:
+            raise RunStopped(
+                FlowRun.Status.TIMED_OUT,
+                {
+                    "node_id": node_id,
+                    "code": "run_timeout",
+                    "message": "The run took longer than "
+                    f"{settings.RUN_TIMEOUT_SECONDS:g} s.",
+                },
+            )
+        ctx = NodeContext(
+            flow=self.flow,
+            run=self.run,
+            node=node,
+            input=self.run.input,
+            prev=self.prev(planned),
+            results=self.results,
+            deadline=self.deadline,
+        )
+        started_at = timezone.now()
+        clock = time.perf_counter()
+        try:
+            output = planned.kind.run(node.get("data") or {}, ctx)
+            self.check_size(output)
+        except NodeError as failure:
+            error = {
+                "node_id": node_id,
+                "code": failure.code,
+                "message": failure.message,
+            }
+            self.record(
+                node,
+                RunStep.Status.FAILED,
+                ctx=ctx,
+                error=error,
+                started_at=started_at,
+                clock=clock,
+            )
+            status = (
+                FlowRun.Status.TIMED_OUT if failure.timed_out else FlowRun.Status.FAILED
+            )
+            raise RunStopped(status, error) from failure
+        self.results[node_id] = output
+        self.record(
+            node,
+            RunStep.Status.SUCCEEDED,
+            ctx=ctx,
+            output=output,
+            started_at=started_at,
+            clock=clock,
+        )
+        branching = planned.kind.output_handles != (None,)
+        for index, handle in planned.outgoing:
+            if not branching or handle == ctx.handle:
+                self.fired.add(index)
+
+    def prev(self, planned: PlannedNode) -> Any:
+        """The upstream output; an object keyed by node id when there are several."""
+        sources = [self.flow.edges[index]["source"] for index in planned.incoming]
+        if not sources:
+            return None
+        if len(set(sources)) == 1:
+            return self.results.get(sources[0])
+        return {source: self.results.get(source) for source in dict.fromkeys(sources)}
+
+    def check_size(self, output: Any) -> None:
+        size = json_size(output)
+        if size > settings.RUN_MAX_OUTPUT_BYTES:
+            raise NodeError(
+                "output_too_large",
+                f"The node's output is {size} bytes of JSON; the limit is "
+                f"{settings.RUN_MAX_OUTPUT_BYTES}.",
+            )
+        self.result_bytes += size
+        if self.result_bytes > settings.RUN_MAX_RESULT_BYTES:
+            raise NodeError(
+                "output_too_large",
+                "The run's results passed "
+                f"{settings.RUN_MAX_RESULT_BYTES} bytes of JSON.",
+            )
+
+    def record(
+        self,
+        node: dict,
+        status: str,
+        *,
+        ctx: NodeContext | None = None,
+        output: Any = None,
+        error: dict | None = None,
+        started_at=None,
+        clock: float | None = None,
+    ) -> None:
+        logs = list(ctx.logs) if ctx else []
+        if ctx and ctx.logs_truncated:
+            logs.append("[more log lines were dropped]")
+        self.steps.append(
+            RunStep(
+                run=self.run,
+                position=len(self.steps),
+                node_id=node["id"],
+                node_type=node.get("type", ""),
+                node_name=node.get("name", "")[:200],
+                status=status,
+                output=output,
+                error=error,
+                logs=logs,
+                started_at=started_at,
+                finished_at=timezone.now() if started_at else None,
+                duration_ms=(time.perf_counter() - clock) * 1000 if clock else None,
+            )
+        )
+        if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
+            self.flush_steps()
+
+    def flush_steps(self) -> None:
+        RunStep.objects.bulk_create(self.steps[self.flushed :])
+        self.flushed = len(self.steps)
+        self.last_flush = time.monotonic()
+
+    def finish(self, status: str, error: dict | None) -> None:
+        duration_ms = (time.monotonic() - self.started) * 1000
+        with transaction.atomic():
+            self.flush_steps()
+            self.run.finish(status, self.results, error, duration_ms)
+
+
+def run_flow(
+    flow: Flow, input: dict, trigger: str, *, request_meta: dict | None = None
+) -> FlowRun:
+    """Run `flow` once with `input` and return the stored, finished FlowRun.
+
+    Never raises for a node failure: the run ends `failed` or `timed_out` and
+    `run.as_result()` describes it. Runs synchronously in the caller's thread.
+    """
+    run = FlowRun.objects.create(
+        flow=flow,
+        flow_version=flow.version,
+        trigger=trigger,
+        status=FlowRun.Status.QUEUED,
+        input=input,
+        request_meta=request_meta or {},
+    )
+    return Execution(flow, run).execute()

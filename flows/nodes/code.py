@@ -1,0 +1,39 @@
+"""The code node: the user's JavaScript, run in the sandbox (flows/sandbox)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flows import sandbox
+from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.checks import text
+
+MAX_CODE_CHARS = 100_000
+
+
+class CodeNode(NodeKind):
+    type = "code"
+    label = "Code"
+    description = "Runs JavaScript; returns any JSON value."
+
+    def validate_data(self, data: dict) -> list[FieldError]:
+        problems = []
+        if data.get("language", "javascript") != "javascript":
+            problems.append(
+                FieldError("data.language", 'The only language is "javascript".')
+            )
+        problems += text(data, "code", max_length=MAX_CODE_CHARS)
+        return problems
+
+    def run(self, data: dict, ctx: NodeContext) -> Any:
+        try:
+            result = sandbox.run_code(
+                data["code"], ctx.variables, deadline=ctx.deadline
+            )
+        except sandbox.SandboxError as error:
+            ctx.logs.extend(error.logs)
+            kind = NodeTimeout if error.timed_out else NodeError
+            raise kind(error.code, error.message) from error
+        ctx.logs.extend(result.logs)
+        ctx.logs_truncated = result.logs_truncated
+        return result.value

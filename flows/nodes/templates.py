@@ -1,0 +1,179 @@
+"""`{{ expression }}` templates inside node data, filled in once per node run.
+
+Expressions are JavaScript, evaluated in the sandbox with `input`, `prev` and
+`results` in scope, exactly like code nodes. Two rules make templates safe and
+predictable:
+
+- **Evaluated once.** Only the strings written in the node's `data` are scanned
+  for `{{ }}`; values coming out of an expression (say an `input.name` of
+  `"{{7*7}}"`) are inserted as they are and never scanned again.
+- **Types survive a whole template.** `"{{ input.count }}"` yields the number;
+  a template embedded in text (`"n = {{ input.count }}"`) yields a string, with
+  null and undefined as the empty string and objects as compact JSON.
+
+Plain dotted paths (`input.address.city`, `results.fetch.body.items[0]`) are
+looked up in Python without a sandbox round trip; anything else, or any path
+whose JavaScript meaning differs from a dictionary lookup, goes to the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flows import sandbox
+
+TEMPLATE = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+DOTTED_PATH = re.compile(
+    r"^(input|prev|results)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$", re.ASCII
+)
+PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]", re.ASCII)
+# Property names every JavaScript object inherits; a dictionary lookup would
+# disagree with JavaScript about them, so such paths go to the sandbox.
+INHERITED = frozenset(
+    [
+        "constructor",
+        "toString",
+        "toLocaleString",
+        "valueOf",
+        "hasOwnProperty",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "__proto__",
+        "__defineGetter__",
+        "__defineSetter__",
+        "__lookupGetter__",
+        "__lookupSetter__",
+        "length",
+    ]
+)
+
+
+class Undefined:
+    """JavaScript's `undefined`: a missing property. Null in JSON output."""
+
+    def __repr__(self):
+        return "undefined"
+
+
+UNDEFINED = Undefined()
+NOT_SIMPLE = object()
+
+
+class TemplateError(Exception):
+    def __init__(self, code: str, message: str, *, timed_out: bool = False):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.timed_out = timed_out
+
+
+def lookup_path(expression: str, variables: dict) -> Any:
+    """The value of a plain dotted path, or NOT_SIMPLE when JavaScript is needed."""
+    match = DOTTED_PATH.match(expression)
+    if match is None:
+        return NOT_SIMPLE
+    value = variables[match.group(1)]
+    for name, index in PATH_PART.findall(match.group(2)):
+        if name:
+            if not isinstance(value, dict) or name in INHERITED:
+                return NOT_SIMPLE
+            value = value.get(name, UNDEFINED)
+        else:
+            if not isinstance(value, list):
+                return NOT_SIMPLE
+            position = int(index)
+            value = value[position] if position < len(value) else UNDEFINED
+    return value
+
+
+def as_text(value: Any) -> str:
+    """How a value reads inside a string, following JavaScript's own choices."""
+    if value is None or value is UNDEFINED:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def has_templates(value: Any) -> bool:
+    if isinstance(value, str):
+        return "{{" in value
+    if isinstance(value, dict):
+        return any(has_templates(item) for item in value.values())
+    if isinstance(value, list):
+        return any(has_templates(item) for item in value)
+    return False
+
+
+def render(value: Any, variables: dict, *, deadline: float | None = None) -> Any:
+    """`value` with every template filled in; the input is never modified."""
+    if not has_templates(value):
+        return value
+    pending: dict[str, Any] = {}
+    _collect(value, variables, pending)
+    to_evaluate = [expr for expr, result in pending.items() if result is NOT_SIMPLE]
+    if to_evaluate:
+        try:
+            values = sandbox.evaluate(to_evaluate, variables, deadline=deadline)
+        except sandbox.SandboxError as error:
+            raise TemplateError(
+                "template_error" if not error.timed_out else error.code,
+                f"A {{{{ }}}} expression failed: {error.message}",
+                timed_out=error.timed_out,
+            ) from error
+        pending.update(zip(to_evaluate, values, strict=True))
+    return _fill(value, pending)
+
+
+def _collect(value: Any, variables: dict, pending: dict) -> None:
+    if isinstance(value, str):
+        for match in TEMPLATE.finditer(value):
+            expression = match.group(1).strip()
+            if not expression:
+                raise TemplateError("template_error", "A {{ }} template is empty.")
+            if expression not in pending:
+                pending[expression] = lookup_path(expression, variables)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect(item, variables, pending)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, variables, pending)
+
+
+def _fill(value: Any, values: dict) -> Any:
+    if isinstance(value, str):
+        if "{{" not in value:
+            return value
+        stripped = value.strip()
+        whole = TEMPLATE.match(stripped)
+        if whole is not None and whole.end() == len(stripped):
+            result = values[whole.group(1).strip()]
+            return None if result is UNDEFINED else result
+        return TEMPLATE.sub(
+            lambda match: as_text(values[match.group(1).strip()]), value
+        )
+    if isinstance(value, dict):
+        return {key: _fill(item, values) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fill(item, values) for item in value]
+    return value
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness for a JSON value (empty objects and lists are true)."""
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value != 0
+    if isinstance(value, str):
+        return value != ""
+    return True

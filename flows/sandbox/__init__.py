@@ -1,0 +1,138 @@
+"""The JavaScript sandbox: the one small module the engine calls to run user JS.
+
+`run_code(source, variables, deadline=...)` runs a code node's body;
+`evaluate(expressions, variables, deadline=...)` evaluates template and
+condition expressions. Both run in a pooled worker process (see `pool.py` and
+`worker.py`) inside a fresh QuickJS context, and only JSON crosses over. Swapping
+the engine (say, for V8 through mini-racer) means replacing `worker.py` only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from flows.sandbox.pool import WorkerFailure, get_pool
+
+# Caps on what a job may send back. Logs are cut and marked truncated;
+# an output over the cap fails the node with `output_too_large`.
+LOG_LINES = 200
+LOG_LINE_CHARS = 2000
+LOG_CHARS = 64 * 1024
+STACK_KB = 256
+# Time the caller grants beyond the in-QuickJS limit before killing the worker:
+# process start-up, JSON in and out, a loaded machine.
+KILL_MARGIN_SECONDS = 1.0
+
+
+class SandboxError(Exception):
+    """The code failed: `code` is machine-readable, `timed_out` ends the run so."""
+
+    TIMEOUT_CODES = ("code_timeout", "sandbox_timeout", "sandbox_busy")
+
+    def __init__(self, code: str, message: str, logs: list[str] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.logs = logs or []
+
+    @property
+    def timed_out(self) -> bool:
+        return self.code in self.TIMEOUT_CODES
+
+
+@dataclass
+class CodeResult:
+    value: Any
+    logs: list[str] = field(default_factory=list)
+    logs_truncated: bool = False
+
+
+def run_code(source: str, variables: dict, *, deadline: float | None = None):
+    """Run `source` as a function body with `input`, `prev`, `results` in scope."""
+    reply = _call({"mode": "code", "source": source}, variables, deadline)
+    logs = _logs(reply)
+    settled = reply.get("settled")
+    if "error" in reply or not isinstance(settled, dict):
+        raise SandboxError(
+            reply.get("error", "invalid_output"),
+            reply.get("message", "The sandbox answered nonsense."),
+            logs,
+        )
+    value = _decode(settled, logs)
+    return CodeResult(value, logs, bool(reply.get("logs_truncated")))
+
+
+def evaluate(expressions: list[str], variables: dict, *, deadline=None) -> list:
+    """The value of each JavaScript expression; raises on the first that fails."""
+    reply = _call(
+        {"mode": "expressions", "expressions": expressions}, variables, deadline
+    )
+    settled = reply.get("settled")
+    if "error" in reply or not isinstance(settled, list):
+        raise SandboxError(
+            reply.get("error", "invalid_output"),
+            reply.get("message", "The sandbox answered nonsense."),
+        )
+    return [_decode(item, []) for item in settled]
+
+
+def pool():
+    return get_pool(settings.SANDBOX_WORKERS, settings.CODE_MEMORY_MB)
+
+
+def _call(job: dict, variables: dict, deadline: float | None) -> dict:
+    timeout_ms = settings.CODE_TIMEOUT_MS
+    now = time.monotonic()
+    if deadline is not None:
+        timeout_ms = min(timeout_ms, max(1, int((deadline - now) * 1000)))
+    output_chars = settings.RUN_MAX_OUTPUT_BYTES
+    job.update(
+        variables=json.dumps(variables, separators=(",", ":"), ensure_ascii=False),
+        timeout_ms=timeout_ms,
+        memory_mb=settings.CODE_MEMORY_MB,
+        stack_kb=STACK_KB,
+        limits={
+            "logLines": LOG_LINES,
+            "logLineChars": LOG_LINE_CHARS,
+            "logChars": LOG_CHARS,
+            "outputChars": output_chars,
+            "replyChars": output_chars + LOG_CHARS * 2 + 64 * 1024,
+        },
+    )
+    try:
+        return pool().call(job, now + timeout_ms / 1000 + KILL_MARGIN_SECONDS)
+    except WorkerFailure as failure:
+        raise SandboxError(failure.code, failure.message) from failure
+
+
+def _logs(reply: dict) -> list[str]:
+    logs = reply.get("logs")
+    if not isinstance(logs, list):
+        return []
+    return [line if isinstance(line, str) else str(line) for line in logs][:LOG_LINES]
+
+
+def _decode(settled: dict, logs: list[str]) -> Any:
+    if not isinstance(settled, dict):
+        raise SandboxError("invalid_output", "The sandbox answered nonsense.", logs)
+    if "error" in settled:
+        raise SandboxError(str(settled["error"]), str(settled.get("message", "")), logs)
+    text = settled.get("json")
+    if not isinstance(text, str):
+        raise SandboxError("invalid_output", "The value is not JSON.", logs)
+    if len(text) > settings.RUN_MAX_OUTPUT_BYTES:
+        raise SandboxError(
+            "output_too_large",
+            f"The output is {len(text)} characters of JSON; the limit is "
+            f"{settings.RUN_MAX_OUTPUT_BYTES}.",
+            logs,
+        )
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise SandboxError("invalid_output", "The value is not JSON.", logs) from error

@@ -1,0 +1,199 @@
+"""A small pool of sandbox worker processes, and the wall clock around each job.
+
+Workers are spawned with `subprocess` (never forked from Django), with an empty
+environment, `/` as working directory and their own session. A job that overruns
+its budget, or a worker that dies, costs that job only: the worker is killed, a
+replacement is started in the background, and the caller gets a `WorkerFailure`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import queue
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+logger = logging.getLogger("weir.sandbox")
+
+WORKER_SCRIPT = str(Path(__file__).with_name("worker.py"))
+STARTUP_SECONDS = 10.0
+
+
+class WorkerFailure(Exception):
+    """The worker overran its budget (`timed_out`) or died; it has been replaced."""
+
+    def __init__(self, code: str, message: str, *, timed_out: bool = False):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.timed_out = timed_out
+
+
+class Worker:
+    """One spawned worker process and the line protocol to it."""
+
+    def __init__(self, memory_mb: int):
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", WORKER_SCRIPT, str(memory_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={},
+            cwd="/",
+            start_new_session=True,
+        )
+        self._buffer = b""
+        ready = self._read_line(time.monotonic() + STARTUP_SECONDS)
+        if json.loads(ready) != {"ready": True}:
+            self.kill()
+            raise WorkerFailure("sandbox_unavailable", "The sandbox did not start.")
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def call(self, job: dict, deadline: float) -> dict:
+        try:
+            self.process.stdin.write(json.dumps(job).encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise WorkerFailure(
+                "sandbox_crashed", "The sandbox process stopped unexpectedly."
+            ) from error
+        return json.loads(self._read_line(deadline))
+
+    def _read_line(self, deadline: float) -> bytes:
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WorkerFailure(
+                    "sandbox_timeout",
+                    "The code ran past its time budget and was stopped.",
+                    timed_out=True,
+                )
+            readable, _, _ = select.select([fd], [], [], remaining)
+            if not readable:
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise WorkerFailure(
+                    "sandbox_crashed",
+                    "The sandbox process stopped (it hit an OS limit or crashed).",
+                )
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            logger.warning("Sandbox worker %s did not exit", self.pid)
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+class WorkerPool:
+    """At most `size` workers, each serving one job at a time; thread-safe."""
+
+    def __init__(self, size: int, memory_mb: int):
+        self.size = size
+        self.memory_mb = memory_mb
+        self.owner_pid = os.getpid()
+        self._slots = threading.BoundedSemaphore(size)
+        self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
+        self._all: set[Worker] = set()
+        self._lock = threading.Lock()
+
+    def call(self, job: dict, deadline: float) -> dict:
+        """Send `job` to a free worker; wait for its reply until `deadline`."""
+        if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise WorkerFailure(
+                "sandbox_busy",
+                "Every sandbox worker stayed busy until the time budget ran out.",
+                timed_out=True,
+            )
+        try:
+            worker = self._take()
+            try:
+                reply = worker.call(job, deadline)
+            except WorkerFailure:
+                self._discard(worker)
+                self._replace_in_background()
+                raise
+            self._idle.put(worker)
+            return reply
+        finally:
+            self._slots.release()
+
+    def warm(self) -> None:
+        """Start one worker now, so the first run does not pay the start-up."""
+        if self._idle.empty():
+            self._idle.put(self._spawn())
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [worker.pid for worker in self._all]
+
+    def close(self) -> None:
+        with self._lock:
+            workers, self._all = list(self._all), set()
+        for worker in workers:
+            worker.kill()
+
+    def _take(self) -> Worker:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            return self._spawn()
+
+    def _spawn(self) -> Worker:
+        worker = Worker(self.memory_mb)
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _discard(self, worker: Worker) -> None:
+        with self._lock:
+            self._all.discard(worker)
+        worker.kill()
+
+    def _replace_in_background(self) -> None:
+        def replace():
+            with self._lock:
+                if len(self._all) >= self.size:
+                    return
+            try:
+                self._idle.put(self._spawn())
+            except (OSError, WorkerFailure):
+                logger.exception("Could not start a replacement sandbox worker")
+
+        threading.Thread(target=replace, name="sandbox-respawn", daemon=True).start()
+
+
+_pool: WorkerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def get_pool(size: int, memory_mb: int) -> WorkerPool:
+    """This process's pool; a forked child (gunicorn worker) gets its own."""
+    global _pool
+    pool = _pool
+    if pool is not None and pool.owner_pid == os.getpid():
+        return pool
+    with _pool_lock:
+        if _pool is None or _pool.owner_pid != os.getpid():
+            _pool = WorkerPool(size, memory_mb)
+            atexit.register(_pool.close)
+        return _pool
