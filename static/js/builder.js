@@ -422,8 +422,13 @@ function fieldWidget(field, value, onChange, wrapper) {
     case "json":
     case "json-object": {
       const input = h("textarea", { class: "code-input mono", rows: "5", spellcheck: "false" });
-      input.value = typeof value === "string" && field.widget === "json" ? value : prettyJson(value ?? {});
+      if (field.widget === "json") input.value = typeof value === "string" ? value : value == null ? "" : prettyJson(value);
+      else input.value = prettyJson(value ?? {});
       input.addEventListener("input", () => {
+        if (field.widget === "json" && !input.value.trim()) {
+          onChange(null);
+          return;
+        }
         let parsed;
         try {
           parsed = JSON.parse(input.value);
@@ -655,6 +660,46 @@ async function adoptVersionIfGraphUnchanged(serverFlow) {
 
 // ---------------------------------------------------------------- zoom
 
+/**
+ * Zoom and pan so every node is in view (never zooming in past 100%).
+ * Drawflow draws the canvas as translate(canvas_x, canvas_y) scale(zoom) around
+ * the canvas centre, so a canvas point p lands at centre + (p - centre) * zoom + t.
+ */
+function fitView() {
+  const entries = Object.values(editor.drawflow.drawflow.Home.data);
+  if (!entries.length) return;
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const entry of entries) {
+    const element = nodeElement(String(entry.id));
+    minX = Math.min(minX, entry.pos_x);
+    minY = Math.min(minY, entry.pos_y);
+    maxX = Math.max(maxX, entry.pos_x + (element?.offsetWidth || 170));
+    maxY = Math.max(maxY, entry.pos_y + (element?.offsetHeight || 60));
+  }
+  const width = container.clientWidth;
+  const height = container.clientHeight;
+  const pad = 40;
+  const zoom = Math.max(editor.zoom_min, Math.min(1, (width - 2 * pad) / (maxX - minX), (height - 2 * pad) / (maxY - minY)));
+  const centreX = editor.precanvas.clientWidth / 2;
+  const centreY = editor.precanvas.clientHeight / 2;
+  editor.zoom = zoom;
+  editor.zoom_last_value = zoom;
+  editor.canvas_x = pad - (centreX + (minX - centreX) * zoom);
+  editor.canvas_y = pad - (centreY + (minY - centreY) * zoom);
+  editor.precanvas.style.transform = `translate(${editor.canvas_x}px, ${editor.canvas_y}px) scale(${zoom})`;
+  $("zoom-reset").textContent = `${Math.round(zoom * 100)}%`;
+}
+
+/** True when some node sits (partly) outside the visible canvas. */
+function graphOverflowsView() {
+  const view = container.getBoundingClientRect();
+  return [...container.querySelectorAll(".drawflow-node")].some((element) => {
+    const box = element.getBoundingClientRect();
+    return box.left < view.left || box.top < view.top || box.right > view.right || box.bottom > view.bottom;
+  });
+}
+
+$("zoom-fit").addEventListener("click", fitView);
 $("zoom-in").addEventListener("click", () => editor.zoom_in());
 $("zoom-out").addEventListener("click", () => editor.zoom_out());
 $("zoom-reset").addEventListener("click", () => editor.zoom_reset());
@@ -993,5 +1038,6 @@ window.addEventListener("keydown", (event) => {
 
 renderSigning();
 refreshEmptyHint();
+if (graphOverflowsView()) fitView();
 renderSaveState();
 document.body.dataset.builderReady = "true";

@@ -11,7 +11,7 @@ export const DEFAULT_DATA = {
   }),
   condition: () => ({ expression: "input.amount > 100" }),
   transform: () => ({ values: { greeting: "Hello {{ input.name }}" } }),
-  http_request: () => ({ method: "GET", url: "https://example.com/", headers: {}, body: "", timeout_ms: 10000 }),
+  http_request: () => ({ method: "GET", url: "https://example.com/", headers: {}, body: null, timeout_ms: 10000 }),
   agent: () => ({ agent_id: "", message: "{{ input.message }}" }),
   delay: () => ({ ms: 1000 }),
   response: () => ({ status: 200, headers: {}, body: { ok: true } }),

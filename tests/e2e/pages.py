@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -20,7 +21,10 @@ def open_builder(page, live_url: str, flow):
 
 def canvas_node(page, name: str):
     """The canvas node whose title is `name`."""
-    return page.locator(".drawflow-node", has=page.locator(".node-name", has_text=name))
+    exactly = re.compile(f"^{re.escape(name)}$")
+    return page.locator(
+        ".drawflow-node", has=page.locator(".node-name", has_text=exactly)
+    )
 
 
 def connect(page, source, target, output: str = "output_1") -> None:
