@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.e2e.pages import canvas_node, connect, open_builder
+from tests.e2e.pages import canvas_node, connect, open_builder, save_screenshot
 from tests.factories import FlowFactory
 
 CODE = "return {greeting: 'hi ' + input.name};"
@@ -48,6 +48,7 @@ def test_a_user_builds_saves_and_reloads_a_two_node_flow(
     canvas_node(page, "Greet").click()
     expect(page.get_by_label("JavaScript")).to_have_value(CODE)
     expect(page.locator("#save-state")).to_have_text("All changes saved")
+    save_screenshot(page, "builder")
     assert page_errors == []
 
 
@@ -134,3 +135,33 @@ def test_a_condition_node_connects_from_its_false_output(alice_page, live_url, a
         ("greet", "condition_1", None),
         ("condition_1", "response_1", "false"),
     }
+
+
+def test_the_delete_key_removes_a_selected_connection(alice_page, live_url, alice):
+    page = alice_page
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+
+    start = canvas_node(page, "Webhook").locator(".output_1").bounding_box()
+    end = canvas_node(page, "Greet").locator(".input_1").bounding_box()
+    middle_x = (start["x"] + start["width"] + end["x"]) / 2
+    page.mouse.click(middle_x, start["y"] + start["height"] / 2)
+    page.keyboard.press("Delete")
+    expect(page.locator(".drawflow .connection")).to_have_count(0)
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#save-state")).to_have_text("Saved")
+
+    flow.refresh_from_db()
+    assert flow.edges == []
+    assert len(flow.nodes) == 2
+
+
+def test_the_zoom_buttons_zoom_the_canvas(alice_page, live_url, alice):
+    page = alice_page
+    open_builder(page, live_url, FlowFactory(owner=alice))
+
+    page.get_by_role("button", name="Zoom in").click()
+
+    expect(page.locator("#zoom-reset")).to_have_text("110%")
+    transform = page.locator(".drawflow").evaluate("el => el.style.transform")
+    assert "scale(1.1)" in transform
