@@ -60,9 +60,11 @@ function formatDuration(ms) {
 function formatTime(iso) {
   if (!iso) return "";
   const date = new Date(iso);
-  return date.toLocaleString(undefined, {
-    month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
-  });
+  const today = date.toDateString() === new Date().toDateString();
+  const options = today
+    ? { hour: "2-digit", minute: "2-digit", second: "2-digit" }
+    : { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
+  return date.toLocaleString(undefined, options);
 }
 
 async function copyText(text, button) {
