@@ -929,18 +929,32 @@ $("history-refresh").addEventListener("click", loadHistory);
 
 // ---------------------------------------------------------------- webhook settings
 
-const webhookState = { enabled: flow.webhook_enabled, signed: flow.webhook_signed };
+const webhookState = { enabled: flow.webhook_enabled, signed: flow.webhook_signed, secret: "" };
 
+/**
+ * A ready-to-paste example. For a signed flow it computes the Standard Webhooks
+ * signature with openssl (HMAC-SHA256 of "id.timestamp.body" keyed with the
+ * base64-decoded secret), filling in the secret when it was just created here.
+ */
 function renderCurl() {
-  const lines = [
-    `curl -X POST '${flow.webhook_url}' \\`,
-    `  -H 'Content-Type: application/json' \\`,
-    `  -d '{"name": "Ada"}'`,
-  ];
-  if (webhookState.signed) {
-    lines.splice(2, 0, `  -H 'webhook-id: msg_1' -H 'webhook-timestamp: <unix seconds>' \\`,
-      `  -H 'webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>' \\`);
-  }
+  const url = flow.webhook_url;
+  const lines = webhookState.signed
+    ? [
+      `SECRET='${webhookState.secret || "whsec_…"}'  # your signing secret`,
+      `BODY='{"name": "Ada"}'`,
+      `ID="msg_$(date +%s%N)"; TS=$(date +%s)`,
+      `KEY=$(printf %s "\${SECRET#whsec_}" | base64 -d | od -An -tx1 | tr -d ' \\n')`,
+      `SIG=$(printf %s "$ID.$TS.$BODY" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$KEY" -binary | base64)`,
+      `curl -X POST '${url}' \\`,
+      `  -H 'Content-Type: application/json' \\`,
+      `  -H "webhook-id: $ID" -H "webhook-timestamp: $TS" \\`,
+      `  -H "webhook-signature: v1,$SIG" -d "$BODY"`,
+    ]
+    : [
+      `curl -X POST '${url}' \\`,
+      `  -H 'Content-Type: application/json' \\`,
+      `  -d '{"name": "Ada"}'`,
+    ];
   $("webhook-curl").textContent = lines.join("\n");
 }
 
@@ -977,6 +991,7 @@ $("secret-create").addEventListener("click", async () => {
   try {
     const created = await api("POST", `/api/flows/${flow.id}/webhook-secret`);
     webhookState.signed = true;
+    webhookState.secret = created.secret;
     $("secret-value").value = created.secret;
     $("secret-once").hidden = false;
     await adoptVersionIfGraphUnchanged();
@@ -992,6 +1007,7 @@ $("secret-remove").addEventListener("click", async () => {
   try {
     await api("DELETE", `/api/flows/${flow.id}/webhook-secret`);
     webhookState.signed = false;
+    webhookState.secret = "";
     $("secret-once").hidden = true;
     $("secret-value").value = "";
     await adoptVersionIfGraphUnchanged();

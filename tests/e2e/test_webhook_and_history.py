@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import urllib.request
 
 from playwright.sync_api import expect
@@ -110,11 +112,37 @@ def test_a_signing_secret_is_shown_once_and_can_be_removed(alice_page, live_url,
     secret = page.locator("#secret-value")
     expect(secret).to_have_value(re.compile(r"^whsec_"))
     expect(page.locator("#signing-state")).to_have_text("Signed")
+    expect(page.locator("#webhook-curl")).to_contain_text(secret.input_value())
     flow.refresh_from_db()
-    assert flow.webhook_secret
+    assert flow.webhook_secret == secret.input_value()
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Remove").click()
     expect(page.locator("#signing-state")).to_have_text("Unsigned")
     expect(page.locator("#secret-once")).to_be_hidden()
     flow.refresh_from_db()
     assert flow.webhook_secret == ""
+
+
+def test_the_signed_curl_example_runs_as_pasted(alice_page, live_url, alice):
+    """Paste the left panel's example into a shell: the signed call is accepted.
+
+    Needs the webhooks app (issue 4), curl and openssl.
+    """
+    assert shutil.which("curl") and shutil.which("openssl")
+    page = alice_page
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+    page.get_by_role("button", name="Add secret").click()
+    expect(page.locator("#signing-state")).to_have_text("Signed")
+
+    example = page.locator("#webhook-curl").inner_text()
+    shell = subprocess.run(
+        ["bash", "-c", example + " --silent --fail-with-body"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+    assert shell.returncode == 0, shell.stdout + shell.stderr
+    assert json.loads(shell.stdout)["results"]["greet"] == {"greeting": "hi Ada"}
+    assert FlowRun.objects.get(flow=flow).trigger == "webhook"
