@@ -30,3 +30,13 @@ def test_a_wrong_password_shows_the_error_next_to_the_form(page, live_url, alice
     expect(error).to_have_text("Wrong username or password. Try again.")
     expect(page.get_by_label("Username")).to_have_value("alice")
     expect(page).to_have_url(f"{live_url}/login/")
+
+
+def test_signing_out_returns_to_the_login_page(alice_page, live_url):
+    alice_page.goto(f"{live_url}/")
+
+    alice_page.get_by_role("button", name="Sign out").click()
+
+    expect(alice_page).to_have_url(f"{live_url}/login/")
+    alice_page.goto(f"{live_url}/")
+    expect(alice_page).to_have_url(f"{live_url}/login/?next=/")
