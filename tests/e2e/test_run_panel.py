@@ -117,3 +117,23 @@ def test_unsaved_changes_are_saved_before_the_run(alice_page, live_url, alice):
     expect(page.locator("#save-state")).to_have_text("Saved")
     flow.refresh_from_db()
     assert flow.nodes[1]["data"]["code"] == "return {answer: 42};"
+
+
+def test_a_progress_indicator_shows_while_the_flow_runs(alice_page, live_url, alice):
+    page = alice_page
+    nodes = [trigger(), node("wait", "delay", ms=1000)]
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "wait")])
+    open_builder(page, live_url, flow)
+
+    page.get_by_role("tab", name="Run").click()
+    page.get_by_role("button", name="Run flow").click()
+
+    expect(page.locator("#run-progress")).to_be_visible()
+    expect(page.locator("#run-progress")).to_contain_text("Running…")
+    expect(page.get_by_role("button", name="Run flow")).to_be_disabled()
+    expect(page.locator("#run-result").get_by_test_id("run-status")).to_have_text(
+        "succeeded"
+    )
+    expect(page.locator("#run-progress")).to_be_hidden()
+    expect(page.get_by_role("button", name="Run flow")).to_be_enabled()
+    expect(canvas_node(page, "Wait")).to_have_class(re.compile("run-succeeded"))
