@@ -24,6 +24,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 run: $(VENV)/.installed .env
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
+	$(PY) manage.py sweep_stale_runs
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Weir is serving on http://$(HOST):$(PORT)/"
 	$(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \

@@ -6,7 +6,7 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.urls import reverse
 from django.utils import timezone
 
@@ -208,6 +208,50 @@ class FlowRun(models.Model):
         }
 
 
+class RunStepQuerySet(models.QuerySet):
+    def insert_rows(self, rows: list[dict]) -> None:
+        """Insert step rows (dicts keyed by field attname) in one `executemany`.
+
+        `bulk_create` compiles every row through the ORM, about 100 µs a row;
+        the engine writes a row per node, so it prepares the values itself.
+        """
+        if not rows:
+            return
+        connection = connections[self.db]
+        fields = [
+            field for field in RunStep._meta.concrete_fields if not field.primary_key
+        ]
+        quote = connection.ops.quote_name
+        sql = "INSERT INTO {} ({}) VALUES ({})".format(
+            quote(RunStep._meta.db_table),
+            ", ".join(quote(field.column) for field in fields),
+            ", ".join(["%s"] * len(fields)),
+        )
+        preparers = [
+            (field.attname, _preparer(field, connection), field.get_default())
+            for field in fields
+        ]
+        params = [
+            [prepare(row.get(name, default)) for name, prepare, default in preparers]
+            for row in rows
+        ]
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+
+
+def _preparer(field, connection):
+    """The cheapest correct conversion of one field's values for the database."""
+    if isinstance(field, models.JSONField):
+        adapt_json, encoder = connection.ops.adapt_json_value, field.encoder
+        return lambda value: None if value is None else adapt_json(value, encoder)
+    if isinstance(field, models.DateTimeField):
+        adapt_datetime = connection.ops.adapt_datetimefield_value
+        return lambda value: None if value is None else adapt_datetime(value)
+    if isinstance(field, models.ForeignKey):
+        return lambda value: field.get_db_prep_save(value, connection)
+    return lambda value: value
+
+
 class RunStep(models.Model):
     """One node's part in a run: its status, output, error, console logs and timing."""
 
@@ -232,6 +276,8 @@ class RunStep(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
+
+    objects = RunStepQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "position"]

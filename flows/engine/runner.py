@@ -90,6 +90,16 @@ def _invalid(node_id, message: str) -> RunStopped:
     )
 
 
+def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
+    """A node's failure as a NodeError; anything unexpected is a logged bug."""
+    if isinstance(exception, NodeError):
+        return exception
+    logger.error("Node %s of run %s raised", node_id, run.id, exc_info=exception)
+    return NodeError(
+        "internal_error", "The node failed unexpectedly; the error has been logged."
+    )
+
+
 def json_size(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
@@ -103,7 +113,7 @@ class Execution:
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.fired: set[int] = set()
-        self.steps: list[RunStep] = []
+        self.steps: list[dict] = []  # RunStep rows, written in batches
         self.flushed = 0
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
@@ -158,7 +168,8 @@ class Execution:
         try:
             output = planned.kind.run(node.get("data") or {}, ctx)
             self.check_size(output)
-        except NodeError as failure:
+        except Exception as exception:
+            failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
                 "code": failure.code,
@@ -200,7 +211,12 @@ class Execution:
         return {source: self.results.get(source) for source in dict.fromkeys(sources)}
 
     def check_size(self, output: Any) -> None:
-        size = json_size(output)
+        try:
+            size = json_size(output)
+        except (TypeError, ValueError) as error:
+            raise NodeError(
+                "invalid_output", f"The node's output is not JSON: {error}"
+            ) from error
         if size > settings.RUN_MAX_OUTPUT_BYTES:
             raise NodeError(
                 "output_too_large",
@@ -230,26 +246,26 @@ class Execution:
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
         self.steps.append(
-            RunStep(
-                run=self.run,
-                position=len(self.steps),
-                node_id=node["id"],
-                node_type=node.get("type", ""),
-                node_name=node.get("name", "")[:200],
-                status=status,
-                output=output,
-                error=error,
-                logs=logs,
-                started_at=started_at,
-                finished_at=timezone.now() if started_at else None,
-                duration_ms=(time.perf_counter() - clock) * 1000 if clock else None,
-            )
+            {
+                "run_id": self.run.id,
+                "position": len(self.steps),
+                "node_id": node["id"],
+                "node_type": node.get("type", ""),
+                "node_name": (node.get("name") or "")[:200],
+                "status": status,
+                "output": output,
+                "error": error,
+                "logs": logs,
+                "started_at": started_at,
+                "finished_at": timezone.now() if started_at else None,
+                "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
+            }
         )
         if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
 
     def flush_steps(self) -> None:
-        RunStep.objects.bulk_create(self.steps[self.flushed :])
+        RunStep.objects.insert_rows(self.steps[self.flushed :])
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
 

@@ -23,6 +23,7 @@ from django.conf import settings
 
 from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
 from flows.nodes.checks import integer_between, string_map, text
+from flows.nodes.templates import as_text
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT_MS = 10_000
@@ -67,7 +68,7 @@ class HttpRequestNode(NodeKind):
         if not isinstance(url, str) or not _is_http_url(url):
             raise NodeError("invalid_url", f"Not an http(s) URL: {str(url)[:200]!r}.")
         headers = {
-            name: str(value)
+            name: as_text(value)
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
         body = _encode_body(ctx.render(data.get("body")), headers)

@@ -6,6 +6,7 @@ from typing import Any
 
 from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind
 from flows.nodes.checks import integer_between, string_map
+from flows.nodes.templates import as_text
 
 # Headers that belong to the server (framing, connection, cookies), never to a flow.
 UNSAFE_HEADERS = frozenset(
@@ -48,9 +49,10 @@ class ResponseNode(NodeKind):
         return problems
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
-        headers = ctx.render(data.get("headers") or {})
+        rendered = ctx.render(data.get("headers") or {})
+        headers = {name: as_text(value) for name, value in rendered.items()}
         for name, value in headers.items():
-            if not isinstance(value, str) or "\n" in value or "\r" in value:
+            if "\n" in value or "\r" in value:
                 raise NodeError(
                     "invalid_header", f"Header {name!r} must be one line of text."
                 )

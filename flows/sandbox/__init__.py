@@ -81,7 +81,7 @@ def evaluate(expressions: list[str], variables: dict, *, deadline=None) -> list:
     return [_decode(item, []) for item in settled]
 
 
-def pool():
+def worker_pool():
     return get_pool(settings.SANDBOX_WORKERS, settings.CODE_MEMORY_MB)
 
 
@@ -105,7 +105,7 @@ def _call(job: dict, variables: dict, deadline: float | None) -> dict:
         },
     )
     try:
-        return pool().call(job, now + timeout_ms / 1000 + KILL_MARGIN_SECONDS)
+        return worker_pool().call(job, now + timeout_ms / 1000 + KILL_MARGIN_SECONDS)
     except WorkerFailure as failure:
         raise SandboxError(failure.code, failure.message) from failure
 

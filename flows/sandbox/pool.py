@@ -51,8 +51,11 @@ class Worker:
             start_new_session=True,
         )
         self._buffer = b""
-        ready = self._read_line(time.monotonic() + STARTUP_SECONDS)
-        if json.loads(ready) != {"ready": True}:
+        try:
+            ready = json.loads(self._read_line(time.monotonic() + STARTUP_SECONDS))
+        except (WorkerFailure, ValueError):
+            ready = None
+        if ready != {"ready": True}:
             self.kill()
             raise WorkerFailure("sandbox_unavailable", "The sandbox did not start.")
 
@@ -136,11 +139,6 @@ class WorkerPool:
             return reply
         finally:
             self._slots.release()
-
-    def warm(self) -> None:
-        """Start one worker now, so the first run does not pay the start-up."""
-        if self._idle.empty():
-            self._idle.put(self._spawn())
 
     def pids(self) -> list[int]:
         with self._lock:

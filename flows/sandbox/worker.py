@@ -11,6 +11,7 @@ space, CPU seconds) are the second wall, for the day QuickJS's own limits fail.
 """
 
 import json
+import re
 import resource
 import sys
 import time
@@ -104,6 +105,32 @@ TAKE_HARNESS = (
 )
 
 OUT_OF_MEMORY = "out of memory"
+# `new Function` puts the user's first line on line 3 of its source.
+FUNCTION_HEADER_LINES = 2
+USER_FRAME = re.compile(r"\(?<input>:(\d+):(\d+)\)?")
+
+
+def tidy(text: str) -> str:
+    """The error line and the user's own stack frames, with their line numbers.
+
+    Frames from the first native call on belong to the harness and are dropped.
+    """
+    lines = text.strip().splitlines()
+    kept = lines[:1]
+    for line in lines[1:]:
+        if "(native)" in line:
+            break
+        if line.strip() == "undefined":  # the "stack" of a thrown non-Error
+            continue
+        kept.append(
+            USER_FRAME.sub(
+                lambda m: f"(line {int(m[1]) - FUNCTION_HEADER_LINES}, column {m[2]})",
+                line,
+            )
+        )
+    return "\n".join(kept)[:2000]
+
+
 INTERRUPTED = "interrupted"
 
 
@@ -122,7 +149,7 @@ def classify(error: Exception) -> tuple[str, str]:
         return "memory_limit", "The code ran out of memory (heap limit reached)."
     if INTERRUPTED in first_line:
         return "code_timeout", "The code ran longer than its time limit."
-    return "code_error", text[:2000]
+    return "code_error", tidy(text)
 
 
 def drain_jobs(context, deadline: float) -> None:
@@ -171,6 +198,9 @@ def handle(job: dict) -> dict:
             "logs_truncated": report["logsTruncated"],
         }
     report["logs_truncated"] = report.pop("logsTruncated")
+    settled = report["settled"]
+    if isinstance(settled, dict) and settled.get("error") == "code_error":
+        settled["message"] = tidy(str(settled.get("message", "")))
     return report
 
 
@@ -208,6 +238,7 @@ def limit_address_space(memory_mb: int) -> None:
 def main() -> None:
     memory_mb = int(sys.argv[1])
     limit_address_space(memory_mb)
+    limit_cpu(10)  # until the first job sets its own budget
     resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
     reader, writer = sys.stdin.buffer, sys.stdout.buffer
     writer.write(b'{"ready": true}\n')

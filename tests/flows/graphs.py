@@ -34,3 +34,11 @@ def code(node_id: str, source: str) -> dict:
 
 def trigger() -> dict:
     return node("trigger", "webhook", method="POST")
+
+
+def chain_flow(*nodes: dict, **fields):
+    """A saved flow whose nodes run one after the other."""
+    from tests.factories import FlowFactory
+
+    node_list, edges = chain(*nodes)
+    return FlowFactory(nodes=node_list, edges=edges, **fields)

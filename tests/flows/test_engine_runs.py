@@ -6,6 +6,7 @@ import pytest
 
 from flows.engine import run_flow
 from flows.models import FlowRun, RunStep
+from flows.nodes import NODE_KINDS
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, edge, node, trigger
 
@@ -336,3 +337,80 @@ def test_results_over_the_run_cap_fail_the_run_with_output_too_large(settings):
     assert run.status == "failed"
     assert run.error["code"] == "output_too_large"
     assert run.error["node_id"] == "copy2"
+
+
+def test_the_run_is_stored_queued_then_running_while_nodes_run(monkeypatch):
+    seen = []
+    original_mark_running = FlowRun.mark_running
+    transform = NODE_KINDS["transform"]
+    original_run = transform.run
+
+    def mark_running(run):
+        seen.append(("before running", FlowRun.objects.get(pk=run.pk).status))
+        original_mark_running(run)
+
+    def spy(data, ctx):
+        seen.append(("inside a node", FlowRun.objects.get(pk=ctx.run.pk).status))
+        return original_run(data, ctx)
+
+    monkeypatch.setattr(FlowRun, "mark_running", mark_running)
+    monkeypatch.setattr(transform, "run", spy)
+    flow = make_flow(*chain(trigger(), node("t", "transform", values={"a": 1})))
+
+    run = run_flow(flow, {}, "manual")
+
+    assert seen == [("before running", "queued"), ("inside a node", "running")]
+    assert FlowRun.objects.get(pk=run.pk).status == "succeeded"
+
+
+def test_a_code_node_past_the_run_deadline_ends_the_run_timed_out(settings):
+    settings.RUN_TIMEOUT_SECONDS = 0.3
+    settings.CODE_TIMEOUT_MS = 5000
+    flow = make_flow(*chain(trigger(), code("spin", "while (true) {}")))
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.status == "timed_out"
+    assert run.error["node_id"] == "spin"
+    assert run.duration_ms < 2000
+
+
+def test_an_unexpected_exception_in_a_node_fails_that_node_as_internal_error(
+    monkeypatch, caplog
+):
+    def broken(data, ctx):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(NODE_KINDS["transform"], "run", broken)
+    flow = make_flow(*chain(trigger(), node("t", "transform", values={})))
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.status == "failed"
+    assert run.error == {
+        "node_id": "t",
+        "code": "internal_error",
+        "message": "The node failed unexpectedly; the error has been logged.",
+    }
+    assert run.steps.get(node_id="t").status == "failed"
+    assert "Node t of run" in caplog.text
+
+
+def test_an_output_that_is_not_json_fails_with_invalid_output(monkeypatch):
+    monkeypatch.setattr(NODE_KINDS["transform"], "run", lambda data, ctx: {1, 2})
+    flow = make_flow(*chain(trigger(), node("t", "transform", values={})))
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.error["code"] == "invalid_output"
+
+
+def test_a_response_header_rendered_with_a_line_break_fails_the_node():
+    response = node("reply", "response", headers={"X-Name": "{{ input.name }}"})
+    flow = make_flow(*chain(trigger(), response))
+
+    run = run_flow(flow, {"name": "a\r\nSet-Cookie: session=stolen"}, "webhook")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "invalid_header"
+    assert run.response is None

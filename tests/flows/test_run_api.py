@@ -9,7 +9,7 @@ import pytest
 from flows.engine import run_flow
 from flows.models import FlowRun
 from tests.factories import FlowFactory, FlowRunFactory
-from tests.flows.graphs import chain, code, trigger
+from tests.flows.graphs import chain, chain_flow, code, trigger
 
 pytestmark = pytest.mark.django_db
 
@@ -32,11 +32,7 @@ def test_running_a_flow_with_a_json_object_answers_the_run_result(api, alice_flo
 
 
 def test_running_with_no_body_uses_an_empty_input(api, alice):
-    flow = FlowFactory(
-        owner=alice,
-        nodes=chain(trigger(), code("a", "return input"))[0],
-        edges=chain(trigger(), code("a", "return input"))[1],
-    )
+    flow = chain_flow(trigger(), code("a", "return input"), owner=alice)
 
     response = api.post(f"/api/flows/{flow.id}/run")
 
