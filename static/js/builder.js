@@ -1,10 +1,10 @@
 // The flow builder: Drawflow canvas, palette, inspector, save, run and history.
-// Everything the user typed reaches the DOM through textContent or escapeHtml().
+// Everything the user typed reaches the DOM through textContent, or through
+// graph_format.nodeHtml() (escaped) for Drawflow's innerHTML.
 import { api } from "./api.js";
 import {
   drawflowNode,
   drawflowToGraph,
-  escapeHtml,
   freshNodeId,
   graphToDrawflow,
   kindClass,
@@ -88,7 +88,7 @@ async function copyText(text, button) {
 const container = $("drawflow");
 const editor = new window.Drawflow(container);
 editor.start();
-let { importData, records } = graphToDrawflow(flow, kinds);
+const { importData, records } = graphToDrawflow(flow, kinds);
 editor.import(importData);
 
 const state = {
