@@ -803,6 +803,11 @@ function renderRun(target, run, steps) {
     }
     list.append(item);
   }
+  if (run.response) {
+    children.push(h("div", { class: "run-response" },
+      h("div", { class: "step-label", text: `Webhook response · HTTP ${run.response.status}` }),
+      h("pre", { class: "step-output", text: prettyJson(run.response.body) })));
+  }
   if (!steps.length) children.push(h("p", { class: "muted", text: "No node ran." }));
   children.push(list);
   target.replaceChildren(...children);
@@ -868,7 +873,8 @@ async function runFlow() {
     } catch (error) {
       detail = null;
     }
-    renderRun(result, { ...outcome, ...(detail ? { trigger: detail.trigger } : {}) }, stepsOf(outcome, detail));
+    const extra = detail ? { trigger: detail.trigger, response: detail.response } : {};
+    renderRun(result, { ...outcome, ...extra }, stepsOf(outcome, detail));
   } catch (error) {
     paintCanvas([]);
     result.replaceChildren(h("div", { class: "run-error", role: "alert" },

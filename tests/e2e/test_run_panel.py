@@ -137,3 +137,19 @@ def test_a_progress_indicator_shows_while_the_flow_runs(alice_page, live_url, al
     expect(page.locator("#run-progress")).to_be_hidden()
     expect(page.get_by_role("button", name="Run flow")).to_be_enabled()
     expect(canvas_node(page, "Wait")).to_have_class(re.compile("run-succeeded"))
+
+
+def test_a_response_node_shows_the_webhook_response(alice_page, live_url, alice):
+    page = alice_page
+    reply = node("reply", "response", status=201, body={"hello": "{{ input.name }}"})
+    flow = FlowFactory(
+        owner=alice, nodes=[trigger(), reply], edges=[edge("trigger", "reply")]
+    )
+    open_builder(page, live_url, flow)
+
+    page.get_by_role("tab", name="Run").click()
+    page.get_by_role("button", name="Run flow").click()
+
+    response = page.locator("#run-result .run-response")
+    expect(response).to_contain_text("Webhook response · HTTP 201")
+    expect(response).to_contain_text('"hello": "Ada"')

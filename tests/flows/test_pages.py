@@ -225,3 +225,27 @@ def test_the_agents_page_lists_active_agents(alice_client):
 
     assert "Echo" in html
     assert "Retired" not in html
+
+
+def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
+    nodes = [
+        {"id": "t", "type": "webhook", "name": "T", "data": {}},
+        {
+            "id": "c",
+            "type": "code",
+            "name": "C",
+            "data": {"code": "throw new Error('no coffee');"},
+        },
+    ]
+    edges = [{"id": "e", "source": "t", "target": "c", "sourceHandle": None}]
+    run = run_flow(FlowFactory(owner=alice, nodes=nodes, edges=edges), {}, "manual")
+
+    html = alice_client.get(f"/runs/{run.id}/").content.decode()
+
+    assert run.status == "failed"
+    assert "Node c failed" in html
+    assert "no coffee" in html
+    assert re.findall(r'<li class="timeline-step status-(\w+)">', html) == [
+        "succeeded",
+        "failed",
+    ]
