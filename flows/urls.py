@@ -7,4 +7,5 @@ app_name = "flows"
 urlpatterns = [
     path("", views.flow_list, name="list"),
     path("flows/<uuid:flow_id>/", views.builder, name="builder"),
+    path("runs/<uuid:run_id>/", views.run_detail, name="run"),
 ]

@@ -1,0 +1,182 @@
+// The one place that translates between DESIGN.md's graph format
+//   nodes [{id, type, name, position: {x, y}, data}], edges [{id, source, target, sourceHandle}]
+// and Drawflow's export format
+//   {drawflow: {Home: {data: {"<dfId>": {id, name, data, class, html, inputs, outputs, pos_x, pos_y}}}}}.
+//
+// Drawflow numbers its nodes itself. The flow's own node (a "record": {id, type,
+// name, data}) is kept beside the editor in a Map keyed by Drawflow id, so ids
+// survive a round trip. Drawflow's own per-node `data` stays empty on purpose:
+// Drawflow builds CSS selectors from its keys, and user keys (a transform's
+// value names) would break those selectors.
+// Output ports are numbered: handle k of a kind (its `output_handles`) is
+// Drawflow's `output_<k+1>`, so a condition's "true" is output_1 and "false" output_2.
+// Drawflow sets node HTML with innerHTML: nodeHtml() escapes every user value.
+
+const MODULE = "Home";
+
+export function escapeHtml(value) {
+  return String(value ?? "")
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+export function kindOf(kinds, type) {
+  return kinds[type] || { type, label: type, output_handles: [null], is_trigger: false };
+}
+
+/** A CSS class for a node type; types are validated server-side, this is belt and braces. */
+export function kindClass(type) {
+  return "kind-" + String(type).replace(/[^a-z0-9_]/gi, "");
+}
+
+/** The node's inner HTML on the canvas, built only from escaped values. */
+export function nodeHtml(record, kind) {
+  const name = record.name || kind.label;
+  const handles = kind.output_handles
+    .filter((handle) => handle !== null)
+    .map((handle) => `<span>${escapeHtml(handle)}</span>`)
+    .join("");
+  return (
+    `<div class="node-card">` +
+    `<div class="node-kind"><span class="kind-dot"></span>${escapeHtml(kind.label)}</div>` +
+    `<div class="node-name">${escapeHtml(name)}</div>` +
+    `<div class="node-run" aria-live="polite"></div>` +
+    (handles ? `<div class="node-handles">${handles}</div>` : "") +
+    `</div>`
+  );
+}
+
+function portsFor(kind) {
+  const inputs = kind.is_trigger ? {} : { input_1: { connections: [] } };
+  const outputs = {};
+  kind.output_handles.forEach((handle, index) => {
+    outputs[`output_${index + 1}`] = { connections: [] };
+  });
+  return { inputs, outputs };
+}
+
+/** A new Drawflow node entry (used by import and by "add node"). */
+export function drawflowNode(dfId, record, kind, position) {
+  const { inputs, outputs } = portsFor(kind);
+  return {
+    id: Number(dfId),
+    name: kindClass(record.type),
+    data: {},
+    class: kindClass(record.type),
+    html: nodeHtml(record, kind),
+    typenode: false,
+    inputs,
+    outputs,
+    pos_x: position.x,
+    pos_y: position.y,
+  };
+}
+
+/**
+ * DESIGN.md graph -> {importData for editor.import(), records: Map(dfId -> record)}.
+ * Drawflow ids are "1".."n" in node order.
+ */
+export function graphToDrawflow(graph, kinds) {
+  const data = {};
+  const records = new Map();
+  const dfIdOf = new Map();
+  graph.nodes.forEach((node, index) => dfIdOf.set(node.id, String(index + 1)));
+  graph.nodes.forEach((node, index) => {
+    const record = {
+      id: node.id,
+      type: node.type,
+      name: node.name ?? "",
+      data: node.data ?? {},
+    };
+    const position = node.position || { x: 40 + index * 240, y: 80 };
+    const dfId = dfIdOf.get(node.id);
+    records.set(dfId, record);
+    data[dfId] = drawflowNode(dfId, record, kindOf(kinds, node.type), position);
+  });
+  for (const edge of graph.edges) {
+    const source = dfIdOf.get(edge.source);
+    const target = dfIdOf.get(edge.target);
+    if (!source || !target) continue;
+    const kind = kindOf(kinds, records.get(source).type);
+    const portIndex = kind.output_handles.indexOf(edge.sourceHandle ?? null);
+    const output = `output_${portIndex + 1}`;
+    if (portIndex < 0 || !data[target].inputs.input_1) continue;
+    data[source].outputs[output].connections.push({ node: target, output: "input_1" });
+    data[target].inputs.input_1.connections.push({ node: source, input: output });
+  }
+  return { importData: { drawflow: { [MODULE]: { data } } }, records };
+}
+
+/**
+ * Drawflow export -> DESIGN.md graph. Edge ids are kept when the same
+ * (source, handle, target) existed in `previousEdges`; new edges get fresh ids.
+ * Also returns `nodeDfIds[i]` (the Drawflow id of nodes[i]) and `edgeDfIds[i]`
+ * ([source dfId, target dfId] of edges[i]) so API errors by index can be
+ * pointed at on the canvas.
+ */
+export function drawflowToGraph(exported, records, kinds, previousEdges = []) {
+  const data = exported.drawflow[MODULE].data;
+  const entries = Object.values(data).sort((a, b) => Number(a.id) - Number(b.id));
+  const nodes = [];
+  const nodeDfIds = [];
+  for (const entry of entries) {
+    const record = records.get(String(entry.id));
+    nodes.push({
+      id: record.id,
+      type: record.type,
+      name: record.name,
+      position: { x: Math.round(entry.pos_x), y: Math.round(entry.pos_y) },
+      data: record.data,
+    });
+    nodeDfIds.push(String(entry.id));
+  }
+
+  const previousIds = new Map();
+  for (const edge of previousEdges) {
+    previousIds.set(`${edge.source}|${edge.sourceHandle ?? ""}|${edge.target}`, edge.id);
+  }
+  const usedIds = new Set();
+  const pending = [];
+  for (const entry of entries) {
+    const source = records.get(String(entry.id));
+    const kind = kindOf(kinds, source.type);
+    for (const [output, port] of Object.entries(entry.outputs)) {
+      const handle = kind.output_handles[Number(output.split("_")[1]) - 1] ?? null;
+      for (const connection of port.connections) {
+        const target = records.get(String(connection.node));
+        if (!target) continue;
+        const edge = { id: null, source: source.id, target: target.id, sourceHandle: handle };
+        const key = `${edge.source}|${handle ?? ""}|${edge.target}`;
+        const previous = previousIds.get(key);
+        if (previous && !usedIds.has(previous)) {
+          edge.id = previous;
+          usedIds.add(previous);
+        }
+        pending.push({ edge, dfIds: [String(entry.id), String(connection.node)] });
+      }
+    }
+  }
+  let counter = 1;
+  for (const item of pending) {
+    if (item.edge.id) continue;
+    while (usedIds.has(`e${counter}`)) counter += 1;
+    item.edge.id = `e${counter}`;
+    usedIds.add(item.edge.id);
+  }
+  return {
+    graph: { nodes, edges: pending.map((item) => item.edge) },
+    nodeDfIds,
+    edgeDfIds: pending.map((item) => item.dfIds),
+  };
+}
+
+/** A node id not used yet in the flow, readable: "code_1", "code_2", ... */
+export function freshNodeId(type, existingIds) {
+  const base = String(type).replace(/[^a-z0-9_]/gi, "") || "node";
+  let counter = 1;
+  while (existingIds.has(`${base}_${counter}`)) counter += 1;
+  return `${base}_${counter}`;
+}

@@ -1,0 +1,75 @@
+"""The palette and the inspector's per-kind forms."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.e2e.pages import canvas_node, open_builder
+from tests.factories import AgentFactory, FlowFactory
+
+
+def test_a_kind_dragged_from_the_palette_lands_where_it_is_dropped(
+    alice_page, live_url, alice
+):
+    page = alice_page
+    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    open_builder(page, live_url, flow)
+
+    page.drag_and_drop(
+        '#palette [data-kind="delay"]',
+        "#drawflow",
+        target_position={"x": 400, "y": 300},
+    )
+
+    delay = canvas_node(page, "Delay")
+    expect(delay).to_be_visible()
+    box = delay.bounding_box()
+    canvas = page.locator("#drawflow").bounding_box()
+    assert abs(box["x"] - (canvas["x"] + 400 - 90)) < 3
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#save-state")).to_have_text("Saved")
+    flow.refresh_from_db()
+    assert flow.nodes[0]["type"] == "delay"
+    assert flow.nodes[0]["data"] == {"ms": 1000}
+
+
+def test_a_transform_is_edited_as_key_value_rows(alice_page, live_url, alice):
+    page = alice_page
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+
+    canvas_node(page, "Greet").click()
+    page.locator("#palette").get_by_role("button", name="Transform").click()
+    rows = page.locator("#inspector .kv-row")
+    expect(rows).to_have_count(1)
+    rows.first.get_by_label("Value").fill("Hello {{ input.name }}!")
+    page.get_by_role("button", name="Add row").click()
+    rows.nth(1).get_by_label("Key").fill("city")
+    rows.nth(1).get_by_label("Value").fill("{{ input.address.city }}")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#save-state")).to_have_text("Saved")
+
+    flow.refresh_from_db()
+    transform = flow.nodes[2]
+    assert transform["type"] == "transform"
+    assert transform["data"] == {
+        "values": {
+            "greeting": "Hello {{ input.name }}!",
+            "city": "{{ input.address.city }}",
+        }
+    }
+
+
+def test_an_agent_node_picks_its_agent_from_a_list(alice_page, live_url, alice):
+    page = alice_page
+    agent = AgentFactory(name="Echo")
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+
+    page.locator("#palette").get_by_role("button", name="Agent").click()
+    page.get_by_label("Agent", exact=True).select_option(label="Echo (echo:demo)")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#save-state")).to_have_text("Saved")
+
+    flow.refresh_from_db()
+    assert flow.nodes[2]["data"]["agent_id"] == str(agent.id)
