@@ -29,6 +29,7 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
+USER_AGENT = "Weir-flows/1.0 (http_request node)"
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
@@ -71,6 +72,8 @@ class HttpRequestNode(NodeKind):
             name: as_text(value)
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
+        if not any(name.lower() == "user-agent" for name in headers):
+            headers["User-Agent"] = USER_AGENT
         body = _encode_body(ctx.render(data.get("body")), headers)
         timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000
         deadline = min(time.monotonic() + timeout, ctx.deadline)

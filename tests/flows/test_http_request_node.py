@@ -59,6 +59,7 @@ class Handler(BaseHTTPRequestHandler):
             "content_type": self.headers.get("Content-Type"),
             "host": self.headers.get("Host"),
             "token": self.headers.get("X-Token"),
+            "user_agent": self.headers.get("User-Agent"),
             "body": received,
         }
         self.reply(200, json.dumps(echo).encode())
@@ -126,6 +127,7 @@ def test_url_headers_and_body_are_templated(server, allow_loopback):
 
     echo = run.results["call"]["body"]
     assert echo["token"] == "t0k"
+    assert echo["user_agent"].startswith("Weir")
     assert echo["content_type"] == "application/json"
     assert json.loads(echo["body"]) == {"name": "Ada", "n": 1}
     assert echo["host"] == f"127.0.0.1:{server.server_address[1]}"
