@@ -7,9 +7,9 @@ import uuid
 from agents.models import Conversation, Message
 from flows.engine import run_flow
 from flows.models import Flow, FlowRun
-from tests.agents.conftest import openai_text
 from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, node, trigger
+from tests.llm_server import openai_text
 
 
 def agent_node(agent_id, message="Hello {{ input.name }}"):

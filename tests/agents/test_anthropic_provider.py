@@ -4,8 +4,8 @@ speaking the Messages API."""
 from __future__ import annotations
 
 from agents.models import Message
-from tests.agents.conftest import anthropic_text
 from tests.factories import AgentFactory, FlowFactory
+from tests.llm_server import anthropic_text
 
 MESSAGES = "/v1/messages"
 

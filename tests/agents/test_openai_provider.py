@@ -4,8 +4,8 @@ server speaking chat completions."""
 from __future__ import annotations
 
 from agents.models import Conversation, Message
-from tests.agents.conftest import openai_text
 from tests.factories import AgentFactory, FlowFactory
+from tests.llm_server import openai_text
 
 COMPLETIONS = "/v1/chat/completions"
 

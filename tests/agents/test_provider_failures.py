@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agents.models import Conversation, Message
-from tests.agents.conftest import anthropic_text, openai_text
+from tests.llm_server import anthropic_text, openai_text
 
 PROVIDERS = {
     "openai": ("/v1/chat/completions", openai_text),

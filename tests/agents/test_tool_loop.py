@@ -9,13 +9,13 @@ import pytest
 
 from agents.models import Message
 from flows.models import FlowRun
-from tests.agents.conftest import (
+from tests.factories import AgentFactory, FlowFactory, webhook_code_graph
+from tests.llm_server import (
     anthropic_text,
     anthropic_tool_use,
     openai_text,
     openai_tool_call,
 )
-from tests.factories import AgentFactory, FlowFactory, webhook_code_graph
 
 ORDER_CODE = "return {order: input.number, status: 'shipped'};"
 

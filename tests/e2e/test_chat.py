@@ -1,65 +1,24 @@
-"""The chat page in Debian's Chromium against a live server: send, wait, read.
-
-Self-contained browser fixtures (the shared ones live in tests/e2e); without
-Chromium the tests are skipped locally and fail under CI.
-"""
+"""The chat page in Chromium against a live server: send, wait, read."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
-from django.conf import settings as django_settings
-from django.test import Client
 from playwright.sync_api import expect
 
 from agents.models import Conversation, Message
 from flows.models import FlowRun
-from tests.agents.conftest import openai_text
 from tests.factories import AgentFactory, FlowFactory
-
-# Playwright's sync API keeps an event loop in the main thread; the ORM calls
-# made between page steps are never concurrent with it.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = os.environ.get("WEIR_CHROMIUM", "/usr/bin/chromium")
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args():
-    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-        message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)."
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return {"executable_path": CHROMIUM, "args": ["--no-sandbox", "--disable-gpu"]}
+from tests.llm_server import openai_text
 
 
 @pytest.fixture
-def chat_page(page, live_server, settings, transactional_db, alice):
+def chat_page(alice_page, live_url, dialogs, page_errors):
     """A page signed in as alice; `chat_page.open(agent)` goes to its chat."""
-    settings.BASE_URL = live_server.url
-    client = Client()
-    client.force_login(alice)
-    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
-    page.context.add_cookies(
-        [
-            {
-                "name": django_settings.SESSION_COOKIE_NAME,
-                "value": cookie.value,
-                "url": live_server.url,
-            }
-        ]
+    alice_page.dialogs, alice_page.errors = dialogs, page_errors
+    alice_page.open = lambda agent, query="": alice_page.goto(
+        f"{live_url}/agents/{agent.id}/{query}"
     )
-    dialogs, errors = [], []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.dialogs, page.errors = dialogs, errors
-    page.open = lambda agent, query="": page.goto(
-        f"{live_server.url}/agents/{agent.id}/{query}"
-    )
-    return page
+    return alice_page
 
 
 def send(page, text):

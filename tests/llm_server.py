@@ -1,0 +1,168 @@
+"""A loopback server that speaks the LLM providers' wire protocols, for the real SDKs.
+
+`llm_server` is one HTTP server on 127.0.0.1 that answers OpenAI chat completions
+(`POST /v1/chat/completions`) and Anthropic messages (`POST /v1/messages`) from a
+queue of scripted replies, and records every request, so a test asserts what
+the official SDK really sent: history, system prompt, tools, tool results.
+Shared by the agents tests and the chat page's browser tests.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b"{}"
+    delay: float = 0.0
+
+
+class LLMServer:
+    """A scripted provider: `queue(...)` replies, read `requests` afterwards."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.replies: deque[Reply] = deque()
+        self.stopping = threading.Event()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def start(self) -> LLMServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def queue(self, body, *, status: int = 200, delay: float = 0.0) -> None:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.replies.append(Reply(status=status, body=raw, delay=delay))
+
+    def bodies(self, path: str) -> list[dict]:
+        return [r["json"] for r in self.requests if r["path"] == path]
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "json": json.loads(raw or b"null"),
+                    }
+                )
+                reply = (
+                    server.replies.popleft()
+                    if server.replies
+                    else Reply(500, b'{"error": {"message": "no reply queued"}}')
+                )
+                if reply.delay:
+                    server.stopping.wait(reply.delay)
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(reply.body)))
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                except OSError:
+                    pass  # the client gave up (the timeout test); nothing to tell
+
+            def log_message(self, *args):
+                pass
+
+        return Handler
+
+
+def openai_text(content: str, *, prompt_tokens: int = 11, completion_tokens: int = 7):
+    """A chat.completion answering in words."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "test-model",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def openai_tool_call(name: str, arguments: dict, *, call_id: str = "call_1"):
+    """A chat.completion asking for one function call."""
+    answer = openai_text("")
+    answer["choices"][0]["finish_reason"] = "tool_calls"
+    answer["choices"][0]["message"] = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        ],
+    }
+    return answer
+
+
+def anthropic_text(text: str, *, input_tokens: int = 13, output_tokens: int = 5):
+    """A Messages API answer in words."""
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "test-model",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+
+
+def anthropic_tool_use(name: str, arguments: dict, *, use_id: str = "toolu_1"):
+    """A Messages API answer asking for one tool."""
+    answer = anthropic_text("Let me check.")
+    answer["content"].append(
+        {"type": "tool_use", "id": use_id, "name": name, "input": arguments}
+    )
+    answer["stop_reason"] = "tool_use"
+    return answer
+
+
+@pytest.fixture
+def llm_server(settings):
+    """A started protocol server; the SDKs point at it, with no retries."""
+    server = LLMServer().start()
+    settings.OPENAI_API_KEY = "sk-test-openai"
+    settings.OPENAI_BASE_URL = f"{server.url}/v1"
+    settings.ANTHROPIC_API_KEY = "sk-test-anthropic"
+    settings.ANTHROPIC_BASE_URL = server.url
+    settings.OLLAMA_BASE_URL = server.url
+    settings.AGENT_MAX_RETRIES = 0
+    settings.AGENT_TIMEOUT_SECONDS = 5
+    yield server
+    server.stop()
