@@ -6,6 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import api_auth, schema  # noqa: F401  (registers OpenAPI extensions)
+from config.pages import SignOutView
 
 api_patterns = [
     path("auth/csrf", api_auth.csrf, name="auth-csrf"),
@@ -27,7 +28,7 @@ urlpatterns = [
         auth_views.LoginView.as_view(redirect_authenticated_user=True),
         name="login",
     ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", SignOutView.as_view(), name="logout"),
     path("", include("agents.urls")),
     path("", include("flows.urls")),
 ]
