@@ -112,7 +112,16 @@ def test_a_worker_that_dies_mid_job_fails_only_that_job(settings):
     assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
 
 
-def test_a_worker_that_died_while_idle_is_replaced_before_the_next_job():
+@pytest.fixture
+def fresh_pool(monkeypatch):
+    """A pool of its own: replacements that earlier tests started in the
+    background join the old pool, not this one, so its workers are known."""
+    monkeypatch.setattr(pool_module, "_pool", None)
+    yield
+    sandbox.worker_pool().close()
+
+
+def test_a_worker_that_died_while_idle_is_replaced_before_the_next_job(fresh_pool):
     current_worker_pid()
     dead = kill_all_workers()
     time.sleep(0.1)
