@@ -14,8 +14,8 @@ from agents.providers.base import (
     Provider,
     ProviderError,
     ProviderNotConfigured,
-    ProviderTimeout,
     ToolCall,
+    sdk_errors,
 )
 
 
@@ -66,20 +66,10 @@ class AnthropicProvider(Provider):
             ]
             if not request.allow_tool_calls:
                 params["tool_choice"] = {"type": "none"}
-        try:
+        with sdk_errors(
+            anthropic, anthropic.AnthropicError, self.name, request.timeout
+        ):
             answer = client.messages.create(**params)
-        except anthropic.APITimeoutError as exc:
-            raise ProviderTimeout(
-                f"{self.name} did not answer within {request.timeout:g} seconds."
-            ) from exc
-        except anthropic.APIConnectionError as exc:
-            raise ProviderError(f"{self.name} is unreachable: {exc}") from exc
-        except anthropic.APIStatusError as exc:
-            raise ProviderError(
-                f"{self.name} answered HTTP {exc.status_code}: {exc.message[:300]}"
-            ) from exc
-        except (anthropic.AnthropicError, ValueError) as exc:
-            raise ProviderError(f"{self.name} sent an unreadable answer.") from exc
         return self._read(answer)
 
     def _read(self, answer) -> ChatResult:

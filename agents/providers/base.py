@@ -8,6 +8,8 @@ tool loop never sees an OpenAI or Anthropic object.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +95,34 @@ class ProviderTimeout(ProviderError):
 
 class ProviderNotConfigured(ProviderError):
     """A setting the provider needs (its API key) is empty; the message names it."""
+
+
+@contextmanager
+def sdk_errors(sdk, base_error: type[Exception], name: str, timeout: float) -> Iterator:
+    """Turn an official SDK's errors into ProviderError / ProviderTimeout.
+
+    The openai and anthropic SDKs come from one generator and share their error
+    family (`APITimeoutError`, `APIConnectionError`, `APIStatusError`), so one
+    mapping serves both; `base_error` is the SDK's root error class.
+    """
+    try:
+        yield
+    except sdk.APITimeoutError as exc:
+        raise ProviderTimeout(
+            f"{name} did not answer within {timeout:g} seconds."
+        ) from exc
+    except sdk.APIConnectionError as exc:
+        raise ProviderError(f"{name} is unreachable: {exc}") from exc
+    except sdk.APIStatusError as exc:
+        raise ProviderError(
+            f"{name} answered HTTP {exc.status_code}: {_short(str(exc.message))}"
+        ) from exc
+    except (base_error, ValueError) as exc:
+        raise ProviderError(f"{name} sent an unreadable answer.") from exc
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class Provider(ABC):

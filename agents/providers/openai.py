@@ -18,8 +18,8 @@ from agents.providers.base import (
     Provider,
     ProviderError,
     ProviderNotConfigured,
-    ProviderTimeout,
     ToolCall,
+    sdk_errors,
 )
 
 
@@ -63,20 +63,8 @@ class OpenAIProvider(Provider):
             ]
             if not request.allow_tool_calls:
                 params["tool_choice"] = "none"
-        try:
+        with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
             completion = client.chat.completions.create(**params)
-        except openai.APITimeoutError as exc:
-            raise ProviderTimeout(
-                f"{self.name} did not answer within {request.timeout:g} seconds."
-            ) from exc
-        except openai.APIConnectionError as exc:
-            raise ProviderError(f"{self.name} is unreachable: {exc}") from exc
-        except openai.APIStatusError as exc:
-            raise ProviderError(
-                f"{self.name} answered HTTP {exc.status_code}: {_short(exc.message)}"
-            ) from exc
-        except (openai.OpenAIError, ValueError) as exc:
-            raise ProviderError(f"{self.name} sent an unreadable answer.") from exc
         return self._read(completion)
 
     def _read(self, completion) -> ChatResult:
@@ -157,7 +145,3 @@ def _parse_arguments(raw):
         return json.loads(raw) if raw.strip() else {}
     except ValueError:
         return raw
-
-
-def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
