@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import uuid
 
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
@@ -34,9 +36,24 @@ class AgentSerializer(serializers.ModelSerializer):
         ]
 
 
+class ConversationPagination(PageNumberPagination):
+    """Like a flow's run history: 20 to a page, `?page=2`, `?page_size=` up to 100."""
+
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+def messages_with_run_owner() -> Prefetch:
+    """A conversation's messages, each knowing who owns its run (see run_id)."""
+    return Prefetch("messages", queryset=Message.objects.with_run_owner())
+
+
 class MessageSerializer(serializers.ModelSerializer):
+    """A message; `run_id` only for the run's owner (needs `request` in context)."""
+
     html = serializers.SerializerMethodField()
-    run_id = serializers.UUIDField(read_only=True, allow_null=True)
+    run_id = serializers.SerializerMethodField()
 
     class Meta:
         model = Message
@@ -57,6 +74,16 @@ class MessageSerializer(serializers.ModelSerializer):
 
     def get_html(self, message) -> str:
         return render_markdown(message.content)
+
+    @extend_schema_field(serializers.UUIDField(allow_null=True))
+    def get_run_id(self, message) -> str | None:
+        """The tool run's id for its flow's owner; null for anyone else, who
+        could not open it (messages read without `with_run_owner` show none)."""
+        request = self.context.get("request")
+        owner_id = getattr(message, "run_owner_id", None)
+        if message.run_id and request and owner_id == request.user.pk:
+            return str(message.run_id)
+        return None
 
 
 class ConversationSerializer(serializers.ModelSerializer):
@@ -97,9 +124,15 @@ class ToolCallSerializer(serializers.Serializer):
     name = serializers.CharField()
     arguments = serializers.JSONField()
     message_id = serializers.UUIDField()
-    run_id = serializers.UUIDField(allow_null=True)
+    run_id = serializers.UUIDField(
+        allow_null=True, help_text="The run, for the flow's owner only; else null."
+    )
     status = serializers.CharField(help_text="The run's status, or `refused`.")
-    result = serializers.JSONField(help_text="What the model was sent back.")
+    result = serializers.JSONField(
+        help_text="What the model was sent back: `{success, status, output, "
+        "error}` with the flow's final output, or that JSON as text when it was "
+        "cut at 16,000 characters."
+    )
 
 
 class ChatReplySerializer(serializers.Serializer):
@@ -143,12 +176,14 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(ChatReplySerializer(reply).data)
 
     @extend_schema(responses=ConversationSerializer(many=True))
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=ConversationPagination)
     def conversations(self, request, pk=None):
-        """The caller's conversations with this agent, most recent first."""
+        """The caller's conversations with this agent, most recent first, 20 to a
+        page (`?page=2`)."""
         agent = self.get_object()
         conversations = Conversation.objects.for_user(request.user).filter(agent=agent)
-        return Response(ConversationSerializer(conversations, many=True).data)
+        page = self.paginate_queryset(conversations)
+        return self.get_paginated_response(ConversationSerializer(page, many=True).data)
 
     def _conversation(self, agent, data) -> Conversation | None:
         """The conversation to continue; someone else's, or another agent's, is 404."""
@@ -166,12 +201,14 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class ConversationViewSet(viewsets.ReadOnlyModelViewSet):
-    """The caller's own conversations; anyone else's do not exist."""
+    """The caller's own conversations (20 to a page); anyone else's do not exist."""
+
+    pagination_class = ConversationPagination
 
     def get_queryset(self):
         conversations = Conversation.objects.for_user(self.request.user)
         if self.action == "retrieve":
-            return conversations.prefetch_related("messages")
+            return conversations.prefetch_related(messages_with_run_owner())
         return conversations
 
     def get_serializer_class(self):

@@ -1,10 +1,15 @@
 """Chat with an agent: store the user's turn, call the model, run tools, store replies.
 
 `send_message` is the one entry point, used by the chat API and the flows'
-`agent` node alike. The tool loop lets the model call the agent's flows in at
-most AGENT_MAX_TOOL_STEPS model calls; the call after that still describes the
-tools (the history mentions them) but forbids calls, so the model has to answer
-in words.
+`agent` node alike. The tool loop lets the model make at most
+AGENT_MAX_TOOL_STEPS tool calls per message (calls asked for beyond that are
+answered with a `too_many_tool_calls` error and run nothing); once they are
+spent, the next model call still describes the tools (the history mentions
+them) but forbids calls, so the model has to answer in words.
+
+A `deadline` (the agent node passes its run's) bounds the whole turn: every
+model call waits at most the time left (and never more than
+AGENT_TIMEOUT_SECONDS), and every tool flow runs with the time left.
 
 Every turn is stored as it happens. When the provider fails, the user's message
 stays, a failed assistant turn records the error, and `ChatFailed` carries the
@@ -14,19 +19,24 @@ history sent next time, so the conversation remains usable.
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
 from agents.models import Agent, Conversation, Message
-from agents.providers import ChatRequest, ProviderError, provider_for
-from agents.tools import Toolbox
+from agents.providers import ChatRequest, ProviderError, ProviderTimeout, provider_for
+from agents.tools import Toolbox, refusal
 
 MAX_CONTENT_CHARS = 32_000
 # Agents may reach agents through flows (agent node inside a tool flow); this
 # many levels deep the chain is refused instead of recursing without end.
 MAX_AGENT_DEPTH = 3
 TITLE_CHARS = 80
+# NUL cannot be stored in a PostgreSQL text column, and a lone surrogate cannot
+# be encoded at all; both become U+FFFD before a message is stored.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class ChatFailed(Exception):
@@ -57,19 +67,22 @@ def send_message(
     conversation: Conversation | None = None,
     *,
     depth: int = 0,
-    timeout: float | None = None,
+    deadline: float | None = None,
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
-    when the provider fails and AgentTooDeep past MAX_AGENT_DEPTH. `timeout`
-    bounds each model call (default AGENT_TIMEOUT_SECONDS).
+    when the provider fails or the deadline passes (code `timeout`), and
+    AgentTooDeep past MAX_AGENT_DEPTH. `deadline` is a `time.monotonic()` value
+    by which the turn must end; None leaves each model call
+    AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS.
     """
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
+    content = storable(content)
     if conversation is None:
         conversation = Conversation.objects.create(
             agent=agent, user=user, title=_title(content)
@@ -77,7 +90,7 @@ def send_message(
     Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(agent, conversation, depth, timeout or settings.AGENT_TIMEOUT_SECONDS)
+    turn = _Turn(agent, conversation, user, depth=depth, deadline=deadline)
     try:
         return turn.run()
     finally:
@@ -88,21 +101,28 @@ class _Turn:
     """One user message's worth of model calls and tool runs."""
 
     def __init__(
-        self, agent: Agent, conversation: Conversation, depth: int, timeout: float
+        self,
+        agent: Agent,
+        conversation: Conversation,
+        user,
+        *,
+        depth: int,
+        deadline: float | None,
     ):
         self.agent = agent
-        self.timeout = timeout
         self.conversation = conversation
+        self.user = user
         self.depth = depth
+        self.deadline = deadline
         self.history = conversation.history()
         self.toolbox = Toolbox.for_agent(agent)
         self.tool_calls: list[dict] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
 
     def run(self) -> ChatReply:
-        max_steps, step = settings.AGENT_MAX_TOOL_STEPS, 0
+        calls_left = settings.AGENT_MAX_TOOL_STEPS
         while True:
-            may_call = step < max_steps and bool(self.toolbox.specs)
+            may_call = calls_left > 0 and bool(self.toolbox.specs)
             result = self._ask(may_call)
             if not (may_call and result.tool_calls):
                 message = self._store(
@@ -120,21 +140,24 @@ class _Turn:
                 usage=result.usage,
             )
             for call in result.tool_calls:
-                self._run_tool(call)
-            step += 1
+                if calls_left > 0:
+                    self._run_tool(call)
+                    calls_left -= 1
+                else:
+                    self._refuse_tool(call)
 
     def _ask(self, may_call: bool):
-        request = ChatRequest(
-            model=self.agent.model_name,
-            system=self.agent.system_prompt,
-            messages=self.history,
-            tools=self.toolbox.specs,
-            allow_tool_calls=may_call,
-            temperature=self.agent.temperature,
-            max_tokens=self.agent.max_tokens,
-            timeout=self.timeout,
-        )
         try:
+            request = ChatRequest(
+                model=self.agent.model_name,
+                system=self.agent.system_prompt,
+                messages=self.history,
+                tools=self.toolbox.specs,
+                allow_tool_calls=may_call,
+                temperature=self.agent.temperature,
+                max_tokens=self.agent.max_tokens,
+                timeout=self._call_timeout(),
+            )
             result = provider_for(self.agent.model).complete(request)
         except ProviderError as error:
             Message.objects.create(
@@ -147,6 +170,19 @@ class _Turn:
             self.usage[key] += int(result.usage.get(key) or 0)
         return result
 
+    def _call_timeout(self) -> float:
+        """AGENT_TIMEOUT_SECONDS, or the time left before the deadline if less."""
+        limit = settings.AGENT_TIMEOUT_SECONDS
+        if self.deadline is None:
+            return limit
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise ProviderTimeout(
+                f"The run's time limit was reached before {self.agent.name} "
+                "could answer."
+            )
+        return min(limit, remaining)
+
     def _run_tool(self, call) -> None:
         outcome = self.toolbox.call(
             call,
@@ -155,28 +191,57 @@ class _Turn:
                 "conversation_id": str(self.conversation.pk),
                 "agent_depth": self.depth + 1,
             },
+            deadline=self.deadline,
         )
+        self._record_tool(call, outcome)
+
+    def _refuse_tool(self, call) -> None:
+        limit = settings.AGENT_MAX_TOOL_STEPS
+        self._record_tool(
+            call,
+            refusal(
+                "too_many_tool_calls",
+                f"At most {limit} tool calls are allowed per message; "
+                "this one was not run.",
+            ),
+        )
+
+    def _record_tool(self, call, outcome) -> None:
+        """Store the tool message and report the call to the person chatting.
+
+        The run's id is reported only to the flow's owner: anyone else could
+        not open the run anyway.
+        """
+        run = outcome.run
         message = self._store(
             role=Message.Role.TOOL,
             content=outcome.content,
             tool_call_id=call.id,
             tool_name=call.name,
-            run=outcome.run,
+            run=run,
         )
+        owner = run is not None and run.flow.owner_id == getattr(self.user, "pk", None)
         self.tool_calls.append(
             {
                 **call.as_dict(),
                 "message_id": str(message.pk),
-                "run_id": str(outcome.run.pk) if outcome.run else None,
-                "status": outcome.run.status if outcome.run else "refused",
+                "run_id": str(run.pk) if owner else None,
+                "status": run.status if run else "refused",
                 "result": outcome.result,
             }
         )
 
     def _store(self, **fields) -> Message:
+        if "content" in fields:
+            fields["content"] = storable(fields["content"])
         message = Message.objects.create(conversation=self.conversation, **fields)
         self.history.append(message.as_history_entry())
         return message
+
+
+def storable(text: str) -> str:
+    """`text` without the characters a database cannot keep (see UNSTORABLE)."""
+    return UNSTORABLE.sub("\ufffd", text)
 
 
 def _title(content: str) -> str:

@@ -137,6 +137,16 @@ class Conversation(models.Model):
         self.save(update_fields=["updated_at"])
 
 
+class MessageQuerySet(models.QuerySet):
+    def with_run_owner(self):
+        """Annotate `run_owner_id`: the owner of the flow a tool message's run ran.
+
+        Only that user may learn the run's id (the chat API and page hide it from
+        anyone else chatting with the agent).
+        """
+        return self.annotate(run_owner_id=models.F("run__flow__owner_id"))
+
+
 class Message(models.Model):
     """One turn: the user's words, the agent's reply, or a tool's result."""
 
@@ -169,6 +179,8 @@ class Message(models.Model):
     usage = models.JSONField(default=dict, blank=True)
     error = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MessageQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at"]

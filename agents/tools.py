@@ -3,6 +3,11 @@
 Every call is an ordinary FlowRun with trigger `agent`. Whatever happens (a failed
 run, an unknown tool, arguments that are not an object) the model gets a JSON
 result to read, never an exception.
+
+The result is a summary, not the run: `{success, status, output, error}` with
+the flow's final output only. The person chatting is shown exactly what the
+model read, and may be someone other than the flow's owner, so the outputs of
+the flow's inner nodes (and the run's id) never leave through a tool result.
 """
 
 from __future__ import annotations
@@ -46,10 +51,14 @@ def input_parameters(flow: Flow) -> dict:
 
 @dataclass
 class ToolOutcome:
-    """What one tool call produced: the text the model reads and the run, if any."""
+    """What one tool call produced: the text the model reads and the run, if any.
+
+    `result` is that same text as JSON, or the text itself when it was cut at
+    MAX_RESULT_CHARS (and so is no longer JSON).
+    """
 
     content: str
-    result: dict
+    result: dict | str
     run: FlowRun | None = None
 
 
@@ -82,35 +91,62 @@ class Toolbox:
         flows = [f for f in agent.tools.all() if f.owner_id == agent.owner_id]
         return cls(sorted(flows, key=lambda flow: (flow.created_at, str(flow.pk))))
 
-    def call(self, call: ToolCall, *, meta: dict) -> ToolOutcome:
-        """Run the flow behind `call.name` with `call.arguments` as its input."""
+    def call(
+        self, call: ToolCall, *, meta: dict, deadline: float | None = None
+    ) -> ToolOutcome:
+        """Run the flow behind `call.name` with `call.arguments` as its input.
+
+        `deadline` (a `time.monotonic()` value) ends the run early, as
+        `timed_out`, when the caller has less time left than a run normally gets.
+        """
         from flows.engine import run_flow
 
         flow = self.flows.get(call.name)
         if flow is None:
-            return _refusal("unknown_tool", f"There is no tool named {call.name!r}.")
+            return refusal("unknown_tool", f"There is no tool named {call.name!r}.")
         if not isinstance(call.arguments, dict):
-            return _refusal(
-                "invalid_arguments", "Tool arguments must be a JSON object."
-            )
+            return refusal("invalid_arguments", "Tool arguments must be a JSON object.")
         try:
-            run = run_flow(flow, call.arguments, "agent", request_meta=meta)
+            run = run_flow(
+                flow, call.arguments, "agent", request_meta=meta, deadline=deadline
+            )
         except Exception:
             # run_flow reports node failures in the run; this is a bug elsewhere,
             # and the model still deserves an answer.
             logger.exception("Tool flow %s crashed", flow.pk)
-            return _refusal("run_failed", "The tool's flow could not be run.")
-        result = run.as_result()
-        return ToolOutcome(content=_as_text(result), result=result, run=run)
+            return refusal("run_failed", "The tool's flow could not be run.")
+        return _outcome(run_summary(run), run)
 
 
-def _refusal(code: str, message: str) -> ToolOutcome:
-    result = {"success": False, "error": {"code": code, "message": message}}
-    return ToolOutcome(content=_as_text(result), result=result)
+def run_summary(run: FlowRun) -> dict:
+    """What a tool run tells the model: how it ended and the flow's final output.
+
+    The final output is the response node's body when one answered, else the
+    output of the last node that ran; a run that did not succeed has none (its
+    `error` says why). Inner nodes' outputs stay in the run, for its owner.
+    """
+    output = None
+    if run.success:
+        if run.response is not None:
+            output = run.response.get("body")
+        elif run.results:
+            output = list(run.results.values())[-1]
+    return {
+        "success": run.success,
+        "status": run.status,
+        "output": output,
+        "error": run.error,
+    }
 
 
-def _as_text(result: dict) -> str:
+def refusal(code: str, message: str) -> ToolOutcome:
+    """A tool call answered with an error and no run."""
+    return _outcome({"success": False, "error": {"code": code, "message": message}})
+
+
+def _outcome(result: dict, run: FlowRun | None = None) -> ToolOutcome:
     text = json.dumps(result, default=str)
     if len(text) > MAX_RESULT_CHARS:
-        return text[:MAX_RESULT_CHARS] + " …(truncated)"
-    return text
+        text = text[:MAX_RESULT_CHARS] + " …(truncated)"
+        return ToolOutcome(content=text, result=text, run=run)
+    return ToolOutcome(content=text, result=result, run=run)

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
-from agents.api import AgentSerializer, MessageSerializer
+from agents.api import AgentSerializer, MessageSerializer, messages_with_run_owner
 from agents.chat import MAX_CONTENT_CHARS
 from agents.models import Agent, Conversation
 
@@ -31,7 +31,7 @@ def agent_chat(request, agent_id):
     current = None
     if request.GET.get("c"):
         try:
-            current = conversations.prefetch_related("messages").get(
+            current = conversations.prefetch_related(messages_with_run_owner()).get(
                 pk=request.GET["c"]
             )
         except (Conversation.DoesNotExist, ValidationError) as exc:
@@ -39,7 +39,9 @@ def agent_chat(request, agent_id):
     chat_data = {
         "agent": AgentSerializer(agent).data,
         "conversation_id": str(current.pk) if current else None,
-        "messages": MessageSerializer(current.messages.all(), many=True).data
+        "messages": MessageSerializer(
+            current.messages.all(), many=True, context={"request": request}
+        ).data
         if current
         else [],
         "max_chars": MAX_CONTENT_CHARS,

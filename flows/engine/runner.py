@@ -107,7 +107,7 @@ def json_size(value: Any) -> int:
 class Execution:
     """One run in progress: results so far, buffered steps, the deadline."""
 
-    def __init__(self, flow: Flow, run: FlowRun):
+    def __init__(self, flow: Flow, run: FlowRun, *, deadline: float | None = None):
         self.flow = flow
         self.run = run
         self.results: dict[str, Any] = {}
@@ -118,6 +118,9 @@ class Execution:
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
+        if deadline is not None:
+            # A run started by a node of another run ends with that run.
+            self.deadline = min(self.deadline, deadline)
 
     def execute(self) -> FlowRun:
         self.run.mark_running()
@@ -277,12 +280,19 @@ class Execution:
 
 
 def run_flow(
-    flow: Flow, input: dict, trigger: str, *, request_meta: dict | None = None
+    flow: Flow,
+    input: dict,
+    trigger: str,
+    *,
+    request_meta: dict | None = None,
+    deadline: float | None = None,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
     Never raises for a node failure: the run ends `failed` or `timed_out` and
     `run.as_result()` describes it. Runs synchronously in the caller's thread.
+    `deadline` (a `time.monotonic()` value) ends the run sooner than
+    RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
     """
     run = FlowRun.objects.create(
         flow=flow,
@@ -292,4 +302,4 @@ def run_flow(
         input=input,
         request_meta=request_meta or {},
     )
-    return Execution(flow, run).execute()
+    return Execution(flow, run, deadline=deadline).execute()

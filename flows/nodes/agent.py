@@ -2,17 +2,15 @@
 
 Each run starts a new conversation that belongs to the flow's owner, so the
 owner finds it on the agent's chat page. A provider failure fails the node
-(`upstream_error`), a provider timeout times the run out (`timeout`).
+(`upstream_error`), a provider timeout times the run out (`timeout`). The run's
+deadline bounds the whole exchange: every model call and every tool run.
 """
 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from typing import Any
-
-from django.conf import settings
 
 from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
 from flows.nodes.checks import text
@@ -54,14 +52,13 @@ class AgentNode(NodeKind):
                 f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
                 "once its templates are filled in.",
             )
-        remaining = ctx.deadline - time.monotonic()
         try:
             reply = send_message(
                 agent,
                 ctx.flow.owner,
                 message,
                 depth=_agent_depth(ctx),
-                timeout=max(0.1, min(settings.AGENT_TIMEOUT_SECONDS, remaining)),
+                deadline=ctx.deadline,
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError

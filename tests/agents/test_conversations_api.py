@@ -26,9 +26,11 @@ def test_agent_conversations_lists_the_callers_own_newest_first(
     response = api.get(f"/api/agents/{echo_agent.id}/conversations")
 
     assert response.status_code == 200
-    assert [c["id"] for c in response.json()] == [newer, older]
-    assert response.json()[0]["title"] == "Second topic"
-    assert response.json()[0]["agent_id"] == str(echo_agent.id)
+    page = response.json()
+    assert (page["count"], page["next"], page["previous"]) == (2, None, None)
+    assert [c["id"] for c in page["results"]] == [newer, older]
+    assert page["results"][0]["title"] == "Second topic"
+    assert page["results"][0]["agent_id"] == str(echo_agent.id)
 
 
 def test_continuing_a_conversation_moves_it_to_the_top(api, echo_agent):
@@ -42,7 +44,7 @@ def test_continuing_a_conversation_moves_it_to_the_top(api, echo_agent):
 
     response = api.get(f"/api/agents/{echo_agent.id}/conversations")
 
-    assert response.json()[0]["id"] == older
+    assert response.json()["results"][0]["id"] == older
 
 
 def test_agent_conversations_costs_a_fixed_number_of_queries(
@@ -51,10 +53,10 @@ def test_agent_conversations_costs_a_fixed_number_of_queries(
     for n in range(5):
         start(api, echo_agent, f"Topic {n}")
 
-    with django_assert_max_num_queries(4):
+    with django_assert_max_num_queries(5):
         response = api.get(f"/api/agents/{echo_agent.id}/conversations")
 
-    assert len(response.json()) == 5
+    assert len(response.json()["results"]) == 5
 
 
 def test_agent_conversations_of_an_inactive_agent_are_not_found(api):
@@ -128,7 +130,8 @@ def test_conversation_list_holds_only_the_callers_conversations(
     response = api.get("/api/conversations")
 
     assert response.status_code == 200
-    assert [c["id"] for c in response.json()] == [mine]
+    assert response.json()["count"] == 1
+    assert [c["id"] for c in response.json()["results"]] == [mine]
 
 
 def test_anonymous_cannot_list_conversations(anon, api, echo_agent):
@@ -155,3 +158,48 @@ def test_reading_a_conversation_costs_a_fixed_number_of_queries(
         response = api.get(f"/api/conversations/{conversation_id}")
 
     assert len(response.json()["messages"]) == 12
+
+
+def many_conversations(user, agent, count):
+    """`count` conversations of `user` with `agent`, stored without any chat."""
+    return [
+        Conversation.objects.create(agent=agent, user=user, title=f"Topic {n}")
+        for n in range(count)
+    ]
+
+
+def test_agent_conversations_come_twenty_to_a_page(api, alice, echo_agent):
+    many_conversations(alice, echo_agent, 23)
+
+    first = api.get(f"/api/agents/{echo_agent.id}/conversations").json()
+    second = api.get(f"/api/agents/{echo_agent.id}/conversations?page=2").json()
+
+    assert first["count"] == 23
+    assert len(first["results"]) == 20
+    assert first["next"].endswith(f"/api/agents/{echo_agent.id}/conversations?page=2")
+    assert len(second["results"]) == 3
+    assert second["next"] is None
+    ids = [c["id"] for c in first["results"] + second["results"]]
+    assert len(set(ids)) == 23
+
+
+def test_conversation_list_pages_and_takes_a_page_size(api, alice, echo_agent):
+    many_conversations(alice, echo_agent, 12)
+    many_conversations(alice, AgentFactory(), 3)
+
+    response = api.get("/api/conversations?page_size=5&page=3")
+
+    assert response.status_code == 200
+    page = response.json()
+    assert page["count"] == 15
+    assert len(page["results"]) == 5
+    assert page["previous"].endswith("page=2&page_size=5")
+
+
+def test_a_page_past_the_end_is_not_found(api, alice, echo_agent):
+    many_conversations(alice, echo_agent, 2)
+
+    response = api.get(f"/api/agents/{echo_agent.id}/conversations?page=9")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"

@@ -33,8 +33,9 @@ def tool_flow(owner, name="Look up order", code=ORDER_CODE):
 
 
 @pytest.fixture
-def order_flow(bob):
-    return tool_flow(bob)
+def order_flow(alice):
+    """Alice's flow: she chats (the `api` client), so she may see its runs."""
+    return tool_flow(alice)
 
 
 def agent_with(model, flow, **fields):
@@ -70,7 +71,12 @@ def test_openai_tool_call_runs_the_flow_and_sends_its_result_back(
     assert call["arguments"] == {"number": 7}
     assert call["run_id"] == str(run.id)
     assert call["status"] == "succeeded"
-    assert call["result"]["results"]["greet"] == {"order": 7, "status": "shipped"}
+    assert call["result"] == {
+        "success": True,
+        "status": "succeeded",
+        "output": {"order": 7, "status": "shipped"},
+        "error": None,
+    }
     assert body["usage"] == {"input_tokens": 22, "output_tokens": 14}
     tool_message = Message.objects.get(role="tool")
     assert tool_message.run == run
@@ -95,9 +101,7 @@ def test_openai_tool_call_runs_the_flow_and_sends_its_result_back(
     tool_turn = follow_up["messages"][3]
     assert tool_turn["role"] == "tool"
     assert tool_turn["tool_call_id"] == "call_1"
-    sent_result = json.loads(tool_turn["content"])
-    assert sent_result["run_id"] == str(run.id)
-    assert sent_result["results"]["greet"] == {"order": 7, "status": "shipped"}
+    assert json.loads(tool_turn["content"]) == call["result"]
     assert follow_up["tools"][0]["function"]["name"] == "look_up_order"
 
 
@@ -131,7 +135,7 @@ def test_anthropic_tool_use_runs_the_flow_and_sends_a_tool_result(
     assert follow_up[2]["role"] == "user"
     assert block["type"] == "tool_result"
     assert block["tool_use_id"] == "toolu_1"
-    assert json.loads(block["content"])["results"]["greet"]["order"] == 9
+    assert json.loads(block["content"])["output"]["order"] == 9
 
 
 def test_a_failing_tool_flow_returns_its_error_to_the_model(api, llm_server, bob):
@@ -231,7 +235,7 @@ def test_echo_model_calls_a_tool_by_flow_name(api, order_flow):
     assert (run.trigger, run.input) == ("agent", {"number": 5})
     content = response.json()["message"]["content"]
     assert content.startswith("Tool look_up_order returned: ")
-    assert json.loads(content.split(": ", 1)[1])["results"]["greet"]["order"] == 5
+    assert json.loads(content.split(": ", 1)[1])["output"]["order"] == 5
 
 
 def test_conversation_shows_tool_messages_with_their_run(api, order_flow):
