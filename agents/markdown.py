@@ -22,11 +22,19 @@ INLINE_CODE = re.compile(r"`([^`\n]+)`")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 ITALIC = re.compile(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])")
 LIST_ITEM = re.compile(r"^\s*[-*] ")
+# Inline code is set aside as NUL<n>NUL while the other inline forms apply.
+PLACEHOLDER_MARK = "\x00"
+PLACEHOLDER = re.compile(f"{PLACEHOLDER_MARK}(\\d+){PLACEHOLDER_MARK}")
 LINK = re.compile(r"\[([^\]\n]+)\]\(((?:https?://|mailto:)[^\s)]+)\)")
 
 
 def render_markdown(text: str) -> str:
-    """Chat text as sanitised HTML."""
+    """Chat text as sanitised HTML.
+
+    NUL marks inline-code placeholders (`_inline`), so NUL in the text itself
+    becomes U+FFFD first: text can then never pose as a placeholder.
+    """
+    text = text.replace(PLACEHOLDER_MARK, "\ufffd")
     parts, position = [], 0
     for match in FENCE.finditer(text):
         parts.append(_blocks(text[position : match.start()]))
@@ -63,11 +71,11 @@ def _inline(line: str) -> str:
 
     def keep_code(match: re.Match) -> str:
         codes.append(f"<code>{html.escape(match.group(1))}</code>")
-        return f"\x00{len(codes) - 1}\x00"
+        return f"{PLACEHOLDER_MARK}{len(codes) - 1}{PLACEHOLDER_MARK}"
 
     line = INLINE_CODE.sub(keep_code, line)
     line = html.escape(line)
     line = LINK.sub(lambda m: f'<a href="{m.group(2)}">{m.group(1)}</a>', line)
     line = BOLD.sub(r"<strong>\1</strong>", line)
     line = ITALIC.sub(r"<em>\1</em>", line)
-    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], line)
+    return PLACEHOLDER.sub(lambda m: codes[int(m.group(1))], line)

@@ -63,3 +63,26 @@ class Tags(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.seen.append((tag, dict(attrs)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "code \x000\x00 here",
+        "use `ls` then \x000\x00 and \x001\x00",
+        "\x00\x00\x00",
+        "`a` \x009999999999\x00",
+    ],
+)
+def test_nul_and_placeholder_lookalikes_render_as_text(text):
+    html = render_markdown(text)
+
+    assert "\x00" not in html
+    assert html.count("<code>") == text.count("`") // 2
+    assert "\ufffd" in html
+
+
+def test_a_placeholder_lookalike_does_not_copy_inline_code():
+    html = render_markdown("`secret` and \x000\x00")
+
+    assert html == "<p><code>secret</code> and \ufffd0\ufffd</p>"

@@ -1,0 +1,73 @@
+"""Text a database cannot keep (NUL, lone surrogates) in chat messages: stored
+as U+FFFD, and the conversation still renders through the API and the page."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from agents.chat import send_message
+from agents.models import Message
+from flows.engine import run_flow
+from tests.factories import AgentFactory, FlowFactory
+from tests.flows.graphs import chain, code, node, trigger
+from tests.llm_server import openai_text
+
+pytestmark = pytest.mark.django_db
+
+
+def page(user, agent, conversation_id):
+    client = Client()
+    client.force_login(user)
+    return client.get(f"/agents/{agent.pk}/?c={conversation_id}")
+
+
+def test_an_agent_node_message_with_nul_placeholders_keeps_the_chat_readable(
+    api, alice
+):
+    agent = AgentFactory(owner=alice, model="echo:demo")
+    nodes, edges = chain(
+        trigger(),
+        code("make", "return 'code \\u00000\\u0000 here';"),
+        node("ask", "agent", agent_id=str(agent.id), message="{{ prev }}"),
+    )
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.status == "succeeded"
+    conversation_id = run.results["ask"]["conversation_id"]
+    user_turn = Message.objects.get(conversation_id=conversation_id, role="user")
+    assert user_turn.content == "code \ufffd0\ufffd here"
+    response = api.get(f"/api/conversations/{conversation_id}")
+    assert response.status_code == 200
+    assert response.json()["messages"][0]["html"] == "<p>code \ufffd0\ufffd here</p>"
+    assert page(alice, agent, conversation_id).status_code == 200
+
+
+def test_send_message_stores_nul_and_lone_surrogates_as_replacement_characters(
+    api, alice
+):
+    agent = AgentFactory(owner=alice, model="echo:demo")
+
+    reply = send_message(agent, alice, "a\x00b \ud800 \x000\x00")
+
+    assert reply.message.content == "Echo: a\ufffdb \ufffd \ufffd0\ufffd"
+    response = api.get(f"/api/conversations/{reply.conversation.pk}")
+    assert response.status_code == 200
+    assert page(alice, agent, reply.conversation.pk).status_code == 200
+
+
+def test_a_model_reply_with_nul_is_stored_and_shown(api, llm_server, alice):
+    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    llm_server.queue(openai_text("odd \x000\x00 reply"))
+
+    response = api.post(
+        f"/api/agents/{agent.id}/chat", {"content": "Hi"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["message"]["content"] == "odd \ufffd0\ufffd reply"
+    assert Message.objects.get(role="assistant").content == "odd \ufffd0\ufffd reply"
+    conversation_id = response.json()["conversation_id"]
+    assert page(alice, agent, conversation_id).status_code == 200
