@@ -43,9 +43,7 @@ class AnthropicProvider(Provider):
         )
 
     def complete(self, request: ChatRequest) -> ChatResult:
-        client = _client(
-            self.api_key, self.base_url, request.timeout, settings.AGENT_MAX_RETRIES
-        )
+        client = _client(self.api_key, self.base_url, settings.AGENT_MAX_RETRIES)
         params = {
             "model": request.model,
             "max_tokens": request.max_tokens,
@@ -69,7 +67,7 @@ class AnthropicProvider(Provider):
         with sdk_errors(
             anthropic, anthropic.AnthropicError, self.name, request.timeout
         ):
-            answer = client.messages.create(**params)
+            answer = client.messages.create(**params, timeout=request.timeout)
         return self._read(answer)
 
     def _read(self, answer) -> ChatResult:
@@ -98,10 +96,10 @@ class AnthropicProvider(Provider):
 
 
 @functools.lru_cache(maxsize=16)
-def _client(api_key, base_url, timeout, max_retries) -> anthropic.Anthropic:
+def _client(api_key, base_url, max_retries) -> anthropic.Anthropic:
     """One SDK client per configuration (see the openai provider's `_client`)."""
     return anthropic.Anthropic(
-        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        api_key=api_key, base_url=base_url, max_retries=max_retries
     )
 
 

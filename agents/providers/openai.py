@@ -40,9 +40,7 @@ class OpenAIProvider(Provider):
         return cls(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)
 
     def complete(self, request: ChatRequest) -> ChatResult:
-        client = _client(
-            self.api_key, self.base_url, request.timeout, settings.AGENT_MAX_RETRIES
-        )
+        client = _client(self.api_key, self.base_url, settings.AGENT_MAX_RETRIES)
         params = {
             "model": request.model,
             "messages": to_openai_messages(request.system, request.messages),
@@ -64,7 +62,9 @@ class OpenAIProvider(Provider):
             if not request.allow_tool_calls:
                 params["tool_choice"] = "none"
         with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
-            completion = client.chat.completions.create(**params)
+            completion = client.chat.completions.create(
+                **params, timeout=request.timeout
+            )
         return self._read(completion)
 
     def _read(self, completion) -> ChatResult:
@@ -94,12 +94,12 @@ class OpenAIProvider(Provider):
 
 
 @functools.lru_cache(maxsize=16)
-def _client(api_key, base_url, timeout, max_retries) -> openai.OpenAI:
+def _client(api_key, base_url, max_retries) -> openai.OpenAI:
     """One SDK client per configuration: building one costs tens of milliseconds
-    (its TLS context), and a client is safe to share between threads."""
-    return openai.OpenAI(
-        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
-    )
+    (its TLS context), and a client is safe to share between threads. The
+    timeout is not part of it: it goes with each request (an agent node's is
+    the time left in its run, different on every call)."""
+    return openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
 
 
 def to_openai_messages(system: str, messages: list[dict]) -> list[dict]:
