@@ -107,3 +107,30 @@ def test_anonymous_is_sent_to_sign_in(db, echo_agent):
 
     assert response.status_code == 302
     assert response["Location"].startswith("/login/")
+
+
+def test_the_page_gives_run_ids_only_to_the_owner_of_the_tool_flow(
+    alice, bob, api, bob_api
+):
+    from flows.models import FlowRun
+    from tests.factories import FlowFactory
+
+    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    content = {"content": '/tool Say hello {"name": "Ada"}'}
+    bobs = bob_api.post(f"/api/agents/{agent.id}/chat", content, format="json")
+    alices = api.post(f"/api/agents/{agent.id}/chat", content, format="json")
+
+    bob_page = page_client(bob).get(
+        f"/agents/{agent.id}/?c={bobs.json()['conversation_id']}"
+    )
+    alice_page = page_client(alice).get(
+        f"/agents/{agent.id}/?c={alices.json()['conversation_id']}"
+    )
+
+    [bob_tool] = [m for m in chat_data(bob_page)["messages"] if m["role"] == "tool"]
+    [alice_tool] = [m for m in chat_data(alice_page)["messages"] if m["role"] == "tool"]
+    bobs_run, alices_run = FlowRun.objects.order_by("created_at")
+    assert bob_tool["run_id"] is None
+    assert str(bobs_run.id) not in bob_page.content.decode()
+    assert alice_tool["run_id"] == str(alices_run.id)

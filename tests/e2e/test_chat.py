@@ -81,6 +81,44 @@ def test_a_tool_call_shows_collapsed_with_a_link_to_its_run(chat_page, alice):
         "Tool say_hello returned:"
     )
 
+    chat_page.reload()  # her run link comes back with the history
+
+    tool = chat_page.locator("details.chat-tool")
+    tool.locator("summary").click()
+    expect(tool.locator("a.chat-run-link")).to_have_attribute(
+        "href", f"/runs/{run.id}/"
+    )
+    with chat_page.expect_response(f"**/runs/{run.id}/") as opened:
+        chat_page.locator("a.chat-run-link").click()
+    assert opened.value.status == 200
+
+
+def test_someone_elses_tool_run_shows_its_result_but_no_run_link(
+    page, login, bob, alice, live_url, page_errors
+):
+    flow = FlowFactory(owner=alice, name="Say hello")
+    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent.tools.add(flow)
+    login(bob)
+    page.goto(f"{live_url}/agents/{agent.id}/")
+
+    send(page, '/tool Say hello {"name": "Bob"}')
+
+    tool = page.locator("details.chat-tool")
+    expect(tool.locator("summary")).to_have_text("Tool say_hello · succeeded")
+    tool.locator("summary").click()
+    expect(tool).to_contain_text('"greeting": "hi Bob"')
+    expect(tool.locator("a")).to_have_count(0)
+    run = FlowRun.objects.get(trigger="agent")
+    assert str(run.id) not in page.content()
+
+    page.reload()  # the history, as the page renders it from the server
+
+    expect(page.locator("details.chat-tool")).to_have_count(1)
+    expect(page.locator("details.chat-tool a")).to_have_count(0)
+    assert str(run.id) not in page.content()
+    assert page_errors == []
+
 
 def test_an_earlier_conversation_reopens_with_its_history(chat_page, alice, api):
     agent = AgentFactory(model="echo:demo")
