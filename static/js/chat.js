@@ -47,6 +47,8 @@ function parseJson(text) {
 }
 
 // One tool call, collapsed: name and status, then arguments, result and run link.
+// The API gives runId only to the owner of the tool's flow (anyone else would get
+// a 404 there), so other users see no link.
 function addToolCall({ name, status, args, result, runId }) {
   const details = element("details", "chat-tool");
   details.append(element("summary", "", `Tool ${name} · ${status}`));
