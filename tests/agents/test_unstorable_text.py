@@ -10,7 +10,7 @@ from agents.chat import send_message
 from agents.models import Message
 from flows.engine import run_flow
 from tests.factories import AgentFactory, FlowFactory
-from tests.flows.graphs import chain, code, node, trigger
+from tests.flows.graphs import chain, node, trigger
 from tests.llm_server import openai_text
 
 pytestmark = pytest.mark.django_db
@@ -26,10 +26,10 @@ def test_an_agent_node_message_with_nul_placeholders_keeps_the_chat_readable(
     api, alice
 ):
     agent = AgentFactory(owner=alice, model="echo:demo")
+    nul = "{{ String.fromCharCode(0) }}"  # made by the template, stored nowhere else
     nodes, edges = chain(
         trigger(),
-        code("make", "return 'code \\u00000\\u0000 here';"),
-        node("ask", "agent", agent_id=str(agent.id), message="{{ prev }}"),
+        node("ask", "agent", agent_id=str(agent.id), message=f"code {nul}0{nul} here"),
     )
     flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
 
