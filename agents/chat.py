@@ -220,12 +220,12 @@ class _Turn:
             tool_name=call.name,
             run=run,
         )
-        owner = run is not None and run.flow.owner_id == getattr(self.user, "pk", None)
+        caller_owns_run = run is not None and run.flow.owner_id == self.user.pk
         self.tool_calls.append(
             {
                 **call.as_dict(),
                 "message_id": str(message.pk),
-                "run_id": str(run.pk) if owner else None,
+                "run_id": str(run.pk) if caller_owns_run else None,
                 "status": run.status if run else "refused",
                 "result": outcome.result,
             }
