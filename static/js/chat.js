@@ -67,9 +67,10 @@ function addToolCall({ name, status, args, result, runId }) {
   scrollToEnd();
 }
 
+// A stored result names its run's status; one without (no run was made) was refused.
 function toolStatus(result) {
-  if (result && typeof result === "object" && result.status) return result.status;
-  return result && result.success === false ? "failed" : "done";
+  if (result && typeof result === "object") return result.status || "refused";
+  return "done"; // cut at 16,000 characters: no longer JSON
 }
 
 function renderHistory(messages) {

@@ -115,9 +115,38 @@ def test_someone_elses_tool_run_shows_its_result_but_no_run_link(
     page.reload()  # the history, as the page renders it from the server
 
     expect(page.locator("details.chat-tool")).to_have_count(1)
+    expect(page.locator("details.chat-tool summary")).to_have_text(
+        "Tool say_hello · succeeded"
+    )
     expect(page.locator("details.chat-tool a")).to_have_count(0)
     assert str(run.id) not in page.content()
     assert page_errors == []
+
+
+def test_a_refused_tool_call_reads_refused_in_the_history(chat_page, alice):
+    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    conversation = Conversation.objects.create(agent=agent, user=alice, title="Old")
+    Message.objects.create(conversation=conversation, role="user", content="Hi")
+    Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        tool_calls=[{"id": "c1", "name": "say_hello", "arguments": {}}],
+    )
+    Message.objects.create(
+        conversation=conversation,
+        role="tool",
+        tool_call_id="c1",
+        tool_name="say_hello",
+        content='{"success": false, "error": {"code": "too_many_tool_calls"}}',
+    )
+
+    chat_page.open(agent, f"?c={conversation.id}")
+
+    expect(chat_page.locator("details.chat-tool summary")).to_have_text(
+        "Tool say_hello · refused"
+    )
+    assert chat_page.errors == []
 
 
 def test_an_earlier_conversation_reopens_with_its_history(chat_page, alice, api):
