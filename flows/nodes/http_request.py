@@ -30,7 +30,15 @@ DEFAULT_TIMEOUT_MS = 10_000
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
 USER_AGENT = "Weir-flows/1.0 (http_request node)"
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# IPv6 is public only inside global unicast 2000::/3 (this leaves out ::/96
+# IPv4-compatible, ::ffff:0:0/96 IPv4-mapped, ::ffff:0:0:0/96, NAT64, ULA,
+# link-local, deprecated site-local fec0::/10 and multicast) and outside these
+# prefixes, which embed an IPv4 address (6to4, Teredo) or are documentation.
+IPV6_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+IPV6_REFUSED = tuple(
+    ipaddress.ip_network(prefix)
+    for prefix in ("2002::/16", "2001::/32", "2001:db8::/32", "3fff::/20")
+)
 
 
 class HttpRequestNode(NodeKind):
@@ -196,12 +204,17 @@ def _decode(raw: bytes, content_type: str) -> Any:
 
 
 def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """True only for globally routable unicast addresses."""
+    """True only for globally routable unicast addresses.
+
+    Every IPv6 form that embeds an IPv4 address (mapped, compatible, NAT64,
+    6to4, Teredo) is refused outright, even when the IPv4 address is public: a
+    public name has no reason to resolve to one, and checking each embedding
+    rule is easier to get wrong than refusing them all.
+    """
     if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None and not is_public(embedded):
+        if address not in IPV6_GLOBAL_UNICAST:
+            return False
+        if any(address in network for network in IPV6_REFUSED):
             return False
     return address.is_global and not address.is_multicast
 
