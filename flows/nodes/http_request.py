@@ -11,6 +11,7 @@ unspecified, multicast and other non-public addresses are refused unless
 from __future__ import annotations
 
 import http.client
+import io
 import ipaddress
 import json
 import socket
@@ -83,12 +84,21 @@ class HttpRequestNode(NodeKind):
         if not any(name.lower() == "user-agent" for name in headers):
             headers["User-Agent"] = USER_AGENT
         body = _encode_body(ctx.render(data.get("body")), headers)
-        timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000
-        deadline = min(time.monotonic() + timeout, ctx.deadline)
+        timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
+        node_deadline = time.monotonic() + timeout_ms / 1000
         try:
-            return fetch(method, url, headers, body, deadline)
+            return fetch(method, url, headers, body, min(node_deadline, ctx.deadline))
         except TimeoutError as error:
-            raise NodeTimeout("http_timeout", "The request took too long.") from error
+            if ctx.deadline <= node_deadline:
+                raise NodeTimeout(
+                    "run_timeout",
+                    "The run's time limit "
+                    f"({settings.RUN_TIMEOUT_SECONDS:g} s) ran out during the request.",
+                ) from error
+            raise NodeTimeout(
+                "http_timeout",
+                f"No complete answer within timeout_ms ({timeout_ms} ms).",
+            ) from error
         except ssl.SSLError as error:
             raise NodeError("http_error", f"TLS failed: {error}") from error
         except (OSError, http.client.HTTPException, ValueError) as error:
@@ -138,13 +148,10 @@ def _one_hop(method, url, headers, body, deadline):
     host = parts.hostname
     port = parts.port or (443 if parts.scheme == "https" else 80)
     address = checked_address(host, port)
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise TimeoutError
     connection_class = (
         PinnedHTTPSConnection if parts.scheme == "https" else PinnedHTTPConnection
     )
-    connection = connection_class(host, port, address, remaining)
+    connection = connection_class(host, port, address, deadline)
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
@@ -160,7 +167,7 @@ def _one_hop(method, url, headers, body, deadline):
 def _read_capped(response, deadline: float) -> bytes:
     limit = settings.HTTP_NODE_MAX_RESPONSE_BYTES
     chunks, size = [], 0
-    while chunk := response.read(64 * 1024):
+    while chunk := response.read1(64 * 1024):
         size += len(chunk)
         if size > limit:
             raise NodeError(
@@ -254,26 +261,100 @@ def checked_address(host: str, port: int) -> str:
     return addresses[0]
 
 
+# Time ------------------------------------------------------------------------
+
+
+def remaining(deadline: float) -> float:
+    """Seconds left until `deadline`; TimeoutError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
+
+
+class DeadlineReader(io.RawIOBase):
+    """A socket's reading side where no single receive waits past `deadline`."""
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        super().__init__()
+        self.sock = sock
+        self.stream = sock.makefile("rb", buffering=0)
+        self.deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        self.sock.settimeout(remaining(self.deadline))
+        return self.stream.readinto(buffer)
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+class DeadlineSocket:
+    """A connected socket whose every send and receive ends by `deadline`.
+
+    A timeout set once at connect bounds each socket operation, not the
+    request: a server sending one byte at a time would never trip it, and
+    neither would slow headers. Here each operation may only wait for what is
+    left until the deadline. http.client only sends with `sendall` and reads
+    through `makefile`; everything else goes to the real socket.
+    """
+
+    SEND_CHUNK = 16 * 1024
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        self._sock = sock
+        self._deadline = deadline
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)
+
+    def sendall(self, data) -> None:
+        view = memoryview(data)
+        for start in range(0, len(view), self.SEND_CHUNK):
+            self._sock.settimeout(remaining(self._deadline))
+            self._sock.sendall(view[start : start + self.SEND_CHUNK])
+
+    def makefile(self, mode: str = "rb", *args, **kwargs):
+        return io.BufferedReader(DeadlineReader(self._sock, self._deadline))
+
+
 class PinnedHTTPConnection(http.client.HTTPConnection):
     """Connects to the already checked address, while Host stays the name."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float):
-        super().__init__(host, port, timeout=timeout)
+    def __init__(self, host: str, port: int, address: str, deadline: float):
+        super().__init__(host, port, timeout=remaining(deadline))
         self.address = address
+        self.deadline = deadline
 
     def connect(self):
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        sock = socket.create_connection(
+            (self.address, self.port), remaining(self.deadline)
+        )
+        self.sock = DeadlineSocket(sock, self.deadline)
 
 
 class PinnedHTTPSConnection(http.client.HTTPSConnection):
     """Like PinnedHTTPConnection; TLS still verifies the certificate for the name."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float):
+    def __init__(self, host: str, port: int, address: str, deadline: float):
         super().__init__(
-            host, port, timeout=timeout, context=ssl.create_default_context()
+            host,
+            port,
+            timeout=remaining(deadline),
+            context=ssl.create_default_context(),
         )
         self.address = address
+        self.deadline = deadline
 
     def connect(self):
-        sock = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        sock = socket.create_connection(
+            (self.address, self.port), remaining(self.deadline)
+        )
+        # The handshake as a whole is bounded by the socket's timeout.
+        sock.settimeout(remaining(self.deadline))
+        tls = self._context.wrap_socket(sock, server_hostname=self.host)
+        self.sock = DeadlineSocket(tls, self.deadline)
