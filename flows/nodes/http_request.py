@@ -30,6 +30,13 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
+# Headers that describe a body; dropped when a redirect turns the request into a GET.
+BODY_HEADERS = frozenset(
+    {"content-type", "content-encoding", "content-language", "content-location"}
+)
+# The only headers sent on to another origin: any other one (Authorization,
+# Cookie, an X-Api-Key the node cannot know is secret) may be a credential.
+CROSS_ORIGIN_HEADERS = frozenset({"user-agent", "accept", "accept-language"})
 USER_AGENT = "Weir-flows/1.0 (http_request node)"
 # IPv6 is public only inside global unicast 2000::/3 (this leaves out ::/96
 # IPv4-compatible, ::ffff:0:0/96 IPv4-mapped, ::ffff:0:0:0/96, NAT64, ULA,
@@ -126,14 +133,17 @@ def fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: fl
         response, raw = _one_hop(method, url, headers, body, deadline)
         location = response.getheader("Location")
         if response.status in REDIRECTS and location:
-            url = urljoin(url, location)
-            if not _is_http_url(url):
+            target = urljoin(url, location)
+            if not _is_http_url(target):
                 raise NodeError("invalid_url", "A redirect left http(s).")
-            if response.status in (301, 302, 303) and method != "HEAD":
-                method, body = "GET", None
-                headers = {
-                    k: v for k, v in headers.items() if k.lower() != "content-type"
-                }
+            method, headers, body = redirected(
+                response.status,
+                method,
+                headers,
+                body,
+                cross_origin=_origin(target) != _origin(url),
+            )
+            url = target
             continue
         return {
             "status": response.status,
@@ -141,6 +151,41 @@ def fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: fl
             "body": _decode(raw, response.getheader("Content-Type", "")),
         }
     raise NodeError("too_many_redirects", f"More than {MAX_REDIRECTS} redirects.")
+
+
+def redirected(
+    status: int, method: str, headers: dict, body: bytes | None, *, cross_origin: bool
+) -> tuple[str, dict, bytes | None]:
+    """The method, headers and body to follow a redirect with.
+
+    As browsers do (the Fetch standard): 303 turns anything but GET and HEAD
+    into a GET without a body, and so do 301 and 302 for a POST; other
+    redirects keep the method and the body. Towards another origin (scheme,
+    host or port differ) only harmless headers go along, and a body is never
+    re-sent there: the node fails with `redirect_refused` instead.
+    """
+    if (status == 303 and method not in ("GET", "HEAD")) or (
+        status in (301, 302) and method == "POST"
+    ):
+        method, body = "GET", None
+        headers = {k: v for k, v in headers.items() if k.lower() not in BODY_HEADERS}
+    if cross_origin:
+        if body:
+            raise NodeError(
+                "redirect_refused",
+                f"A {status} redirect would re-send the {method} body to another "
+                "origin; the node does not follow it.",
+            )
+        headers = {
+            k: v for k, v in headers.items() if k.lower() in CROSS_ORIGIN_HEADERS
+        }
+    return method, headers, body
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    default_port = 443 if parts.scheme == "https" else 80
+    return parts.scheme, parts.hostname.rstrip("."), parts.port or default_port
 
 
 def _one_hop(method, url, headers, body, deadline):
