@@ -139,10 +139,8 @@ def test_credentials_dropped_once_stay_dropped_back_on_the_first_origin(origins)
     run = run_request(url=redirect(first, 302, back), headers=SECRETS)
 
     assert run.status == "succeeded"
-    assert [r["path"] for r in first.requests] == [
-        first.requests[0]["path"],
-        "/land",
-    ]
+    assert len(first.requests) == 2
+    assert first.requests[1]["path"] == "/land"
     assert "authorization" not in first.requests[1]["headers"]
 
 
