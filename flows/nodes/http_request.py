@@ -203,7 +203,8 @@ def _one_hop(method, url, headers, body, deadline):
     try:
         connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
-        raw = _read_capped(response, deadline)
+        with response:  # a half-read body must not keep the socket open
+            raw = _read_capped(response, deadline)
     finally:
         connection.close()
     return response, raw

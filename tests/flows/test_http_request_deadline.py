@@ -20,6 +20,7 @@ from tests.flows.graphs import chain, node, trigger
 
 pytestmark = pytest.mark.django_db
 
+TLS = b"\x16"  # the first byte of a TLS ClientHello
 # What a trickling server sends for a request path: (bytes, pause after them).
 Script = Callable[[str], Iterator[tuple[bytes, float]]]
 
@@ -47,12 +48,12 @@ class TricklingServer:
     def answer(self, connection: socket.socket):
         with connection:
             request = b""
-            while b"\r\n\r\n" not in request:
+            while b"\r\n\r\n" not in request and not request.startswith(TLS):
                 chunk = connection.recv(65536)
                 if not chunk:
                     return
                 request += chunk
-            path = request.split(b" ", 2)[1].decode()
+            path = "tls" if request.startswith(TLS) else request.split(b" ")[1].decode()
             self.paths.append(path)
             try:
                 for data, pause in self.script(path):
@@ -104,11 +105,16 @@ def slow_redirects(path):
     yield b"Content-Length: 0\r\n\r\n", 0
 
 
-def timed_run(server, **data):
-    nodes, edges = chain(
-        trigger(),
-        node("call", "http_request", url=f"http://127.0.0.1:{server.port}/", **data),
-    )
+def trickled_tls_handshake(path):
+    """A TLS record header announcing 64 bytes, then one byte every 0.2 s (13 s)."""
+    yield b"\x16\x03\x03\x00\x40", 0.2
+    for _ in range(64):
+        yield b"\x02", 0.2
+
+
+def timed_run(server, scheme="http", **data):
+    url = f"{scheme}://127.0.0.1:{server.port}/"
+    nodes, edges = chain(trigger(), node("call", "http_request", url=url, **data))
     flow = FlowFactory(nodes=nodes, edges=edges)
     started = time.monotonic()
     run = run_flow(flow, {}, "manual")
@@ -160,3 +166,14 @@ def test_a_slow_redirect_chain_stops_at_timeout_ms(trickling):
     assert run.error["code"] == "http_timeout"
     assert 2.9 < elapsed < 4.2  # two whole hops take 5 s
     assert server.paths == ["/", "/1"]
+
+
+def test_a_trickled_tls_handshake_stops_at_timeout_ms(trickling):
+    server = trickling(trickled_tls_handshake)
+
+    run, elapsed = timed_run(server, scheme="https", timeout_ms=1000)
+
+    assert run.status == "timed_out"
+    assert run.error["code"] == "http_timeout"
+    assert 0.9 < elapsed < 2.5
+    assert server.paths == ["tls"]
