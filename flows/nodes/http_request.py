@@ -6,6 +6,11 @@ to the checked address, so a second DNS answer cannot swap in another one
 (DNS rebinding). Loopback, private, link-local (cloud metadata lives there),
 unspecified, multicast and other non-public addresses are refused unless
 `HTTP_NODE_ALLOWLIST` names the host, the address or a network containing it.
+
+A redirect to another origin carries no credentials and no body (see
+`redirected`). Every socket operation waits only until the earlier of the
+node's `timeout_ms` and the run's deadline (see `DeadlineSocket`), so a server
+trickling bytes cannot hold the node past either.
 """
 
 from __future__ import annotations
@@ -204,13 +209,13 @@ def _one_hop(method, url, headers, body, deadline):
         connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
         with response:  # a half-read body must not keep the socket open
-            raw = _read_capped(response, deadline)
+            raw = _read_capped(response)
     finally:
         connection.close()
     return response, raw
 
 
-def _read_capped(response, deadline: float) -> bytes:
+def _read_capped(response) -> bytes:
     limit = settings.HTTP_NODE_MAX_RESPONSE_BYTES
     chunks, size = [], 0
     while chunk := response.read1(64 * 1024):
@@ -220,8 +225,6 @@ def _read_capped(response, deadline: float) -> bytes:
                 "response_too_large",
                 f"The response body is over {limit} bytes; the node reads no more.",
             )
-        if time.monotonic() > deadline:
-            raise TimeoutError
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -400,7 +403,7 @@ class PinnedHTTPSConnection(http.client.HTTPSConnection):
         sock = socket.create_connection(
             (self.address, self.port), remaining(self.deadline)
         )
-        # The handshake as a whole is bounded by the socket's timeout.
+        # The TLS handshake, bounded as a whole, gets what connecting left.
         sock.settimeout(remaining(self.deadline))
         tls = self._context.wrap_socket(sock, server_hostname=self.host)
         self.sock = DeadlineSocket(tls, self.deadline)
