@@ -11,7 +11,13 @@ from webhooks.responses import run_response
 
 
 def response_flow(owner, data: dict) -> Flow:
-    nodes = [
+    nodes = response_flow_nodes(data)
+    edges = [{"id": "e1", "source": "trigger", "target": "reply", "sourceHandle": None}]
+    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+
+
+def response_flow_nodes(data: dict) -> list[dict]:
+    return [
         {
             "id": "trigger",
             "type": "webhook",
@@ -27,8 +33,6 @@ def response_flow(owner, data: dict) -> Flow:
             "data": data,
         },
     ]
-    edges = [{"id": "e1", "source": "trigger", "target": "reply", "sourceHandle": None}]
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
 
 
 def post(flow, payload: str):
@@ -134,6 +138,18 @@ def test_a_header_value_injecting_a_new_line_fails_the_run(alice):
     assert "Set-Cookie" not in response
     assert response.json()["status"] == "failed"
     assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED
+
+
+def test_a_templated_status_is_saved_through_the_api(api):
+    nodes = response_flow_nodes({"status": "{{ input.code }}", "body": "x"})
+
+    body = {"name": "Reply", "nodes": nodes, "edges": []}
+
+    response = api.post("/api/flows", body, format="json")
+
+    assert response.status_code == 201
+    flow = Flow.objects.get(id=response.json()["id"])
+    assert flow.nodes[1]["data"]["status"] == "{{ input.code }}"
 
 
 def test_the_status_can_be_a_template_rendered_at_run_time(alice):
