@@ -142,7 +142,6 @@ def test_a_header_value_injecting_a_new_line_fails_the_run(alice):
 
 def test_a_templated_status_is_saved_through_the_api(api):
     nodes = response_flow_nodes({"status": "{{ input.code }}", "body": "x"})
-
     body = {"name": "Reply", "nodes": nodes, "edges": []}
 
     response = api.post("/api/flows", body, format="json")
