@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from agents.models import Agent, Conversation, Message
-from agents.providers import ChatRequest, ProviderError, ProviderTimeout, provider_for
+from agents.providers import (
+    ChatRequest,
+    ProviderError,
+    ProviderTimeout,
+    ToolCall,
+    provider_for,
+)
 from agents.tools import Toolbox, refusal
 
 MAX_CONTENT_CHARS = 32_000
@@ -168,6 +174,12 @@ class _Turn:
             raise ChatFailed(self.conversation, error) from error
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
+        result.tool_calls = [
+            ToolCall(
+                storable(call.id), storable(call.name), storable_json(call.arguments)
+            )
+            for call in result.tool_calls
+        ]
         return result
 
     def _call_timeout(self) -> float:
@@ -242,6 +254,17 @@ class _Turn:
 def storable(text: str) -> str:
     """`text` without the characters a database cannot keep (see UNSTORABLE)."""
     return UNSTORABLE.sub("\ufffd", text)
+
+
+def storable_json(value):
+    """`value` (JSON) with `storable` applied to every string in it, keys too."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, list):
+        return [storable_json(item) for item in value]
+    if isinstance(value, dict):
+        return {storable(str(key)): storable_json(item) for key, item in value.items()}
+    return value
 
 
 def _title(content: str) -> str:

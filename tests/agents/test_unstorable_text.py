@@ -71,3 +71,26 @@ def test_a_model_reply_with_nul_is_stored_and_shown(api, llm_server, alice):
     assert Message.objects.get(role="assistant").content == "odd \ufffd0\ufffd reply"
     conversation_id = response.json()["conversation_id"]
     assert page(alice, agent, conversation_id).status_code == 200
+
+
+def test_tool_call_arguments_with_nul_are_stored_and_run(api, llm_server, alice):
+    from flows.models import FlowRun
+    from tests.factories import webhook_code_graph
+    from tests.llm_server import openai_tool_call
+
+    nodes, edges = webhook_code_graph("return {got: input.q};")
+    tool = FlowFactory(owner=alice, name="look", nodes=nodes, edges=edges)
+    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    agent.tools.add(tool)
+    llm_server.queue(openai_tool_call("look", {"q\x00": "a\x00b"}))
+    llm_server.queue(openai_text("Looked."))
+
+    response = api.post(
+        f"/api/agents/{agent.id}/chat", {"content": "Look"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["tool_calls"][0]["arguments"] == {"q\ufffd": "a\ufffdb"}
+    assert FlowRun.objects.get(trigger="agent").input == {"q\ufffd": "a\ufffdb"}
+    stored = Message.objects.get(role="assistant", content="")
+    assert stored.tool_calls[0]["arguments"] == {"q\ufffd": "a\ufffdb"}
