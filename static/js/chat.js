@@ -23,14 +23,20 @@ function scrollToEnd() {
   list.scrollTop = list.scrollHeight;
 }
 
+// Adds a message or tool call at the end; the empty-conversation hint goes away.
+function show(node) {
+  document.getElementById("chat-empty")?.remove();
+  list.append(node);
+  scrollToEnd();
+}
+
 function addBubble(role, { html, text }) {
   const bubble = element("div", `chat-message chat-${role}`);
   const body = element("div", "chat-body");
   if (html !== undefined) body.innerHTML = html;
   else body.textContent = text;
   bubble.append(body);
-  list.append(bubble);
-  scrollToEnd();
+  show(bubble);
   return bubble;
 }
 
@@ -63,8 +69,7 @@ function addToolCall({ name, status, args, result, runId }) {
     link.href = `/runs/${runId}/`;
     details.append(link);
   }
-  list.append(details);
-  scrollToEnd();
+  show(details);
 }
 
 // A stored result names its run's status; one without (no run was made) was refused.

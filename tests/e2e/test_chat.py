@@ -178,3 +178,21 @@ def test_a_provider_failure_shows_an_error_and_the_chat_goes_on(chat_page, llm_s
 
     expect(chat_page.locator(".chat-assistant")).to_have_text("I am back.")
     assert Conversation.objects.get().messages.filter(role="user").count() == 2
+
+
+def test_an_empty_conversation_explains_itself_until_the_first_message(
+    chat_page, alice
+):
+    agent = AgentFactory(name="Echo", model="echo:demo", owner=alice)
+    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    chat_page.open(agent)
+
+    hint = chat_page.locator("#chat-empty")
+    expect(hint).to_contain_text("Ask Echo anything.")
+    expect(hint).to_contain_text("It can run these flows as tools: Say hello.")
+    expect(hint.locator("code")).to_have_text('/tool Say hello {"name": "Ada"}')
+
+    send(chat_page, "Hi")
+
+    expect(chat_page.locator(".chat-assistant")).to_contain_text("Echo: Hi")
+    expect(hint).to_have_count(0)
