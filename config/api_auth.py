@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -12,7 +11,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from config import ratelimit
+from config import login_throttle
 from config.api_errors import ApiError, Throttled
 
 
@@ -54,15 +53,6 @@ def csrf(request):
     return Response({"csrfToken": get_token(request)})
 
 
-def _failure_rate() -> ratelimit.Rate:
-    return ratelimit.Rate.parse(settings.LOGIN_FAILURE_RATE)
-
-
-def _client_key(request, username: str) -> str:
-    address = request.META.get("REMOTE_ADDR", "unknown")
-    return f"login-fail:{address}:{username.lower()}"
-
-
 @extend_schema(request=LoginSerializer, responses=UserSerializer)
 @api_view(["POST"])
 @permission_classes([AllowAny])
@@ -72,18 +62,18 @@ def login_view(request):
     serializer = LoginSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
     username = serializer.validated_data["username"]
-    key = _client_key(request, username)
-    wait = ratelimit.peek(key, _failure_rate())
-    if wait is not None:
-        raise Throttled(wait, "Too many failed sign-in attempts; try again later.")
+    try:
+        attempt = login_throttle.start_attempt(request._request, username)
+    except login_throttle.LoginThrottled as throttled:
+        raise Throttled(throttled.wait, throttled.message) from None
     user = authenticate(
         request._request,
         username=username,
         password=serializer.validated_data["password"],
     )
     if user is None:
-        ratelimit.hit(key, _failure_rate())
         raise ApiError("Wrong username or password.", code="invalid_credentials")
+    login_throttle.attempt_succeeded(attempt)
     login(request._request, user)
     return Response(user_body(user))
 

@@ -1,9 +1,60 @@
-"""Sign-out page. Sign-in is Django's own LoginView with our template."""
+"""Sign-in and sign-out pages; the throttle is shared with the API's login."""
 
 from __future__ import annotations
 
-from django.contrib.auth.views import LogoutView
+from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.views import LoginView, LogoutView
 from django.shortcuts import redirect, render
+
+from config import login_throttle
+
+
+class ThrottledLoginMixin:
+    """Counts each sign-in attempt before the password is checked (see
+    `config.login_throttle`); over the limit the form says so and checks nothing."""
+
+    throttled = False
+
+    def clean(self):
+        username = self.cleaned_data.get("username")
+        if not username or not self.cleaned_data.get("password"):
+            return super().clean()
+        try:
+            attempt = login_throttle.start_attempt(self.request, username)
+        except login_throttle.LoginThrottled as throttled:
+            self.throttled = True
+            minutes = max(1, round(throttled.wait / 60))
+            raise forms.ValidationError(
+                "Too many failed sign-in attempts. "
+                f"Try again in about {minutes} minute{'s' if minutes > 1 else ''}.",
+                code="throttled",
+            ) from None
+        cleaned = super().clean()
+        login_throttle.attempt_succeeded(attempt)
+        return cleaned
+
+
+class SignInForm(ThrottledLoginMixin, AuthenticationForm):
+    pass
+
+
+class AdminSignInForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    pass
+
+
+class SignInView(LoginView):
+    """Django's login page with the shared throttle; 429 while it holds."""
+
+    form_class = SignInForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.throttled:
+            response.status_code = 429
+        return response
 
 
 class SignOutView(LogoutView):

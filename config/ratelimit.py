@@ -6,6 +6,7 @@ machines; with the local-memory cache it holds per process.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -78,11 +79,10 @@ def hit(key: str, rate: Rate, *, now: float | None = None) -> float | None:
     return None
 
 
-def peek(key: str, rate: Rate, *, now: float | None = None) -> float | None:
-    """Like `hit` but counts nothing: the wait if `key` is already over its limit."""
+def undo(key: str, rate: Rate, *, now: float | None = None) -> None:
+    """Take back one event counted by `hit` in the current window."""
     now = time.time() if now is None else now
     window_start = int(now // rate.window) * rate.window
-    count = cache.get(f"rl:{key}:{window_start}", 0)
-    if count >= rate.limit:
-        return window_start + rate.window - now
-    return None
+    # ValueError: the window ended meanwhile, so there is nothing to take back.
+    with contextlib.suppress(ValueError):
+        cache.decr(f"rl:{key}:{window_start}")

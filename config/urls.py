@@ -1,12 +1,11 @@
 """Top-level routes: the API under /api/, pages, admin. Each app owns its routes."""
 
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import api_auth, schema  # noqa: F401  (registers OpenAPI extensions)
-from config.pages import SignOutView
+from config.pages import AdminSignInForm, SignInView, SignOutView
 
 api_patterns = [
     path("auth/csrf", api_auth.csrf, name="auth-csrf"),
@@ -20,14 +19,13 @@ api_patterns = [
     path("", include("webhooks.urls")),
 ]
 
+# The admin signs in through the same throttle as the site and the API.
+admin.site.login_form = AdminSignInForm
+
 urlpatterns = [
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
+    path("login/", SignInView.as_view(), name="login"),
     path("logout/", SignOutView.as_view(), name="logout"),
     path("", include("agents.urls")),
     path("", include("flows.urls")),

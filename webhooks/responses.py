@@ -16,7 +16,12 @@ from django.http import HttpResponse, JsonResponse
 
 from config.api_errors import error_response, sent_as_is
 from flows.models import FlowRun
-from flows.nodes.response import unsafe_header
+from flows.nodes.response import (
+    unsafe_header,
+    valid_header_name,
+    valid_header_value,
+    valid_status,
+)
 
 logger = logging.getLogger("weir.webhooks")
 
@@ -39,16 +44,20 @@ def _checked(response: dict) -> tuple[int, dict[str, str]]:
     server emit a broken or dangerous response.
     """
     status = response.get("status", 200)
-    if type(status) is not int or not 200 <= status <= 599:
+    if not valid_status(status):
         raise InvalidNodeResponse(f"status {status!r} is not between 200 and 599")
     headers = response.get("headers") or {}
     if not isinstance(headers, dict):
         raise InvalidNodeResponse("headers must be an object")
     for name, value in headers.items():
+        if not valid_header_name(name):
+            raise InvalidNodeResponse(f"header name {name!r} is not an HTTP token")
         if unsafe_header(name) or not isinstance(value, str):
             raise InvalidNodeResponse(f"header {name!r} cannot be sent")
-        if any(char in name + value for char in "\r\n\0") or not name.strip():
-            raise InvalidNodeResponse(f"header {name!r} is not one line of text")
+        if not valid_header_value(value):
+            raise InvalidNodeResponse(
+                f"header {name!r} is not one line of Latin-1 text"
+            )
     return status, headers
 
 

@@ -6,11 +6,17 @@ to the checked address, so a second DNS answer cannot swap in another one
 (DNS rebinding). Loopback, private, link-local (cloud metadata lives there),
 unspecified, multicast and other non-public addresses are refused unless
 `HTTP_NODE_ALLOWLIST` names the host, the address or a network containing it.
+
+A redirect to another origin carries no credentials and no body (see
+`redirected`). Every socket operation waits only until the earlier of the
+node's `timeout_ms` and the run's deadline (see `DeadlineSocket`), so a server
+trickling bytes cannot hold the node past either.
 """
 
 from __future__ import annotations
 
 import http.client
+import io
 import ipaddress
 import json
 import socket
@@ -30,8 +36,23 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
+# Headers that describe a body; dropped when a redirect turns the request into a GET.
+BODY_HEADERS = frozenset(
+    {"content-type", "content-encoding", "content-language", "content-location"}
+)
+# The only headers sent on to another origin: any other one (Authorization,
+# Cookie, an X-Api-Key the node cannot know is secret) may be a credential.
+CROSS_ORIGIN_HEADERS = frozenset({"user-agent", "accept", "accept-language"})
 USER_AGENT = "Weir-flows/1.0 (http_request node)"
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# IPv6 is public only inside global unicast 2000::/3 (this leaves out ::/96
+# IPv4-compatible, ::ffff:0:0/96 IPv4-mapped, ::ffff:0:0:0/96, NAT64, ULA,
+# link-local, deprecated site-local fec0::/10 and multicast) and outside these
+# prefixes, which embed an IPv4 address (6to4, Teredo) or are documentation.
+IPV6_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+IPV6_REFUSED = tuple(
+    ipaddress.ip_network(prefix)
+    for prefix in ("2002::/16", "2001::/32", "2001:db8::/32", "3fff::/20")
+)
 
 
 class HttpRequestNode(NodeKind):
@@ -76,12 +97,21 @@ class HttpRequestNode(NodeKind):
         if not any(name.lower() == "user-agent" for name in headers):
             headers["User-Agent"] = USER_AGENT
         body = _encode_body(ctx.render(data.get("body")), headers)
-        timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000
-        deadline = min(time.monotonic() + timeout, ctx.deadline)
+        timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
+        node_deadline = time.monotonic() + timeout_ms / 1000
         try:
-            return fetch(method, url, headers, body, deadline)
+            return fetch(method, url, headers, body, min(node_deadline, ctx.deadline))
         except TimeoutError as error:
-            raise NodeTimeout("http_timeout", "The request took too long.") from error
+            if ctx.deadline <= node_deadline:
+                raise NodeTimeout(
+                    "run_timeout",
+                    "The run's time limit "
+                    f"({settings.RUN_TIMEOUT_SECONDS:g} s) ran out during the request.",
+                ) from error
+            raise NodeTimeout(
+                "http_timeout",
+                f"No complete answer within timeout_ms ({timeout_ms} ms).",
+            ) from error
         except ssl.SSLError as error:
             raise NodeError("http_error", f"TLS failed: {error}") from error
         except (OSError, http.client.HTTPException, ValueError) as error:
@@ -109,14 +139,17 @@ def fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: fl
         response, raw = _one_hop(method, url, headers, body, deadline)
         location = response.getheader("Location")
         if response.status in REDIRECTS and location:
-            url = urljoin(url, location)
-            if not _is_http_url(url):
+            target = urljoin(url, location)
+            if not _is_http_url(target):
                 raise NodeError("invalid_url", "A redirect left http(s).")
-            if response.status in (301, 302, 303) and method != "HEAD":
-                method, body = "GET", None
-                headers = {
-                    k: v for k, v in headers.items() if k.lower() != "content-type"
-                }
+            method, headers, body = redirected(
+                response.status,
+                method,
+                headers,
+                body,
+                cross_origin=_origin(target) != _origin(url),
+            )
+            url = target
             continue
         return {
             "status": response.status,
@@ -126,42 +159,73 @@ def fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: fl
     raise NodeError("too_many_redirects", f"More than {MAX_REDIRECTS} redirects.")
 
 
+def redirected(
+    status: int, method: str, headers: dict, body: bytes | None, *, cross_origin: bool
+) -> tuple[str, dict, bytes | None]:
+    """The method, headers and body to follow a redirect with.
+
+    As browsers do (the Fetch standard): 303 turns anything but GET and HEAD
+    into a GET without a body, and so do 301 and 302 for a POST; other
+    redirects keep the method and the body. Towards another origin (scheme,
+    host or port differ) only harmless headers go along, and a body is never
+    re-sent there: the node fails with `redirect_refused` instead.
+    """
+    if (status == 303 and method not in ("GET", "HEAD")) or (
+        status in (301, 302) and method == "POST"
+    ):
+        method, body = "GET", None
+        headers = {k: v for k, v in headers.items() if k.lower() not in BODY_HEADERS}
+    if cross_origin:
+        if body:
+            raise NodeError(
+                "redirect_refused",
+                f"A {status} redirect would re-send the {method} body to another "
+                "origin; the node does not follow it.",
+            )
+        headers = {
+            k: v for k, v in headers.items() if k.lower() in CROSS_ORIGIN_HEADERS
+        }
+    return method, headers, body
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    default_port = 443 if parts.scheme == "https" else 80
+    return parts.scheme, parts.hostname.rstrip("."), parts.port or default_port
+
+
 def _one_hop(method, url, headers, body, deadline):
     parts = urlsplit(url)
     host = parts.hostname
     port = parts.port or (443 if parts.scheme == "https" else 80)
     address = checked_address(host, port)
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise TimeoutError
     connection_class = (
         PinnedHTTPSConnection if parts.scheme == "https" else PinnedHTTPConnection
     )
-    connection = connection_class(host, port, address, remaining)
+    connection = connection_class(host, port, address, deadline)
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
     try:
         connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
-        raw = _read_capped(response, deadline)
+        with response:  # a half-read body must not keep the socket open
+            raw = _read_capped(response)
     finally:
         connection.close()
     return response, raw
 
 
-def _read_capped(response, deadline: float) -> bytes:
+def _read_capped(response) -> bytes:
     limit = settings.HTTP_NODE_MAX_RESPONSE_BYTES
     chunks, size = [], 0
-    while chunk := response.read(64 * 1024):
+    while chunk := response.read1(64 * 1024):
         size += len(chunk)
         if size > limit:
             raise NodeError(
                 "response_too_large",
                 f"The response body is over {limit} bytes; the node reads no more.",
             )
-        if time.monotonic() > deadline:
-            raise TimeoutError
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -203,12 +267,17 @@ def _decode(raw: bytes, content_type: str) -> Any:
 
 
 def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """True only for globally routable unicast addresses."""
+    """True only for globally routable unicast addresses.
+
+    Every IPv6 form that embeds an IPv4 address (mapped, compatible, NAT64,
+    6to4, Teredo) is refused outright, even when the IPv4 address is public: a
+    public name has no reason to resolve to one, and checking each embedding
+    rule is easier to get wrong than refusing them all.
+    """
     if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None and not is_public(embedded):
+        if address not in IPV6_GLOBAL_UNICAST:
+            return False
+        if any(address in network for network in IPV6_REFUSED):
             return False
     return address.is_global and not address.is_multicast
 
@@ -248,26 +317,100 @@ def checked_address(host: str, port: int) -> str:
     return addresses[0]
 
 
+# Time ------------------------------------------------------------------------
+
+
+def remaining(deadline: float) -> float:
+    """Seconds left until `deadline`; TimeoutError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
+
+
+class DeadlineReader(io.RawIOBase):
+    """A socket's reading side where no single receive waits past `deadline`."""
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        super().__init__()
+        self.sock = sock
+        self.stream = sock.makefile("rb", buffering=0)
+        self.deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        self.sock.settimeout(remaining(self.deadline))
+        return self.stream.readinto(buffer)
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+class DeadlineSocket:
+    """A connected socket whose every send and receive ends by `deadline`.
+
+    A timeout set once at connect bounds each socket operation, not the
+    request: a server sending one byte at a time would never trip it, and
+    neither would slow headers. Here each operation may only wait for what is
+    left until the deadline. http.client only sends with `sendall` and reads
+    through `makefile`; everything else goes to the real socket.
+    """
+
+    SEND_CHUNK = 16 * 1024
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        self._sock = sock
+        self._deadline = deadline
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)
+
+    def sendall(self, data) -> None:
+        view = memoryview(data)
+        for start in range(0, len(view), self.SEND_CHUNK):
+            self._sock.settimeout(remaining(self._deadline))
+            self._sock.sendall(view[start : start + self.SEND_CHUNK])
+
+    def makefile(self, mode: str = "rb", *args, **kwargs):
+        return io.BufferedReader(DeadlineReader(self._sock, self._deadline))
+
+
 class PinnedHTTPConnection(http.client.HTTPConnection):
     """Connects to the already checked address, while Host stays the name."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float):
-        super().__init__(host, port, timeout=timeout)
+    def __init__(self, host: str, port: int, address: str, deadline: float):
+        super().__init__(host, port, timeout=remaining(deadline))
         self.address = address
+        self.deadline = deadline
 
     def connect(self):
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        sock = socket.create_connection(
+            (self.address, self.port), remaining(self.deadline)
+        )
+        self.sock = DeadlineSocket(sock, self.deadline)
 
 
 class PinnedHTTPSConnection(http.client.HTTPSConnection):
     """Like PinnedHTTPConnection; TLS still verifies the certificate for the name."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float):
+    def __init__(self, host: str, port: int, address: str, deadline: float):
         super().__init__(
-            host, port, timeout=timeout, context=ssl.create_default_context()
+            host,
+            port,
+            timeout=remaining(deadline),
+            context=ssl.create_default_context(),
         )
         self.address = address
+        self.deadline = deadline
 
     def connect(self):
-        sock = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        sock = socket.create_connection(
+            (self.address, self.port), remaining(self.deadline)
+        )
+        # The TLS handshake, bounded as a whole, gets what connecting left.
+        sock.settimeout(remaining(self.deadline))
+        tls = self._context.wrap_socket(sock, server_hostname=self.host)
+        self.sock = DeadlineSocket(tls, self.deadline)

@@ -411,6 +411,15 @@ function fieldWidget(field, value, onChange, wrapper) {
       input.value = value ?? "";
       return { element: input, input };
     }
+    case "number-or-template": {
+      // A number, or a {{ }} template that must render to one at run time.
+      const input = h("input", { type: "text", inputmode: "numeric", class: "mono", oninput: () => {
+        const text = input.value.trim();
+        onChange(/^\d+$/.test(text) ? Number(text) : text);
+      } });
+      input.value = value ?? "";
+      return { element: input, input };
+    }
     case "select": {
       const options = [...field.options];
       if (value && !options.includes(value)) options.push(value);

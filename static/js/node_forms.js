@@ -51,7 +51,8 @@ export const FORM_FIELDS = {
     { path: "data.ms", label: "Wait (ms)", widget: "number", min: 0 },
   ],
   response: [
-    { path: "data.status", label: "HTTP status", widget: "number", min: 100, max: 599 },
+    { path: "data.status", label: "HTTP status", widget: "number-or-template",
+      help: "200-599, or a template such as {{ input.status }} (checked when the flow runs)." },
     { path: "data.headers", label: "Headers", widget: "keyvalue" },
     { path: "data.body", label: "Body", widget: "json", help: "JSON, or plain text. Templates allowed inside strings." },
   ],

@@ -73,3 +73,25 @@ def test_an_agent_node_picks_its_agent_from_a_list(alice_page, live_url, alice):
 
     flow.refresh_from_db()
     assert flow.nodes[2]["data"]["agent_id"] == str(agent.id)
+
+
+def test_a_response_status_takes_a_number_or_a_template(alice_page, live_url, alice):
+    page = alice_page
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+
+    canvas_node(page, "Greet").click()
+    page.locator("#palette").get_by_role("button", name="Response").click()
+    status = page.locator("#inspector").get_by_label("HTTP status")
+    expect(status).to_have_value("200")
+    status.fill("{{ input.code }}")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#save-state")).to_have_text("Saved")
+    flow.refresh_from_db()
+    assert flow.nodes[2]["data"]["status"] == "{{ input.code }}"
+
+    status.fill("201")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#save-state")).to_have_text("Saved")
+    flow.refresh_from_db()
+    assert flow.nodes[2]["data"]["status"] == 201

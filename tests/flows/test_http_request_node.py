@@ -161,6 +161,11 @@ def test_loopback_is_refused_without_the_allowlist(server):
         "http://[::ffff:127.0.0.1]/",
         "http://[fe80::1]/",
         "http://[fd00::1]/",
+        "http://[fec0::1]/",
+        "http://[::127.0.0.1]/",
+        "http://[::ffff:0:a9fe:a9fe]/",
+        "http://[64:ff9b:1::a9fe:a9fe]/",
+        "http://[2002:a9fe:a9fe::1]/",
         "http://localhost/",
         "http://224.0.0.1/",
         "http://100.64.0.1/",
@@ -254,6 +259,28 @@ def test_a_templated_url_that_is_not_http_fails(allow_loopback):
         ("::ffff:10.0.0.1", False),
         ("64:ff9b::7f00:1", False),
         ("2002:7f00:1::", False),
+        # IPv6 forms that embed an IPv4 address are refused whatever it is.
+        ("::127.0.0.1", False),  # IPv4-compatible ::/96
+        ("::a9fe:a9fe", False),  # ::169.254.169.254
+        ("::8.8.8.8", False),
+        ("::ffff:127.0.0.1", False),  # IPv4-mapped ::ffff:0:0/96
+        ("::ffff:8.8.8.8", False),
+        ("::ffff:0:7f00:1", False),  # IPv4-translated ::ffff:0:0:0/96
+        ("64:ff9b::a9fe:a9fe", False),  # NAT64 64:ff9b::/96
+        ("64:ff9b::808:808", False),
+        ("64:ff9b:1::a9fe:a9fe", False),  # local NAT64 64:ff9b:1::/48
+        ("2002:808:808::1", False),  # 6to4 2002::/16
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo 2001::/32
+        # Outside global unicast 2000::/3, or documentation inside it.
+        ("fec0::1", False),  # deprecated site-local
+        ("fd00::1", False),  # unique local
+        ("febf::1", False),  # link-local
+        ("ff0e::1", False),  # global-scope multicast
+        ("100::1", False),  # discard-only
+        ("2001:db8::1", False),  # documentation
+        ("3fff::1", False),  # documentation (RFC 9637)
+        ("2001:4860:4860::8888", True),
+        ("2a00:1450:4001:80b::200e", True),
     ],
 )
 def test_only_global_unicast_addresses_are_public(address, public):

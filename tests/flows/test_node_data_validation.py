@@ -104,6 +104,37 @@ def test_a_response_may_not_set_unsafe_headers(header):
     ]
 
 
+@pytest.mark.parametrize(
+    "name", ["X-Ünï", "Bad Name", "Bad Name:", "X:Y", "X\tY", "(x)", "", " "]
+)
+def test_a_response_header_name_must_be_an_http_token(name):
+    assert problems(node("r", "response", headers={name: "x"})) == [
+        {
+            "index": 1,
+            "field": "data.headers",
+            "message": f"Header name {name!r} is not a valid HTTP field name "
+            "(letters, digits and !#$%&'*+-.^_`|~ only).",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    "value", ["a\r\nSet-Cookie: x=y", "a\nb", "nul\x00", "emoji 😀", "{{ x }}\n"]
+)
+def test_a_response_header_value_must_be_one_line_of_latin_1(value):
+    assert problems(node("r", "response", headers={"X-Note": value})) == [
+        {
+            "index": 1,
+            "field": "data.headers",
+            "message": "Header 'X-Note' must be one line of Latin-1 text.",
+        }
+    ]
+
+
+def test_a_response_status_may_be_a_template():
+    assert problems(node("r", "response", status="{{ input.code }}")) == []
+
+
 def test_a_response_with_ordinary_headers_is_valid():
     data = {"status": 201, "headers": {"X-Id": "{{ input.id }}"}, "body": {"a": 1}}
     assert problems(node("r", "response", **data)) == []
@@ -145,3 +176,27 @@ def test_patching_a_response_node_with_set_cookie_is_refused(api, alice_flow):
     assert response.json()["error"]["details"]["nodes"][0]["field"] == "data.headers"
     alice_flow.refresh_from_db()
     assert len(alice_flow.nodes) == 2
+
+
+@pytest.mark.django_db
+def test_saving_a_response_header_that_is_not_a_token_answers_400(api):
+    body = {
+        "name": "Reply",
+        "nodes": [trigger(), node("r", "response", headers={"Bad Name:": "x"})],
+        "edges": [],
+    }
+
+    response = api.post("/api/flows", body, format="json")
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert error["details"]["nodes"] == [
+        {
+            "index": 1,
+            "field": "data.headers",
+            "message": "Header name 'Bad Name:' is not a valid HTTP field name "
+            "(letters, digits and !#$%&'*+-.^_`|~ only).",
+        }
+    ]
+    assert not Flow.objects.exists()

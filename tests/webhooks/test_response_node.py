@@ -6,11 +6,18 @@ import pytest
 from django.test import Client
 
 from flows.models import Flow, FlowRun
-from tests.factories import FlowFactory
+from tests.factories import FlowFactory, FlowRunFactory
+from webhooks.responses import run_response
 
 
 def response_flow(owner, data: dict) -> Flow:
-    nodes = [
+    nodes = response_flow_nodes(data)
+    edges = [{"id": "e1", "source": "trigger", "target": "reply", "sourceHandle": None}]
+    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+
+
+def response_flow_nodes(data: dict) -> list[dict]:
+    return [
         {
             "id": "trigger",
             "type": "webhook",
@@ -26,8 +33,6 @@ def response_flow(owner, data: dict) -> Flow:
             "data": data,
         },
     ]
-    edges = [{"id": "e1", "source": "trigger", "target": "reply", "sourceHandle": None}]
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
 
 
 def post(flow, payload: str):
@@ -99,21 +104,26 @@ def test_saving_a_response_status_outside_200_to_599_is_refused(api, alice, stat
 
 
 @pytest.mark.parametrize(
-    "data",
+    "headers",
     [
-        {"status": 99, "body": "x"},
-        {"headers": {"Set-Cookie": "session=evil"}, "body": "x"},
+        {"Set-Cookie": "session=evil"},
+        {"X-Ünï": "v"},
+        {"Bad Name:": "x"},
+        {"Bad Name": "x"},
+        {"": "x"},
     ],
-    ids=["status", "set-cookie"],
+    ids=["set-cookie", "non-ascii-name", "colon-in-name", "space-in-name", "empty"],
 )
-def test_a_response_that_slipped_past_validation_is_never_sent(alice, data):
+def test_a_response_that_slipped_past_validation_is_never_sent(alice, headers):
     """Flows edited in the admin skip the API's checks; sending checks again."""
-    flow = response_flow(alice, data)
+    flow = response_flow(alice, {"headers": headers, "body": "x"})
 
     response = post(flow, "{}")
 
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "invalid_response"
+    for name in headers:
+        assert name not in response
     assert "Set-Cookie" not in response
     run = FlowRun.objects.get(flow=flow)
     assert response.json()["error"]["details"] == {"run_id": str(run.id)}
@@ -156,3 +166,99 @@ def test_an_error_status_from_the_flow_reaches_the_caller_as_sent(
     expected = body.encode() if isinstance(body, str) else b'{"ok": false}'
     assert response.content == expected
     assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.SUCCEEDED
+
+
+def test_a_templated_status_is_saved_through_the_api(api):
+    nodes = response_flow_nodes({"status": "{{ input.code }}", "body": "x"})
+    body = {"name": "Reply", "nodes": nodes, "edges": []}
+
+    response = api.post("/api/flows", body, format="json")
+
+    assert response.status_code == 201
+    flow = Flow.objects.get(id=response.json()["id"])
+    assert flow.nodes[1]["data"]["status"] == "{{ input.code }}"
+
+
+def test_the_status_can_be_a_template_rendered_at_run_time(alice):
+    flow = response_flow(alice, {"status": "{{ input.code }}", "body": "queued"})
+
+    number = post(flow, '{"code": 202}')
+    text = post(flow, '{"code": "201"}')
+
+    assert number.status_code == 202
+    assert number.content == b"queued"
+    assert text.status_code == 201
+    runs = FlowRun.objects.filter(flow=flow)
+    assert {run.response["status"] for run in runs} == {201, 202}
+
+
+@pytest.mark.parametrize("code", ["700", '"abc"', "true", "199", "null", "201.5"])
+def test_a_templated_status_outside_200_to_599_fails_the_run(alice, code):
+    flow = response_flow(alice, {"status": "{{ input.code }}", "body": "x"})
+
+    response = post(flow, f'{{"code": {code}}}')
+
+    assert response.status_code == 500
+    body = response.json()
+    assert body["status"] == "failed"
+    assert body["error"]["node_id"] == "reply"
+    assert body["error"]["code"] == "invalid_status"
+    run = FlowRun.objects.get(flow=flow)
+    assert run.status == FlowRun.Status.FAILED
+    assert run.response is None
+
+
+def test_a_stored_status_outside_200_to_599_is_never_sent(alice):
+    """A status the API would refuse, written straight to the database."""
+    flow = response_flow(alice, {"status": 99, "body": "x"})
+
+    response = post(flow, "{}")
+
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "invalid_status"
+    assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED
+
+
+def test_a_header_value_outside_latin_1_fails_the_run(alice):
+    flow = response_flow(alice, {"headers": {"X-Name": "{{ input.name }}"}})
+
+    response = post(flow, '{"name": "Ada 😀"}')
+
+    assert response.status_code == 500
+    assert "X-Name" not in response
+    assert response.json()["error"]["code"] == "invalid_header"
+    assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED
+
+
+def test_a_latin_1_header_value_is_sent(alice):
+    flow = response_flow(alice, {"headers": {"X-Name": "{{ input.name }}"}})
+
+    response = post(flow, '{"name": "Zoë"}')
+
+    assert response.status_code == 200
+    assert response["X-Name"] == "Zoë"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"status": 99, "headers": {}},
+        {"status": True, "headers": {}},
+        {"status": 200, "headers": {"X-A": "Ada 😀"}},
+        {"status": 200, "headers": {"X-A": "a\r\nSet-Cookie: a=b"}},
+        {"status": 200, "headers": {"X-Ünï": "v"}},
+    ],
+    ids=["status", "bool-status", "non-latin-1", "new-line", "name"],
+)
+def test_a_stored_response_that_cannot_be_sent_answers_invalid_response(
+    alice, response
+):
+    """Whatever reached the run's stored response, sending checks it again."""
+    run = FlowRunFactory(flow__owner=alice, response={**response, "body": "x"})
+
+    answer = run_response(run)
+
+    assert answer.status_code == 500
+    assert b'"invalid_response"' in answer.content
+    assert "Set-Cookie" not in answer
+    assert "X-A" not in answer
