@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 import math
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404, JsonResponse
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpResponse, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -177,6 +179,10 @@ def _envelope_for(exc) -> tuple[int, str, str, object, dict]:
         )
     if isinstance(exc, Http404 | exceptions.NotFound):
         return 404, "not_found", "Not found.", None, headers
+    if isinstance(exc, RequestDataTooBig):  # a view read `request.body`
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        message = f"The request body is larger than {limit} bytes."
+        return 413, "payload_too_large", message, {"limit": limit}, headers
     if isinstance(exc, exceptions.ParseError):
         return (
             400,
@@ -211,7 +217,7 @@ def _envelope_for(exc) -> tuple[int, str, str, object, dict]:
 def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every exception becomes the section 3 envelope."""
     known = drf_exception_handler(exc, context) is not None or isinstance(
-        exc, Http404 | DjangoPermissionDenied
+        exc, Http404 | DjangoPermissionDenied | RequestDataTooBig
     )
     if not known:
         logger.exception("Unhandled error in %s", context.get("view"), exc_info=exc)
@@ -224,6 +230,17 @@ def exception_handler(exc, context):
     return response
 
 
+def sent_as_is(response: HttpResponse) -> HttpResponse:
+    """Mark `response` as the flow's own answer, which the API must not rewrite.
+
+    A webhook's response node chooses its status, headers and body; a 404
+    `text/plain` "no such order" is what the flow's author wants the caller to
+    read, not a Django error page to be replaced by the envelope.
+    """
+    response.sent_as_is = True
+    return response
+
+
 class ApiErrorMiddleware:
     """Keeps Django's HTML error pages away from `/api/` paths."""
 
@@ -233,6 +250,8 @@ class ApiErrorMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         if not request.path.startswith(API_PREFIX) or response.status_code < 400:
+            return response
+        if getattr(response, "sent_as_is", False):
             return response
         if response.get("Content-Type", "").startswith("application/json"):
             return response

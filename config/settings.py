@@ -156,7 +156,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
+    # Escape non-ASCII in answers: a stored odd string can never break one.
+    "UNICODE_JSON": False,
     "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -196,6 +198,9 @@ HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
 FLOW_MAX_NODES = 1000
 FLOW_MAX_EDGES = 5000
 FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
+# Largest API request body (413 above it; the webhook has its own limit): a
+# graph at its limit plus room for the flow's name, description and schema.
+DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)

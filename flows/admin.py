@@ -1,11 +1,10 @@
-import json
-
 from django.contrib import admin
 from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
 from flows.models import Flow, FlowRun, RunStep
+from flows.pretty import pretty_json
 
 PRETTY_JSON = {
     JSONField: {
@@ -18,8 +17,7 @@ PRETTY_JSON = {
 
 def pretty(value) -> str:
     return format_html(
-        "<pre style='white-space: pre-wrap'>{}</pre>",
-        json.dumps(value, indent=2, ensure_ascii=False),
+        "<pre style='white-space: pre-wrap'>{}</pre>", pretty_json(value) or "null"
     )
 
 

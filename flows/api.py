@@ -13,11 +13,20 @@ from config.api_errors import PreconditionFailed, ValidationFailed
 from flows.engine import run_flow
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun, RunStep
+from flows.storable import Unstorable, check_storable
+
+
+def storable(value) -> None:
+    """Field validator: refuse what the database cannot store (flows.storable)."""
+    try:
+        check_storable(value, what="The value")
+    except Unstorable as problem:
+        raise serializers.ValidationError(str(problem)) from None
 
 
 class FlowSerializer(serializers.ModelSerializer):
-    nodes = serializers.JSONField(required=False)
-    edges = serializers.JSONField(required=False)
+    nodes = serializers.JSONField(required=False, validators=[storable])
+    edges = serializers.JSONField(required=False, validators=[storable])
     webhook_url = serializers.CharField(read_only=True)
     webhook_signed = serializers.SerializerMethodField()
 
@@ -38,6 +47,10 @@ class FlowSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["id", "version", "created_at", "updated_at"]
+        extra_kwargs = {
+            field: {"validators": [storable]}
+            for field in ("name", "description", "input_schema")
+        }
 
     def get_webhook_signed(self, flow) -> bool:
         """Whether webhooks must be signed; the secret itself is never shown here."""
@@ -207,6 +220,10 @@ class FlowViewSet(viewsets.ModelViewSet):
         body = request.data if request.body else {}
         if not isinstance(body, dict):
             raise ValidationFailed("The body must be a JSON object (or empty).")
+        try:
+            check_storable(body, what="The JSON body")
+        except Unstorable as problem:
+            raise ValidationFailed(str(problem)) from None
         run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
 

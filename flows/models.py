@@ -256,8 +256,8 @@ class RunStep(models.Model):
     """One node's part in a run: its status, output, error, console logs and timing."""
 
     class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
+        """Steps are written once their node has ended, so only final states."""
+
         SUCCEEDED = "succeeded"
         FAILED = "failed"
         SKIPPED = "skipped"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
@@ -11,6 +9,7 @@ from django.shortcuts import get_object_or_404, render
 
 from flows.models import Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.pretty import pretty_json
 
 
 def node_kinds_for_palette() -> list[dict]:
@@ -77,10 +76,3 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "input_json": pretty_json(run.input),
         },
     )
-
-
-def pretty_json(value) -> str | None:
-    """JSON as the user wrote it (not Python's repr); the template escapes it."""
-    if value is None:
-        return None
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)

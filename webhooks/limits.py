@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -24,18 +22,9 @@ from config.api_errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-
-# Deeper payloads are refused with 400. Real webhook bodies nest a handful of
-# levels; 100 is Rails' default `max_nesting`. The limit keeps the engine, the
-# sandbox and the JSON encoder that stores the run far from Python's recursion
-# limit, so a hostile body is a 400, never a 500.
-MAX_NESTING = 100
+from flows.storable import MAX_NESTING, Unstorable, check_storable
 
 READ_CHUNK_BYTES = 64 * 1024
-
-# PostgreSQL's jsonb cannot hold U+0000, and no UTF-8 encoder can write a lone
-# surrogate: both would fail when the run is saved, so they are refused up front.
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def check_content_type(request: HttpRequest) -> None:
@@ -102,36 +91,16 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _check_structure(value: Any) -> None:
-    """Walk the payload without recursion: nesting depth and unstorable strings."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list) and depth > MAX_NESTING:
-            raise ValidationFailed(
-                f"The JSON body is nested more than {MAX_NESTING} levels deep."
-            )
-        if isinstance(item, dict):
-            children = list(item.values())
-            strings = item.keys()
-        elif isinstance(item, list):
-            children, strings = item, ()
-        else:
-            children = ()
-            strings = (item,) if isinstance(item, str) else ()
-        for text in strings:
-            if _UNSTORABLE.search(text):
-                raise ValidationFailed(
-                    "The JSON body contains a NUL character or an unpaired surrogate."
-                )
-        stack.extend((child, depth + 1) for child in children)
-
-
 def parse_json_object(body: bytes) -> dict:
-    """The body as a JSON object; 400 for anything else, whatever the bytes are."""
+    """The body as a JSON object; 400 for anything else, whatever the bytes are.
+
+    The bytes are decoded as strict UTF-8 first: `json.loads(bytes)` would also
+    take UTF-16, and lets CESU-encoded lone surrogates through.
+    """
     try:
+        text = body.decode("utf-8-sig")
         payload = json.loads(
-            body, parse_constant=_refuse_constant, parse_float=_finite_float
+            text, parse_constant=_refuse_constant, parse_float=_finite_float
         )
     except RecursionError:
         raise ValidationFailed(
@@ -141,10 +110,10 @@ def parse_json_object(body: bytes) -> dict:
         raise InvalidJson(f"The request body is not valid JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise ValidationFailed('The JSON body must be an object, like {"name": 1}.')
-    # Both scans are C-speed; the walk runs only when they leave a doubt.
-    openings = body.count(b"{") + body.count(b"[")
-    if openings > MAX_NESTING or b"\\u" in body:
-        _check_structure(payload)
+    try:
+        check_storable(payload, text=text, what="The JSON body")
+    except Unstorable as problem:
+        raise ValidationFailed(str(problem)) from None
     return payload
 
 

@@ -14,7 +14,7 @@ import logging
 
 from django.http import HttpResponse, JsonResponse
 
-from config.api_errors import error_response
+from config.api_errors import error_response, sent_as_is
 from flows.models import FlowRun
 from flows.nodes.response import (
     unsafe_header,
@@ -85,7 +85,7 @@ def _node_response(run: FlowRun) -> HttpResponse:
     http = HttpResponse(content, status=status, content_type=default_type)
     for name, value in headers.items():
         http[name] = value
-    return http
+    return sent_as_is(http)
 
 
 def run_response(run: FlowRun) -> HttpResponse:

@@ -11,6 +11,11 @@ final state. Step rows are buffered and written in one batch at the end (and
 every `STEP_FLUSH_SECONDS` during a long run), because a row per node would
 cost more than the engine itself; a crash mid-run therefore leaves a visibly
 `running` run for `sweep_stale_runs` to mark `interrupted`.
+
+What is stored must be storable (flows/storable.py): a run's input and every
+node's output are checked, and a final write that still fails (a flow deleted
+mid-run, a database refusing a value) ends the run `failed` rather than
+leaving it `running` (see `Execution.finish`).
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
+from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
 
 logger = logging.getLogger("weir.engine")
 
@@ -100,8 +106,8 @@ def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError
     )
 
 
-def json_size(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+def json_text(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class Execution:
@@ -168,15 +174,17 @@ class Execution:
         )
         started_at = timezone.now()
         clock = time.perf_counter()
+        response_before = self.run.response
         try:
             output = planned.kind.run(node.get("data") or {}, ctx)
             self.check_size(output)
         except Exception as exception:
+            self.run.response = response_before  # a failed node answers nothing
             failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
                 "code": failure.code,
-                "message": failure.message,
+                "message": storable_text(failure.message),
             }
             self.record(
                 node,
@@ -214,12 +222,23 @@ class Execution:
         return {source: self.results.get(source) for source in dict.fromkeys(sources)}
 
     def check_size(self, output: Any) -> None:
+        """Fail the node (`invalid_output`, `output_too_large`) unless storable."""
         try:
-            size = json_size(output)
+            text = json_text(output)
+        except RecursionError:
+            raise NodeError(
+                "invalid_output",
+                f"The node's output is nested more than {MAX_NESTING} levels deep.",
+            ) from None
         except (TypeError, ValueError) as error:
             raise NodeError(
                 "invalid_output", f"The node's output is not JSON: {error}"
             ) from error
+        try:
+            check_storable(output, text=text, what="The node's output")
+        except Unstorable as problem:
+            raise NodeError("invalid_output", str(problem)) from None
+        size = len(text)
         if size > settings.RUN_MAX_OUTPUT_BYTES:
             raise NodeError(
                 "output_too_large",
@@ -245,7 +264,7 @@ class Execution:
         started_at=None,
         clock: float | None = None,
     ) -> None:
-        logs = list(ctx.logs) if ctx else []
+        logs = [storable_text(line) for line in ctx.logs] if ctx else []
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
         self.steps.append(
@@ -273,10 +292,49 @@ class Execution:
         self.last_flush = time.monotonic()
 
     def finish(self, status: str, error: dict | None) -> None:
+        """Store the run's end; if that write fails, store it as failed instead.
+
+        Outputs are checked as they are made, so a failure here is a surprise:
+        the flow was deleted mid-run ("did not affect any rows", or the steps'
+        foreign key), or the database refused a value the checks let through.
+        Either way the run must not stay `running` and the caller still gets an
+        answer, so the run ends `failed` with its results dropped.
+        """
         duration_ms = (time.monotonic() - self.started) * 1000
-        with transaction.atomic():
-            self.flush_steps()
-            self.run.finish(status, self.results, error, duration_ms)
+        try:
+            with transaction.atomic():
+                self.flush_steps()
+                self.run.finish(status, self.results, error, duration_ms)
+        except (DatabaseError, ValueError, RecursionError):
+            logger.exception("Run %s could not be stored as it ended", self.run.id)
+            self.store_as_unstorable(duration_ms)
+
+    def store_as_unstorable(self, duration_ms: float) -> None:
+        run = self.run
+        run.status = FlowRun.Status.FAILED
+        run.results, run.response = {}, None
+        run.error = {
+            "node_id": None,
+            "code": "unstorable_output",
+            "message": "The run ended but its results could not be stored, so they "
+            "were dropped. The error has been logged.",
+        }
+        run.finished_at, run.duration_ms = timezone.now(), duration_ms
+        fields = ["status", "results", "response", "error", "finished_at"]
+        try:
+            stored = FlowRun.objects.filter(pk=run.pk).update(
+                duration_ms=duration_ms,
+                **{name: getattr(run, name) for name in fields},
+            )
+        except DatabaseError:
+            logger.exception("Run %s could not be marked failed either", run.id)
+            return  # still `running` in the database: sweep_stale_runs ends it
+        if not stored:
+            run.error = {
+                "node_id": None,
+                "code": "flow_deleted",
+                "message": "The flow was deleted while it ran; the run was not kept.",
+            }
 
 
 def run_flow(
@@ -294,6 +352,11 @@ def run_flow(
     `deadline` (a `time.monotonic()` value) ends the run sooner than
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
     """
+    try:
+        check_storable(input, what="The run's input")
+        refused = None
+    except Unstorable as problem:  # callers check first; this is the last guard
+        input, refused = {}, str(problem)
     run = FlowRun.objects.create(
         flow=flow,
         flow_version=flow.version,
@@ -302,4 +365,9 @@ def run_flow(
         input=input,
         request_meta=request_meta or {},
     )
-    return Execution(flow, run, deadline=deadline).execute()
+    execution = Execution(flow, run, deadline=deadline)
+    if refused is not None:
+        error = {"node_id": None, "code": "invalid_input", "message": refused}
+        execution.finish(FlowRun.Status.FAILED, error)
+        return run
+    return execution.execute()

@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flows.nodes.templates import (
-    NOT_SIMPLE,
-    UNDEFINED,
-    TemplateError,
-    lookup_path,
-    render,
-)
+# Defined in flows.nodes.errors, which templates.py can import without a cycle;
+# node kinds keep importing them from here.
+from flows.nodes.errors import NodeError as NodeError
+from flows.nodes.errors import NodeTimeout as NodeTimeout
+from flows.nodes.errors import sandbox_failure
+from flows.nodes.templates import NOT_SIMPLE, UNDEFINED, lookup_path, render
 from flows.sandbox import SandboxError, evaluate
 
 if TYPE_CHECKING:
@@ -24,23 +23,6 @@ class FieldError:
 
     field: str
     message: str
-
-
-class NodeError(Exception):
-    """A node failed; the run stops with `error: {node_id, code, message}`."""
-
-    timed_out = False
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-class NodeTimeout(NodeError):
-    """A node ran out of time; the run ends `timed_out` instead of `failed`."""
-
-    timed_out = True
 
 
 @dataclass
@@ -71,10 +53,7 @@ class NodeContext:
 
     def render(self, value: Any) -> Any:
         """`value` with its `{{ }}` templates filled in; raises NodeError on failure."""
-        try:
-            return render(value, self.variables, deadline=self.deadline)
-        except TemplateError as error:
-            raise _node_error(error) from error
+        return render(value, self.variables, deadline=self.deadline)
 
     def evaluate(self, expression: str) -> Any:
         """The value of one JavaScript expression (undefined comes back as None)."""
@@ -83,19 +62,11 @@ class NodeContext:
             try:
                 [value] = evaluate([expression], self.variables, deadline=self.deadline)
             except SandboxError as error:
-                code = error.code if error.timed_out else "expression_error"
-                raise _node_error(
-                    TemplateError(code, error.message, timed_out=error.timed_out)
-                ) from error
+                raise sandbox_failure(error, "expression_error") from error
         return None if value is UNDEFINED else value
 
     def log(self, line: str) -> None:
         self.logs.append(line)
-
-
-def _node_error(error) -> NodeError:
-    kind = NodeTimeout if error.timed_out else NodeError
-    return kind(error.code, error.message)
 
 
 class NodeKind:

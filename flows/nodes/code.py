@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from flows import sandbox
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.base import FieldError, NodeContext, NodeKind
 from flows.nodes.checks import text
+from flows.nodes.errors import sandbox_failure
 
 MAX_CODE_CHARS = 100_000
 
@@ -32,8 +33,7 @@ class CodeNode(NodeKind):
             )
         except sandbox.SandboxError as error:
             ctx.logs.extend(error.logs)
-            kind = NodeTimeout if error.timed_out else NodeError
-            raise kind(error.code, error.message) from error
+            raise sandbox_failure(error) from error
         ctx.logs.extend(result.logs)
         ctx.logs_truncated = result.logs_truncated
         return result.value

@@ -30,6 +30,7 @@ from django.conf import settings
 from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
 from flows.nodes.checks import integer_between, string_map, text
 from flows.nodes.templates import as_text
+from flows.storable import storable_text
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT_MS = 10_000
@@ -247,10 +248,16 @@ def _decode(raw: bytes, content_type: str) -> Any:
         text_body = raw.decode(charset, errors="replace")
     except LookupError:
         text_body = raw.decode("utf-8", errors="replace")
+    # A binary body's NUL bytes would make the run unstorable (flows/storable.py).
+    text_body = storable_text(text_body)
     media_type = content_type.split(";")[0].strip().lower()
     if media_type == "application/json" or media_type.endswith("+json"):
         try:
             return json.loads(text_body)
+        except RecursionError:
+            raise NodeError(
+                "invalid_output", "The response's JSON is nested too deep."
+            ) from None
         except ValueError:
             return text_body
     return text_body

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from flows import sandbox
+from flows.nodes.errors import NodeError, sandbox_failure
 
 DOTTED_PATH = re.compile(
     r"^(input|prev|results)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$", re.ASCII
@@ -58,14 +59,6 @@ class Undefined:
 
 UNDEFINED = Undefined()
 NOT_SIMPLE = object()
-
-
-class TemplateError(Exception):
-    def __init__(self, code: str, message: str, *, timed_out: bool = False):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.timed_out = timed_out
 
 
 def split_template(text: str) -> list[str]:
@@ -140,10 +133,8 @@ def render(value: Any, variables: dict, *, deadline: float | None = None) -> Any
         try:
             values = sandbox.evaluate(to_evaluate, variables, deadline=deadline)
         except sandbox.SandboxError as error:
-            raise TemplateError(
-                "template_error" if not error.timed_out else error.code,
-                f"A {{{{ }}}} expression failed: {error.message}",
-                timed_out=error.timed_out,
+            raise sandbox_failure(
+                error, "template_error", "A {{ }} expression failed: "
             ) from error
         pending.update(zip(to_evaluate, values, strict=True))
     return _fill(value, pending)
@@ -153,7 +144,7 @@ def _collect(value: Any, variables: dict, pending: dict) -> None:
     if isinstance(value, str):
         for expression in split_template(value)[1::2]:
             if not expression:
-                raise TemplateError("template_error", "A {{ }} template is empty.")
+                raise NodeError("template_error", "A {{ }} template is empty.")
             if expression not in pending:
                 pending[expression] = lookup_path(expression, variables)
     elif isinstance(value, dict):

@@ -134,5 +134,9 @@ def _decode(settled: dict, logs: list[str]) -> Any:
         )
     try:
         return json.loads(text)
+    except RecursionError:
+        raise SandboxError(
+            "invalid_output", "The value is nested too deep to read.", logs
+        ) from None
     except ValueError as error:
         raise SandboxError("invalid_output", "The value is not JSON.", logs) from error

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from flows import sandbox
-from flows.nodes.templates import NOT_SIMPLE, TemplateError, lookup_path, render
+from flows.nodes.errors import NodeError
+from flows.nodes.templates import NOT_SIMPLE, lookup_path, render
 
 VARIABLES = {
     "input": {
@@ -109,14 +110,14 @@ def test_rendering_leaves_the_template_untouched():
 
 
 def test_an_empty_template_is_an_error():
-    with pytest.raises(TemplateError) as raised:
+    with pytest.raises(NodeError) as raised:
         render("{{ }}", VARIABLES)
 
     assert raised.value.code == "template_error"
 
 
 def test_reading_through_undefined_is_a_template_error():
-    with pytest.raises(TemplateError) as raised:
+    with pytest.raises(NodeError) as raised:
         render("{{ input.missing.deeper }}", VARIABLES)
 
     assert raised.value.code == "template_error"

@@ -140,6 +140,34 @@ def test_a_header_value_injecting_a_new_line_fails_the_run(alice):
     assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED
 
 
+@pytest.mark.parametrize(
+    "status, body, content_type",
+    [
+        (404, "no such order", "text/plain; charset=utf-8"),
+        (400, "<error>bad</error>", "application/xml"),
+        (422, {"ok": False}, "application/json"),
+        (503, "down for a minute", "text/plain; charset=utf-8"),
+    ],
+)
+def test_an_error_status_from_the_flow_reaches_the_caller_as_sent(
+    alice, status, body, content_type
+):
+    """The API's error envelope is for Weir's errors, never the flow's own answer."""
+    headers = {"X-Flow": "yes"}
+    if content_type == "application/xml":
+        headers["Content-Type"] = content_type
+    flow = response_flow(alice, {"status": status, "headers": headers, "body": body})
+
+    response = post(flow, "{}")
+
+    assert response.status_code == status
+    assert response["Content-Type"] == content_type
+    assert response["X-Flow"] == "yes"
+    expected = body.encode() if isinstance(body, str) else b'{"ok": false}'
+    assert response.content == expected
+    assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.SUCCEEDED
+
+
 def test_a_templated_status_is_saved_through_the_api(api):
     nodes = response_flow_nodes({"status": "{{ input.code }}", "body": "x"})
     body = {"name": "Reply", "nodes": nodes, "edges": []}

@@ -1,0 +1,36 @@
+"""How a node fails: `NodeError`, `NodeTimeout`, and a sandbox failure as either."""
+
+from __future__ import annotations
+
+from flows.sandbox import SandboxError
+
+
+class NodeError(Exception):
+    """A node failed; the run stops with `error: {node_id, code, message}`."""
+
+    timed_out = False
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class NodeTimeout(NodeError):
+    """A node ran out of time; the run ends `timed_out` instead of `failed`."""
+
+    timed_out = True
+
+
+def sandbox_failure(
+    error: SandboxError, code: str | None = None, prefix: str = ""
+) -> NodeError:
+    """The node's error for a failure in the sandbox (code, template, expression).
+
+    A timeout keeps the sandbox's own code and is a `NodeTimeout`, so the run
+    ends `timed_out`; any other failure takes `code` (default: the sandbox's).
+    `prefix` starts the message, saying where the JavaScript was.
+    """
+    if error.timed_out:
+        return NodeTimeout(error.code, prefix + error.message)
+    return NodeError(code or error.code, prefix + error.message)

@@ -1,1 +1,0 @@
-"""Webhook deliveries are stored as FlowRuns (trigger `webhook`) in the flows app."""
