@@ -6,11 +6,12 @@ node succeeded and, for a branching node, left through the handle it chose. A
 node with an incoming edge that did not fire is `skipped`, and its own edges do
 not fire. The first failing node ends the run.
 
-Persistence: the run row is written as `queued`, then `running`, then with its
-final state. Step rows are buffered and written in one batch at the end (and
-every `STEP_FLUSH_SECONDS` during a long run), because a row per node would
-cost more than the engine itself; a crash mid-run therefore leaves a visibly
-`running` run for `sweep_stale_runs` to mark `interrupted`.
+Persistence: the run row is inserted `running` (a run started here is never
+waiting in a queue), then updated once with its final state. Step rows are
+buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
+during a long run), because a row per node would cost more than the engine
+itself; a crash mid-run therefore leaves a visibly `running` run for
+`sweep_stale_runs` to mark `interrupted`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from flows.models import Flow, FlowRun, RunStep
@@ -120,7 +120,6 @@ class Execution:
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
 
     def execute(self) -> FlowRun:
-        self.run.mark_running()
         status, error = FlowRun.Status.SUCCEEDED, None
         try:
             for planned in plan(self.flow):
@@ -271,9 +270,9 @@ class Execution:
 
     def finish(self, status: str, error: dict | None) -> None:
         duration_ms = (time.monotonic() - self.started) * 1000
-        with transaction.atomic():
-            self.flush_steps()
-            self.run.finish(status, self.results, error, duration_ms)
+        steps = self.steps[self.flushed :]
+        self.run.finish(status, self.results, error, duration_ms, steps=steps)
+        self.flushed = len(self.steps)
 
 
 def run_flow(
@@ -284,12 +283,5 @@ def run_flow(
     Never raises for a node failure: the run ends `failed` or `timed_out` and
     `run.as_result()` describes it. Runs synchronously in the caller's thread.
     """
-    run = FlowRun.objects.create(
-        flow=flow,
-        flow_version=flow.version,
-        trigger=trigger,
-        status=FlowRun.Status.QUEUED,
-        input=input,
-        request_meta=request_meta or {},
-    )
+    run = FlowRun.objects.start(flow, trigger, input, request_meta or {})
     return Execution(flow, run).execute()
