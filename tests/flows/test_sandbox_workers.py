@@ -112,7 +112,15 @@ def test_a_worker_that_dies_mid_job_fails_only_that_job(settings):
     assert sandbox.run_code("return input.n + 1", VARIABLES).value == 2
 
 
+def wait_for_replacements() -> None:
+    """Let workers still being started for an earlier test join the pool first."""
+    for thread in threading.enumerate():
+        if thread.name == "sandbox-respawn":
+            thread.join()
+
+
 def test_a_worker_that_died_while_idle_is_replaced_before_the_next_job():
+    wait_for_replacements()
     current_worker_pid()
     dead = kill_all_workers()
     time.sleep(0.1)
