@@ -280,7 +280,11 @@ class FlowRun(models.Model):
         connection = connections[self._state.db or router.db_for_write(FlowRun)]
         step_rows = RunStep.objects.using(connection.alias)
         sql, params = self._final_update(connection)
-        if steps and connection.vendor == "postgresql":
+        if steps and connection.vendor == "postgresql" and len(steps) <= 5000:
+            # At 12 parameters a row, 5000 rows stay below the 65535 parameters a
+            # statement may have when psycopg binds them on the server; a bigger
+            # batch (a flow past FLOW_MAX_NODES, saved through the admin) takes
+            # the transaction below.
             steps_sql, steps_params = step_rows.insert_statement(steps)
             sql = f"WITH steps AS ({steps_sql}) {sql}"
             params = steps_params + params

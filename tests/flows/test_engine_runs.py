@@ -424,3 +424,23 @@ def test_a_response_header_rendered_with_a_line_break_fails_the_node():
     assert run.status == "failed"
     assert run.error["code"] == "invalid_header"
     assert run.response is None
+
+
+def test_a_final_batch_of_steps_too_big_for_one_statement_is_still_stored_whole():
+    flow = make_flow(*chain(trigger()))
+    run = FlowRun.objects.start(flow, "manual", {}, {})
+    steps = [
+        {"run_id": run.id, "position": i, "node_id": f"n{i}", "status": "succeeded"}
+        for i in range(5001)  # past the 5000 rows one PostgreSQL statement takes
+    ]
+
+    run.finish("succeeded", {"n0": 1}, None, 12.5, steps=steps)
+
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.results, stored.duration_ms) == (
+        "succeeded",
+        {"n0": 1},
+        12.5,
+    )
+    assert stored.steps.count() == 5001
+    assert stored.steps.last().node_id == "n5000"
