@@ -120,7 +120,6 @@ def code_flow(owner) -> Flow:
 
 def in_memory_run(flow: Flow, payload: dict) -> FlowRun:
     run = FlowRun(flow=flow, flow_version=flow.version, trigger="manual", input=payload)
-    run.mark_running = lambda: None
     return InMemoryExecution(flow, run).execute()
 
 

@@ -3,7 +3,14 @@
 import os
 
 from django.core.wsgi import get_wsgi_application
+from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
+
+# Import the URLconf, and with it every view, while the worker boots instead of
+# inside the first request it serves: the views pull in the LLM SDKs (about 2 s
+# of imports, more on a busy machine), which stalled each new worker's first
+# requests for seconds (bench/README.md, "Webhook").
+get_resolver().url_patterns  # noqa: B018

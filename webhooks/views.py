@@ -84,10 +84,10 @@ def _webhook_flow(flow_id: str) -> Flow:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise NotFound() from None
-    try:
-        return Flow.objects.get(pk=pk, webhook_enabled=True)
-    except Flow.DoesNotExist:
-        raise NotFound() from None
+    flow = Flow.objects.webhook_target(pk)
+    if flow is None:
+        raise NotFound()
+    return flow
 
 
 def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | None:

@@ -6,11 +6,12 @@ node succeeded and, for a branching node, left through the handle it chose. A
 node with an incoming edge that did not fire is `skipped`, and its own edges do
 not fire. The first failing node ends the run.
 
-Persistence: the run row is written as `queued`, then `running`, then with its
-final state. Step rows are buffered and written in one batch at the end (and
-every `STEP_FLUSH_SECONDS` during a long run), because a row per node would
-cost more than the engine itself; a crash mid-run therefore leaves a visibly
-`running` run for `sweep_stale_runs` to mark `interrupted`.
+Persistence: the run row is inserted `running` (a run started here is never
+waiting in a queue), then updated once with its final state. Step rows are
+buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
+during a long run), because a row per node would cost more than the engine
+itself; a crash mid-run therefore leaves a visibly `running` run for
+`sweep_stale_runs` to mark `interrupted`.
 
 What is stored must be storable (flows/storable.py): a run's input and every
 node's output are checked, and a final write that still fails (a flow deleted
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError
 from django.utils import timezone
 
 from flows.models import Flow, FlowRun, RunStep
@@ -129,7 +130,6 @@ class Execution:
             self.deadline = min(self.deadline, deadline)
 
     def execute(self) -> FlowRun:
-        self.run.mark_running()
         status, error = FlowRun.Status.SUCCEEDED, None
         try:
             for planned in plan(self.flow):
@@ -301,13 +301,19 @@ class Execution:
         answer, so the run ends `failed` with its results dropped.
         """
         duration_ms = (time.monotonic() - self.started) * 1000
+        steps = self.steps[self.flushed :]
         try:
-            with transaction.atomic():
-                self.flush_steps()
-                self.run.finish(status, self.results, error, duration_ms)
+            stored = self.run.finish(
+                status, self.results, error, duration_ms, steps=steps
+            )
         except (DatabaseError, ValueError, RecursionError):
             logger.exception("Run %s could not be stored as it ended", self.run.id)
             self.store_as_unstorable(duration_ms)
+            return
+        if not stored:  # no row to update: the flow, and its runs, were deleted
+            self.store_as_unstorable(duration_ms)
+            return
+        self.flushed = len(self.steps)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
         run = self.run
@@ -357,14 +363,7 @@ def run_flow(
         refused = None
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
-    run = FlowRun.objects.create(
-        flow=flow,
-        flow_version=flow.version,
-        trigger=trigger,
-        status=FlowRun.Status.QUEUED,
-        input=input,
-        request_meta=request_meta or {},
-    )
+    run = FlowRun.objects.start(flow, trigger, input, request_meta or {})
     execution = Execution(flow, run, deadline=deadline)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}

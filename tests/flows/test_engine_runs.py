@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from flows.engine import run_flow
 from flows.models import FlowRun, RunStep
@@ -339,28 +341,36 @@ def test_results_over_the_run_cap_fail_the_run_with_output_too_large(settings):
     assert run.error["node_id"] == "copy2"
 
 
-def test_the_run_is_stored_queued_then_running_while_nodes_run(monkeypatch):
+def test_the_run_is_stored_running_from_its_first_write_to_its_final_one(
+    monkeypatch,
+):
     seen = []
-    original_mark_running = FlowRun.mark_running
     transform = NODE_KINDS["transform"]
     original_run = transform.run
 
-    def mark_running(run):
-        seen.append(("before running", FlowRun.objects.get(pk=run.pk).status))
-        original_mark_running(run)
-
     def spy(data, ctx):
-        seen.append(("inside a node", FlowRun.objects.get(pk=ctx.run.pk).status))
+        stored = FlowRun.objects.get(pk=ctx.run.pk)
+        seen.append((stored.status, stored.started_at is not None))
         return original_run(data, ctx)
 
-    monkeypatch.setattr(FlowRun, "mark_running", mark_running)
     monkeypatch.setattr(transform, "run", spy)
     flow = make_flow(*chain(trigger(), node("t", "transform", values={"a": 1})))
 
-    run = run_flow(flow, {}, "manual")
+    with CaptureQueriesContext(connection) as queries:
+        run = run_flow(flow, {}, "manual")
 
-    assert seen == [("before running", "queued"), ("inside a node", "running")]
-    assert FlowRun.objects.get(pk=run.pk).status == "succeeded"
+    assert seen == [("running", True)]
+    run_table = connection.ops.quote_name(FlowRun._meta.db_table)
+    inserts = [q for q in queries if q["sql"].startswith(f"INSERT INTO {run_table}")]
+    updates = [q for q in queries if f"UPDATE {run_table}" in q["sql"]]
+    assert (len(inserts), len(updates)) == (1, 1)  # never a `queued` row first
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert stored.status == "succeeded"
+    assert stored.started_at <= stored.finished_at
+    assert list(stored.steps.values_list("node_id", "status")) == [
+        ("trigger", "succeeded"),
+        ("t", "succeeded"),
+    ]
 
 
 def test_a_code_node_past_the_run_deadline_ends_the_run_timed_out(settings):
@@ -414,3 +424,23 @@ def test_a_response_header_rendered_with_a_line_break_fails_the_node():
     assert run.status == "failed"
     assert run.error["code"] == "invalid_header"
     assert run.response is None
+
+
+def test_a_final_batch_of_steps_too_big_for_one_statement_is_still_stored_whole():
+    flow = make_flow(*chain(trigger()))
+    run = FlowRun.objects.start(flow, "manual", {}, {})
+    steps = [
+        {"run_id": run.id, "position": i, "node_id": f"n{i}", "status": "succeeded"}
+        for i in range(5001)  # past the 5000 rows one PostgreSQL statement takes
+    ]
+
+    run.finish("succeeded", {"n0": 1}, None, 12.5, steps=steps)
+
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.results, stored.duration_ms) == (
+        "succeeded",
+        {"n0": 1},
+        12.5,
+    )
+    assert stored.steps.count() == 5001
+    assert stored.steps.last().node_id == "n5000"
