@@ -16,29 +16,43 @@ WITHHELD = {
 }
 
 
+def last_output(run):
+    """The output of the run's last succeeded step, by its position in the run.
+
+    Not the last key of `run.results`: PostgreSQL's jsonb keeps keys in its own
+    order (shortest first), so that "last" could be an inner node's output.
+    """
+    node_id = (
+        run.steps.filter(status="succeeded")
+        .order_by("-position")
+        .values_list("node_id", flat=True)
+        .first()
+    )
+    return (run.results or {}).get(node_id) if node_id else None
+
+
 def summary_of(message) -> dict:
-    """The summary from the run when it still exists, else from the stored JSON."""
+    """The summary from the run when it still exists, else from the stored JSON
+    (written in run order, so its last result is the last node's)."""
     run = message.run
     if run is not None:
-        stored = {
-            "success": run.status == "succeeded",
+        success = run.status == "succeeded"
+        output = None
+        if success:
+            output = run.response.get("body") if run.response else last_output(run)
+        return {
+            "success": success,
             "status": run.status,
-            "results": run.results or {},
+            "output": output,
             "error": run.error,
         }
-        response = run.response
-    else:
-        try:
-            stored = json.loads(message.content)
-        except ValueError:
-            return WITHHELD
-        response = None
+    try:
+        stored = json.loads(message.content)
+    except ValueError:
+        return WITHHELD
     output = None
-    if stored.get("success"):
-        if response is not None:
-            output = response.get("body")
-        elif stored.get("results"):
-            output = list(stored["results"].values())[-1]
+    if stored.get("success") and stored.get("results"):
+        output = list(stored["results"].values())[-1]
     return {
         "success": bool(stored.get("success")),
         "status": stored.get("status"),

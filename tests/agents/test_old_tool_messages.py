@@ -9,7 +9,7 @@ import json
 from django.apps import apps
 
 from agents.models import Conversation, Message
-from flows.models import FlowRun
+from flows.models import FlowRun, RunStep
 from tests.factories import AgentFactory, FlowFactory
 
 migration = importlib.import_module(
@@ -29,14 +29,29 @@ def old_tool_message(conversation, run, content: str) -> Message:
     )
 
 
+def finished_run(flow, results: dict) -> FlowRun:
+    """A succeeded run whose nodes ran in the order `results` lists them."""
+    run = FlowRun.objects.create(
+        flow=flow, trigger="agent", status="succeeded", results=results
+    )
+    for position, node_id in enumerate(results):
+        RunStep.objects.create(
+            run=run,
+            position=position,
+            node_id=node_id,
+            node_type="code",
+            status="succeeded",
+            output=results[node_id],
+        )
+    return run
+
+
 def test_old_whole_run_results_become_summaries(bob, bob_api, alice):
     agent = AgentFactory(owner=alice)
     conversation = Conversation.objects.create(agent=agent, user=bob)
-    run = FlowRun.objects.create(
-        flow=FlowFactory(owner=alice),
-        trigger="agent",
-        status="succeeded",
-        results={"secret": {"token": SECRET}, "summary": {"found": "x"}},
+    run = finished_run(
+        FlowFactory(owner=alice),
+        {"secret": {"token": SECRET}, "summary": {"found": "x"}},
     )
     whole = json.dumps(
         {
@@ -69,3 +84,27 @@ def test_old_whole_run_results_become_summaries(bob, bob_api, alice):
     history = bob_api.get(f"/api/conversations/{conversation.pk}")
     assert history.status_code == 200
     assert SECRET not in history.content.decode()
+
+
+def test_the_summary_takes_the_last_node_that_ran_not_the_last_key(bob, alice):
+    """PostgreSQL's jsonb reorders keys (shortest first): the last key of the
+    stored results can be an inner node's output, here the HTTP call's token."""
+    agent = AgentFactory(owner=alice)
+    conversation = Conversation.objects.create(agent=agent, user=bob)
+    results = {
+        "webhook_1": {"q": 1},
+        "http_request_1": {"body": {"token": SECRET}},
+        "code_1": {"final": "ok"},
+    }
+    run = finished_run(FlowFactory(owner=alice), results)
+    message = old_tool_message(
+        conversation,
+        run,
+        json.dumps({"success": True, "status": "succeeded", "results": results}),
+    )
+
+    migration.rewrite_whole_runs(apps, None)
+
+    message.refresh_from_db()
+    assert json.loads(message.content)["output"] == {"final": "ok"}
+    assert SECRET not in message.content
