@@ -19,7 +19,6 @@ history sent next time, so the conversation remains usable.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -34,15 +33,13 @@ from agents.providers import (
     provider_for,
 )
 from agents.tools import Toolbox, refusal
+from flows.storable import storable_text, storable_value
 
 MAX_CONTENT_CHARS = 32_000
 # Agents may reach agents through flows (agent node inside a tool flow); this
 # many levels deep the chain is refused instead of recursing without end.
 MAX_AGENT_DEPTH = 3
 TITLE_CHARS = 80
-# NUL cannot be stored in a PostgreSQL text column, and a lone surrogate cannot
-# be encoded at all; both become U+FFFD before a message is stored.
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class ChatFailed(Exception):
@@ -88,7 +85,7 @@ def send_message(
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
-    content = storable(content)
+    content = storable_text(content)
     if conversation is None:
         conversation = Conversation.objects.create(
             agent=agent, user=user, title=_title(content)
@@ -176,7 +173,9 @@ class _Turn:
             self.usage[key] += int(result.usage.get(key) or 0)
         result.tool_calls = [
             ToolCall(
-                storable(call.id), storable(call.name), storable_json(call.arguments)
+                storable_text(call.id),
+                storable_text(call.name),
+                storable_value(call.arguments),
             )
             for call in result.tool_calls
         ]
@@ -245,26 +244,10 @@ class _Turn:
 
     def _store(self, **fields) -> Message:
         if "content" in fields:
-            fields["content"] = storable(fields["content"])
+            fields["content"] = storable_text(fields["content"])
         message = Message.objects.create(conversation=self.conversation, **fields)
         self.history.append(message.as_history_entry())
         return message
-
-
-def storable(text: str) -> str:
-    """`text` without the characters a database cannot keep (see UNSTORABLE)."""
-    return UNSTORABLE.sub("\ufffd", text)
-
-
-def storable_json(value):
-    """`value` (JSON) with `storable` applied to every string in it, keys too."""
-    if isinstance(value, str):
-        return storable(value)
-    if isinstance(value, list):
-        return [storable_json(item) for item in value]
-    if isinstance(value, dict):
-        return {storable(str(key)): storable_json(item) for key, item in value.items()}
-    return value
 
 
 def _title(content: str) -> str:

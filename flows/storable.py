@@ -1,11 +1,13 @@
 """Which JSON values Weir can store and send back: one check for every way in.
 
-A value is refused when it nests deeper than `MAX_NESTING` or holds a string
-(a key or a value) with a NUL character or an unpaired surrogate:
+A value is refused when it nests deeper than `MAX_NESTING`, holds a string
+(a key or a value) with a NUL character or an unpaired surrogate, or holds a
+number that is not finite (`1e400` parses as infinity):
 
 - PostgreSQL's jsonb cannot hold U+0000, nor the escape of a lone surrogate;
 - no UTF-8 encoder can write a lone surrogate, so a stored one breaks every page
   and API answer that shows it (and SQLite would happily store it);
+- JSON has no infinity or NaN: PostgreSQL and SQLite both refuse to store one;
 - deep nesting walks Python's recursion limit in the JSON encoder, the ORM and
   the sandbox, and a RecursionError there is a 500 or a run stuck `running`.
 
@@ -16,6 +18,7 @@ output (the engine) and a flow's fields (the flow API) all go through
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -25,6 +28,9 @@ MAX_NESTING = 100
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# How a non-finite number shows in JSON text: a three-digit exponent (past
+# 1e308 a float is infinity) as parsed, or Python's own spelling as encoded.
+_NON_FINITE = re.compile(r"\d[eE][+-]?\d{3}|Infinity|NaN")
 
 
 class Unstorable(ValueError):
@@ -54,6 +60,11 @@ def check_storable(
         else:
             if isinstance(item, str) and _UNSTORABLE.search(item):
                 raise Unstorable(_bad_text(what))
+            if isinstance(item, float) and not math.isfinite(item):
+                raise Unstorable(
+                    f"{what} contains a number too large to store "
+                    "(it reads as infinity or NaN)."
+                )
             continue
         if depth > MAX_NESTING:
             raise Unstorable(f"{what} is nested more than {MAX_NESTING} levels deep.")
@@ -72,12 +83,34 @@ def storable_text(text: str) -> str:
     return _UNSTORABLE.sub("\ufffd", text)
 
 
+def storable_value(value: Any, *, _depth: int = 1) -> Any:
+    """`value` (JSON) made storable instead of refused, for values Weir must keep
+    whatever they hold (an LLM's tool-call arguments): every string and key
+    through `storable_text`, infinity and NaN as null, and anything nested past
+    `MAX_NESTING` as null."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list | dict) and _depth > MAX_NESTING:
+        return None
+    if isinstance(value, list):
+        return [storable_value(item, _depth=_depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {
+            storable_text(str(key)): storable_value(item, _depth=_depth + 1)
+            for key, item in value.items()
+        }
+    return value
+
+
 def _may_be_unstorable(text: str) -> bool:
     return (
         text.count("[") + text.count("{") > MAX_NESTING
         or "\\u" in text
         or "\x00" in text
         or _SURROGATE.search(text) is not None
+        or _NON_FINITE.search(text) is not None
     )
 
 

@@ -94,3 +94,32 @@ def test_tool_call_arguments_with_nul_are_stored_and_run(api, llm_server, alice)
     assert FlowRun.objects.get(trigger="agent").input == {"q\ufffd": "a\ufffdb"}
     stored = Message.objects.get(role="assistant", content="")
     assert stored.tool_calls[0]["arguments"] == {"q\ufffd": "a\ufffdb"}
+
+
+def test_tool_call_arguments_with_an_infinite_number_are_stored_as_null(
+    api, llm_server, alice
+):
+    from flows.models import FlowRun
+    from tests.factories import webhook_code_graph
+    from tests.llm_server import openai_tool_call
+
+    nodes, edges = webhook_code_graph("return {got: input.n};")
+    tool = FlowFactory(owner=alice, name="count", nodes=nodes, edges=edges)
+    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    agent.tools.add(tool)
+    call = openai_tool_call("count", {})
+    call["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = (
+        '{"n": 1e400, "m": 2}'
+    )
+    llm_server.queue(call)
+    llm_server.queue(openai_text("Counted."))
+
+    response = api.post(
+        f"/api/agents/{agent.id}/chat", {"content": "Count"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["tool_calls"][0]["arguments"] == {"n": None, "m": 2}
+    assert FlowRun.objects.get(trigger="agent").status == "succeeded"
+    stored = Message.objects.get(role="assistant", content="")
+    assert stored.tool_calls[0]["arguments"] == {"n": None, "m": 2}

@@ -124,8 +124,18 @@ def test_a_response_node_with_an_unstorable_body_leaves_no_response(api, alice):
         '{"a": ["\\ud800"]}',
         '{"a": ' + "[" * 900 + "]" * 900 + "}",
         '{"a": ' + "[" * MAX_NESTING + "]" * MAX_NESTING + "}",
+        '{"name": 1e400}',
+        '{"a": [-2.5E+999]}',
     ],
-    ids=["nul", "nul-key", "lone-surrogate", "900-deep", "one-level-too-deep"],
+    ids=[
+        "nul",
+        "nul-key",
+        "lone-surrogate",
+        "900-deep",
+        "one-level-too-deep",
+        "infinite-number",
+        "negative-infinite-number",
+    ],
 )
 def test_an_unstorable_run_input_is_a_400_and_starts_no_run(api, alice_flow, payload):
     response = api.post(
@@ -157,6 +167,7 @@ class BinaryHandler(BaseHTTPRequestHandler):
             "/pixel.gif": (b"GIF89a\x00\x01binary", "image/gif"),
             "/nul.json": (b'{"a": "x\\u0000y"}', "application/json"),
             "/deep.json": (b"[" * 5000 + b"]" * 5000, "application/json"),
+            "/huge.json": (b'{"total": 1e400}', "application/json"),
         }[self.path]
         self.send_response(200)
         self.send_header("Content-Type", body[1])
@@ -208,3 +219,15 @@ def test_fetched_json_too_deep_to_parse_fails_the_node(api, alice, binary_server
 
     assert response.json()["error"]["code"] == "invalid_output"
     assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED
+
+
+def test_a_fetched_number_too_large_to_store_fails_the_node(api, alice, binary_server):
+    flow = fetch_flow(alice, f"{binary_server}/huge.json")
+
+    response = api.post(f"/api/flows/{flow.id}/run")
+
+    assert response.status_code == 200
+    assert response.json()["error"]["code"] == "invalid_output"
+    run = FlowRun.objects.get(flow=flow)
+    assert run.status == FlowRun.Status.FAILED
+    assert run.error["node_id"] == "h"
