@@ -160,6 +160,7 @@ class _Turn:
                 temperature=self.agent.temperature,
                 max_tokens=self.agent.max_tokens,
                 timeout=self._call_timeout(),
+                max_retries=0 if self.deadline is not None else None,
             )
             result = provider_for(self.agent.model).complete(request)
         except ProviderError as error:

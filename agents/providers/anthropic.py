@@ -43,7 +43,7 @@ class AnthropicProvider(Provider):
         )
 
     def complete(self, request: ChatRequest) -> ChatResult:
-        client = _client(self.api_key, self.base_url, settings.AGENT_MAX_RETRIES)
+        client = _client(self.api_key, self.base_url, request.retries)
         params = {
             "model": request.model,
             "max_tokens": request.max_tokens,

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -60,6 +62,15 @@ class ChatRequest:
     temperature: float = 0.7
     max_tokens: int = 1024
     timeout: float = 60.0
+    # How often the SDK may retry; None is AGENT_MAX_RETRIES. A turn bound by a
+    # run's deadline sets 0: a retry would wait `timeout` again, past the deadline.
+    max_retries: int | None = None
+
+    @property
+    def retries(self) -> int:
+        if self.max_retries is None:
+            return settings.AGENT_MAX_RETRIES
+        return self.max_retries
 
 
 @dataclass

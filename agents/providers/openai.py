@@ -40,7 +40,7 @@ class OpenAIProvider(Provider):
         return cls(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)
 
     def complete(self, request: ChatRequest) -> ChatResult:
-        client = _client(self.api_key, self.base_url, settings.AGENT_MAX_RETRIES)
+        client = _client(self.api_key, self.base_url, request.retries)
         params = {
             "model": request.model,
             "messages": to_openai_messages(request.system, request.messages),

@@ -110,6 +110,24 @@ def test_each_model_call_waits_only_for_the_time_left(
     assert not Message.objects.filter(content="Too late.").exists()
 
 
+def test_the_sdk_does_not_retry_past_the_runs_deadline(
+    settings, alice, llm_server, warm
+):
+    """A timed-out attempt retried would wait the time left a second time."""
+    settings.RUN_TIMEOUT_SECONDS = 1
+    settings.AGENT_MAX_RETRIES = 2
+    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    for _ in range(3):
+        llm_server.queue(openai_text("Too late."), delay=3)
+    outer = flow_of(alice, "outer", agent_node(agent, "Talk"))
+
+    run, elapsed = timed_run(outer)
+
+    assert run.status == "timed_out"
+    assert elapsed < 1.6
+    assert len(llm_server.requests) == 1
+
+
 def openai_tool_calls(*names: str) -> dict:
     """A chat.completion asking for several function calls at once."""
     answer = openai_tool_call(names[0], {})
