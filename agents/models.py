@@ -84,6 +84,14 @@ class Agent(models.Model):
     def model_name(self) -> str:
         return self.model.partition(":")[2]
 
+    def usable_tools(self) -> list:
+        """The flows this agent may run: its owner's only, even if others slipped in.
+
+        Filtered in Python so a prefetched `tools` costs no query per agent.
+        """
+        flows = [flow for flow in self.tools.all() if flow.owner_id == self.owner_id]
+        return sorted(flows, key=lambda flow: (flow.created_at, str(flow.pk)))
+
 
 class ConversationQuerySet(models.QuerySet):
     def for_user(self, user):

@@ -86,10 +86,8 @@ class Toolbox:
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:
-        """The agent's tools: only its owner's flows, even if others slipped in."""
-        # Filtered in Python so a prefetched `tools` costs no query per agent.
-        flows = [f for f in agent.tools.all() if f.owner_id == agent.owner_id]
-        return cls(sorted(flows, key=lambda flow: (flow.created_at, str(flow.pk))))
+        """The agent's tools: `Agent.usable_tools`, its owner's flows only."""
+        return cls(agent.usable_tools())
 
     def call(
         self, call: ToolCall, *, meta: dict, deadline: float | None = None

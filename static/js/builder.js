@@ -415,7 +415,7 @@ function fieldWidget(field, value, onChange, wrapper) {
       // A number, or a {{ }} template that must render to one at run time.
       const input = h("input", { type: "text", inputmode: "numeric", class: "mono", oninput: () => {
         const text = input.value.trim();
-        onChange(/^\d+$/.test(text) ? Number(text) : text);
+        onChange(text === "" ? null : /^\d+$/.test(text) ? Number(text) : text);
       } });
       input.value = value ?? "";
       return { element: input, input };

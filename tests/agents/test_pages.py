@@ -8,7 +8,7 @@ import uuid
 from django.test import Client
 
 from agents.models import Conversation
-from tests.factories import AgentFactory
+from tests.factories import AgentFactory, FlowFactory
 
 
 def page_client(user):
@@ -113,8 +113,6 @@ def test_the_page_gives_run_ids_only_to_the_owner_of_the_tool_flow(
     alice, bob, api, bob_api
 ):
     from flows.models import FlowRun
-    from tests.factories import FlowFactory
-
     agent = AgentFactory(owner=alice, model="echo:demo")
     agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
     content = {"content": '/tool Say hello {"name": "Ada"}'}
@@ -134,3 +132,17 @@ def test_the_page_gives_run_ids_only_to_the_owner_of_the_tool_flow(
     assert bob_tool["run_id"] is None
     assert str(bobs_run.id) not in bob_page.content.decode()
     assert alice_tool["run_id"] == str(alices_run.id)
+
+
+def test_the_empty_chat_names_only_the_flows_the_agent_may_run(alice, bob):
+    from tests.factories import FlowFactory
+
+    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    agent.tools.add(FlowFactory(owner=bob, name="Bob's private flow"))
+
+    html = page_client(bob).get(f"/agents/{agent.id}/").content.decode()
+
+    assert "It can run these flows as tools: <strong>Say hello</strong>." in html
+    assert "Bob&#x27;s private flow" not in html
+    assert "Bob's private flow" not in html

@@ -95,3 +95,20 @@ def test_a_response_status_takes_a_number_or_a_template(alice_page, live_url, al
     expect(page.locator("#save-state")).to_have_text("Saved")
     flow.refresh_from_db()
     assert flow.nodes[2]["data"]["status"] == 201
+
+
+def test_clearing_the_response_status_falls_back_to_the_default(
+    alice_page, live_url, alice
+):
+    page = alice_page
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+
+    canvas_node(page, "Greet").click()
+    page.locator("#palette").get_by_role("button", name="Response").click()
+    page.locator("#inspector").get_by_label("HTTP status").fill("")
+    page.keyboard.press("Control+s")
+
+    expect(page.locator("#save-state")).to_have_text("Saved")
+    flow.refresh_from_db()
+    assert flow.nodes[2]["data"]["status"] is None
