@@ -113,6 +113,7 @@ def test_the_page_gives_run_ids_only_to_the_owner_of_the_tool_flow(
     alice, bob, api, bob_api
 ):
     from flows.models import FlowRun
+
     agent = AgentFactory(owner=alice, model="echo:demo")
     agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
     content = {"content": '/tool Say hello {"name": "Ada"}'}
