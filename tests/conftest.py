@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.cache import cache
+from django.test import Client
 from rest_framework.test import APIClient
 
 from tests.factories import FlowFactory, UserFactory
@@ -47,6 +48,14 @@ def api(alice):
 def bob_api(bob):
     client = APIClient()
     client.force_login(bob)
+    return client
+
+
+@pytest.fixture
+def alice_client(alice):
+    """A page client (Django's, not the API's) signed in as alice."""
+    client = Client()
+    client.force_login(alice)
     return client
 
 

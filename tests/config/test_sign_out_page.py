@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
 from django.test import Client
-
-
-@pytest.fixture
-def alice_client(alice):
-    client = Client()
-    client.force_login(alice)
-    return client
 
 
 def test_get_shows_a_confirmation_and_keeps_the_session(alice_client):

@@ -14,13 +14,6 @@ from tests.factories import PASSWORD, AgentFactory, FlowFactory, FlowRunFactory
 
 
 @pytest.fixture
-def alice_client(alice):
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
 def alice_run(alice_flow):
     return run_flow(alice_flow, {"name": "Ada"}, FlowRun.Trigger.MANUAL)
 
