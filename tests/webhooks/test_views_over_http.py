@@ -1,7 +1,14 @@
-"""Accepted webhooks over a real socket: the answer, and exactly one run each."""
+"""The webhook over a real socket, as an external sender meets it.
+
+Accepted requests: the answer, and exactly one run each. Refusals are tested
+through Django's test client (test_views.py, test_limits.py); the two kept here
+are those only a real server shows: a refusal sent before the body is, and a
+parser that must not crash a server thread.
+"""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -239,3 +246,35 @@ def test_a_very_long_webhook_id_still_gets_replay_protection(sender, alice):
 
     assert (first.status, replay.status) == (200, 409)
     assert webhook_runs(flow) == 1
+
+
+def test_oversized_body_is_refused_from_its_length_before_it_is_sent(
+    sender, hook_flow, settings
+):
+    settings.WEBHOOK_MAX_BODY_BYTES = 1000
+    conn = sender.connect()
+    conn.putrequest("POST", path(hook_flow))
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(50 * 1024 * 1024))
+    conn.endheaders()  # not one byte of the body is sent
+
+    response = conn.getresponse()
+    body = json.loads(response.read())
+    conn.close()
+
+    assert response.status == 413
+    assert body["error"]["code"] == "payload_too_large"
+    assert body["error"]["details"] == {"limit": 1000}
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_extremely_deep_nesting_is_a_validation_error_not_a_crash(sender, hook_flow):
+    """Parsed in a server thread, whose stack is not the test's main thread's."""
+    body = b'{"a": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+
+    answer = sender.post_json(path(hook_flow), body)
+
+    assert answer.status == 400
+    assert answer.error_code == "validation_error"
+    assert "nested" in answer.json()["error"]["message"]
+    assert webhook_runs(hook_flow) == 0

@@ -1,31 +1,19 @@
-"""Session authentication for the API and the `/api/auth/*` endpoints (DESIGN.md 2)."""
+"""The `/api/auth/*` endpoints: CSRF token, sign in, sign out, session (DESIGN.md 2)."""
 
 from __future__ import annotations
 
 from django.contrib.auth import authenticate, login, logout
-from django.middleware.csrf import CsrfViewMiddleware, get_token
+from django.middleware.csrf import get_token
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import exceptions, serializers
+from rest_framework import serializers
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from config import login_throttle
-from config.api_errors import ApiError, Throttled
-
-
-def enforce_csrf(request) -> None:
-    """Run Django's CSRF check on a DRF request, even for anonymous users."""
-
-    def no_view(request):
-        return None
-
-    check = CsrfViewMiddleware(no_view)
-    check.process_request(request)
-    reason = check.process_view(request, None, (), {})
-    if reason:
-        raise exceptions.PermissionDenied(f"CSRF Failed: {reason.reason_phrase}")
+from config.accounts import login_throttle
+from config.accounts.authentication import enforce_csrf
+from config.http.errors import ApiError, Throttled
 
 
 class LoginSerializer(serializers.Serializer):

@@ -8,12 +8,13 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView, LogoutView
 from django.shortcuts import redirect, render
 
-from config import login_throttle
+from config.accounts import login_throttle
 
 
 class ThrottledLoginMixin:
     """Counts each sign-in attempt before the password is checked (see
-    `config.login_throttle`); over the limit the form says so and checks nothing."""
+    `config.accounts.login_throttle`); over the limit the form says so and
+    checks nothing."""
 
     throttled = False
 

@@ -21,7 +21,7 @@ SPEND_BUDGET = """
 import sys
 import django
 django.setup()
-from config.api_errors import Throttled
+from config.http.errors import Throttled
 from webhooks.limits import check_rate
 for _ in range(int(sys.argv[2])):
     check_rate(sys.argv[1])

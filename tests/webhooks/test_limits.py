@@ -1,4 +1,8 @@
-"""The webhook's request checks in detail, through Django's test client."""
+"""What a webhook request must satisfy before it may run: type, size, JSON, rate.
+
+Through Django's test client; what only a real server shows is in
+test_views_over_http.py.
+"""
 
 from __future__ import annotations
 
@@ -6,42 +10,14 @@ import io
 import json
 
 import pytest
-from django.test import Client
 
 from flows.storable import MAX_NESTING
-from tests.factories import FlowFactory
-from tests.webhooks.conftest import webhook_runs
-from webhooks.signatures import generate_secret
-
-
-@pytest.fixture
-def client(db):
-    return Client()
-
-
-def post(client, flow, body, content_type="application/json", **extra):
-    extra.setdefault("CONTENT_TYPE", content_type)  # also for an empty body
-    return client.generic("POST", f"/api/webhooks/{flow.id}", body, **extra)
+from tests.webhooks.conftest import post_webhook, webhook_runs
 
 
 def nested(depth: int) -> bytes:
     """A JSON object whose innermost array sits `depth` containers deep."""
     return b'{"a": ' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}"
-
-
-@pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
-def test_every_method_but_post_is_not_allowed(client, hook_flow, method):
-    response = client.generic(method, f"/api/webhooks/{hook_flow.id}")
-
-    assert response.status_code == 405
-    assert response["Allow"] == "POST"
-    assert webhook_runs(hook_flow) == 0
-
-
-def test_unknown_flow_answers_404_before_405(client, db):
-    response = client.get("/api/webhooks/00000000-0000-0000-0000-000000000000")
-
-    assert response.status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -51,13 +27,15 @@ def test_unknown_flow_answers_404_before_405(client, db):
         "application/xml",
         "application/json-patch+json",
         "multipart/form-data",
+        "application/x-www-form-urlencoded",
     ],
 )
 def test_content_types_other_than_json_are_unsupported(client, hook_flow, content_type):
-    response = post(client, hook_flow, b"{}", content_type=content_type)
+    response = post_webhook(client, hook_flow, b"{}", content_type=content_type)
 
     assert response.status_code == 415
     assert response.json()["error"]["code"] == "unsupported_media_type"
+    assert webhook_runs(hook_flow) == 0
 
 
 def test_missing_content_type_is_unsupported(client, hook_flow):
@@ -69,7 +47,9 @@ def test_missing_content_type_is_unsupported(client, hook_flow):
 
 
 def test_json_with_a_latin1_charset_is_unsupported(client, hook_flow):
-    response = post(client, hook_flow, b"{}", "application/json; charset=latin-1")
+    response = post_webhook(
+        client, hook_flow, b"{}", "application/json; charset=latin-1"
+    )
 
     assert response.status_code == 415
 
@@ -80,7 +60,7 @@ def test_declared_length_over_the_limit_is_refused_before_reading(
     settings.WEBHOOK_MAX_BODY_BYTES = 10
     body = json.dumps({"name": "a long enough name"}).encode()
 
-    response = post(client, hook_flow, body)
+    response = post_webhook(client, hook_flow, body)
 
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "payload_too_large"
@@ -136,7 +116,7 @@ def test_streamed_body_without_a_terminated_stream_is_not_read(client, hook_flow
 def test_content_length_that_is_not_a_byte_count_is_a_validation_error(
     client, hook_flow, length
 ):
-    response = post(client, hook_flow, b"{}", CONTENT_LENGTH=length)
+    response = post_webhook(client, hook_flow, b"{}", CONTENT_LENGTH=length)
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "validation_error"
@@ -153,6 +133,7 @@ def test_content_length_that_is_not_a_byte_count_is_a_validation_error(
         b'{"n": ' + b"9" * 5000 + b"}",
         b'\xff{"bad": "utf-8"}',
         b'{"a": 1} trailing',
+        b'{"name": "Ada",',
     ],
     ids=[
         "empty",
@@ -163,10 +144,11 @@ def test_content_length_that_is_not_a_byte_count_is_a_validation_error(
         "huge-int",
         "utf8",
         "trail",
+        "truncated",
     ],
 )
 def test_bodies_that_are_not_strict_json_are_invalid_json(client, hook_flow, body):
-    response = post(client, hook_flow, body)
+    response = post_webhook(client, hook_flow, body)
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid_json"
@@ -175,14 +157,16 @@ def test_bodies_that_are_not_strict_json_are_invalid_json(client, hook_flow, bod
 
 @pytest.mark.parametrize("body", [b"[]", b'"text"', b"42", b"null", b"true"])
 def test_json_values_other_than_objects_are_refused(client, hook_flow, body):
-    response = post(client, hook_flow, body)
+    response = post_webhook(client, hook_flow, body)
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "validation_error"
+    assert "object" in response.json()["error"]["message"]
+    assert webhook_runs(hook_flow) == 0
 
 
 def test_nesting_one_level_past_the_limit_is_refused(client, hook_flow):
-    response = post(client, hook_flow, nested(MAX_NESTING + 1))
+    response = post_webhook(client, hook_flow, nested(MAX_NESTING + 1))
 
     assert response.status_code == 400
     assert "nested" in response.json()["error"]["message"]
@@ -201,45 +185,26 @@ def test_nesting_one_level_past_the_limit_is_refused(client, hook_flow):
     ids=["nul-value", "nul-key", "lone-surrogate", "raw-surrogate-bytes", "utf-16"],
 )
 def test_strings_the_database_cannot_store_are_refused(client, hook_flow, body):
-    response = post(client, hook_flow, body)
+    response = post_webhook(client, hook_flow, body)
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] in ("validation_error", "invalid_json")
     assert webhook_runs(hook_flow) == 0
 
 
-def test_a_signed_in_browser_session_changes_nothing(
-    client, hook_flow, alice, settings
-):
-    """No CSRF token is needed, and the session grants no way past the checks."""
-    settings.WEBHOOK_MAX_BODY_BYTES = 5
-    csrf_client = Client(enforce_csrf_checks=True)
-    csrf_client.force_login(alice)
+def test_over_the_rate_limit_is_throttled_with_retry_after(client, hook_flow, settings):
+    settings.WEBHOOK_RATE_LIMIT = "2/d"
+    # Malformed bodies are refused before counting, so they spend no budget.
+    post_webhook(client, hook_flow, b"nope")
+    statuses = [
+        post_webhook(client, hook_flow, json.dumps({"n": i})).status_code
+        for i in range(2)
+    ]
 
-    response = post(csrf_client, hook_flow, b'{"a": 1}')
+    response = post_webhook(client, hook_flow, b'{"n": 3}')
 
-    assert response.status_code == 413
-    assert "Set-Cookie" not in response
-
-
-def test_the_owners_session_does_not_stand_in_for_a_signature(alice):
-    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
-    browser = Client()
-    browser.force_login(alice)
-
-    response = post(browser, flow, b'{"name": "Ada"}')
-
-    assert response.status_code == 401
-    assert response.json()["error"]["code"] == "not_authenticated"
-    assert webhook_runs(flow) == 0
-
-
-def test_the_owners_session_does_not_open_a_disabled_webhook(alice):
-    flow = FlowFactory(owner=alice, webhook_enabled=False)
-    browser = Client()
-    browser.force_login(alice)
-
-    response = post(browser, flow, b'{"name": "Ada"}')
-
-    assert response.status_code == 404
-    assert webhook_runs(flow) == 0
+    assert statuses == [200, 200]
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "throttled"
+    assert 1 <= int(response["Retry-After"]) <= 86400
+    assert webhook_runs(hook_flow) == 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from config import ratelimit
+from config.http import ratelimit
 
 
 class LoginThrottled(Exception):

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
-from config import login_throttle
+from config.accounts import login_throttle
 from tests.factories import PASSWORD
 
 

@@ -1,4 +1,4 @@
-"""The OpenAPI schema, its docs page, the admin pages and the demo seed."""
+"""What config/urls.py routes: the OpenAPI schema and docs, the admin; the demo seed."""
 
 from __future__ import annotations
 
