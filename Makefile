@@ -33,6 +33,7 @@ run: $(VENV)/.installed .env
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 
 format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
