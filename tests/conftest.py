@@ -67,3 +67,14 @@ def alice_flow(alice):
 @pytest.fixture
 def bob_flow(bob):
     return FlowFactory(owner=bob, name="Bob's flow")
+
+
+@pytest.fixture
+def node_registry():
+    """The node registry, restored afterwards: a test may register its own kinds."""
+    from flows.nodes import NODE_KINDS
+
+    saved = dict(NODE_KINDS)
+    yield NODE_KINDS
+    NODE_KINDS.clear()
+    NODE_KINDS.update(saved)

@@ -114,9 +114,17 @@ def json_text(value: Any) -> str:
 class Execution:
     """One run in progress: results so far, buffered steps, the deadline."""
 
-    def __init__(self, flow: Flow, run: FlowRun, *, deadline: float | None = None):
+    def __init__(
+        self,
+        flow: Flow,
+        run: FlowRun,
+        *,
+        deadline: float | None = None,
+        depth: int = 0,
+    ):
         self.flow = flow
         self.run = run
+        self.depth = depth
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.fired: set[int] = set()
@@ -164,22 +172,19 @@ class Execution:
                 },
             )
         ctx = NodeContext(
-            flow=self.flow,
-            run=self.run,
-            node=node,
+            owner_id=self.flow.owner_id,
             input=self.run.input,
             prev=self.prev(planned),
             results=self.results,
             deadline=self.deadline,
+            depth=self.depth,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
-        response_before = self.run.response
         try:
             output = planned.kind.run(node.get("data") or {}, ctx)
             self.check_size(output)
         except Exception as exception:
-            self.run.response = response_before  # a failed node answers nothing
             failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
@@ -199,6 +204,8 @@ class Execution:
             )
             raise RunStopped(status, error) from failure
         self.results[node_id] = output
+        if planned.kind.sets_response:  # only a node that succeeded answers
+            self.run.response = output
         self.record(
             node,
             RunStep.Status.SUCCEEDED,
@@ -350,13 +357,17 @@ def run_flow(
     *,
     request_meta: dict | None = None,
     deadline: float | None = None,
+    depth: int = 0,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
     Never raises for a node failure: the run ends `failed` or `timed_out` and
     `run.as_result()` describes it. Runs synchronously in the caller's thread.
+    `request_meta` holds safe facts about the triggering HTTP request only.
     `deadline` (a `time.monotonic()` value) ends the run sooner than
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
+    `depth` counts the agents waiting above this run (an agent's tool call
+    passes its own depth + 1); nodes read it from their context.
     """
     try:
         check_storable(input, what="The run's input")
@@ -364,7 +375,7 @@ def run_flow(
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
     run = FlowRun.objects.start(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline)
+    execution = Execution(flow, run, deadline=deadline, depth=depth)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

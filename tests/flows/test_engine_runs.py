@@ -349,7 +349,7 @@ def test_the_run_is_stored_running_from_its_first_write_to_its_final_one(
     original_run = transform.run
 
     def spy(data, ctx):
-        stored = FlowRun.objects.get(pk=ctx.run.pk)
+        stored = FlowRun.objects.get()
         seen.append((stored.status, stored.started_at is not None))
         return original_run(data, ctx)
 

@@ -138,15 +138,15 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
     assert flow_data["edges"] == alice_flow.edges
     assert flow_data["version"] == alice_flow.version
     kinds = [kind["type"] for kind in json_script(html, "node-kinds")]
-    assert kinds == [
+    assert kinds == [  # the built-in kinds, then those apps register (agents)
         "webhook",
         "code",
         "condition",
         "transform",
         "http_request",
-        "agent",
         "delay",
         "response",
+        "agent",
     ]
     assert 'data-kind="http_request"' in left_panel(html)
 

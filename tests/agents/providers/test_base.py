@@ -1,4 +1,5 @@
-"""A provider that is down, slow, failing or unreadable: 502/504, and nothing lost.
+"""A provider that is down, slow, failing or unreadable: 502/504, and nothing lost
+(`providers.base.sdk_errors` turns each SDK failure into a ProviderError).
 
 Each case runs against both official SDKs. In every failure the user's message is
 stored, the failed assistant turn records the error, and the next message in the

@@ -1,12 +1,16 @@
-"""The `agent` node in flows: validated at save time, run by the real engine."""
+"""The `agent` node in flows (agents/nodes.py): registered by the agents app,
+validated at save time, run by the real engine."""
 
 from __future__ import annotations
 
 import uuid
 
+from agents.chat import MAX_AGENT_DEPTH
 from agents.models import Conversation, Message
+from agents.nodes import AgentNode
 from flows.engine import run_flow
 from flows.models import Flow, FlowRun
+from flows.nodes import NODE_KINDS, get_kind
 from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, node, trigger
 from tests.llm_server import openai_text
@@ -19,6 +23,11 @@ def agent_node(agent_id, message="Hello {{ input.name }}"):
 def agent_flow(owner, agent, message="Hello {{ input.name }}", name="Ask"):
     nodes, edges = chain(trigger(), agent_node(agent.id, message))
     return FlowFactory(owner=owner, name=name, nodes=nodes, edges=edges)
+
+
+def test_the_agents_app_registers_the_agent_kind_once():
+    assert isinstance(get_kind("agent"), AgentNode)
+    assert [kind.type for kind in NODE_KINDS.values()].count("agent") == 1
 
 
 def test_agent_node_replies_and_the_conversation_belongs_to_the_flow_owner(
@@ -142,5 +151,25 @@ def test_agents_calling_themselves_through_flows_stop_at_the_depth_limit(api, bo
     assert response.status_code == 200
     runs = FlowRun.objects.filter(trigger="agent")
     assert runs.count() == 3
-    innermost = runs.get(status="failed", error__code="agent_too_deep")
-    assert innermost.request_meta["agent_depth"] == 3
+    assert runs.get(status="failed").error["code"] == "agent_too_deep"
+    # The depth travels as an argument, never in the request's facts.
+    assert [run.request_meta for run in runs] == [{}, {}, {}]
+
+
+def test_a_run_started_at_the_depth_limit_refuses_its_agent_node(alice, echo_agent):
+    flow = agent_flow(alice, echo_agent)
+
+    run = run_flow(flow, {"name": "Ada"}, "agent", depth=MAX_AGENT_DEPTH)
+
+    assert run.status == "failed"
+    assert run.error["code"] == "agent_too_deep"
+    assert not Conversation.objects.exists()
+
+
+def test_a_run_below_the_depth_limit_runs_its_agent_node(alice, echo_agent):
+    flow = agent_flow(alice, echo_agent)
+
+    run = run_flow(flow, {"name": "Ada"}, "agent", depth=MAX_AGENT_DEPTH - 1)
+
+    assert run.status == "succeeded"
+    assert run.results["ask"]["reply"] == "Echo: Hello Ada"

@@ -1,9 +1,12 @@
 """The agent node: sends a templated message to an agent, outputs its reply.
 
-Each run starts a new conversation that belongs to the flow's owner, so the
-owner finds it on the agent's chat page. A provider failure fails the node
-(`upstream_error`), a provider timeout times the run out (`timeout`). The run's
-deadline bounds the whole exchange: every model call and every tool run.
+Flows know nothing of agents: `AgentsConfig.ready()` registers this kind with
+`flows.nodes.register`. Each run starts a new conversation that belongs to the
+flow's owner, so the owner finds it on the agent's chat page. A provider
+failure fails the node (`upstream_error`), a provider timeout times the run out
+(`timeout`). The run's deadline bounds the whole exchange, every model call and
+every tool run; the run's `depth` (agents already waiting above it) bounds
+agents calling agents through flows.
 """
 
 from __future__ import annotations
@@ -12,7 +15,11 @@ import json
 import uuid
 from typing import Any
 
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from django.contrib.auth import get_user_model
+
+from agents.chat import AgentTooDeep, ChatFailed, send_message
+from agents.models import Agent
+from flows.nodes import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
 from flows.nodes.checks import text
 
 MAX_MESSAGE_CHARS = 32_000
@@ -25,8 +32,6 @@ class AgentNode(NodeKind):
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """`agent_id` names an active agent (one query); `message` is a template."""
-        from agents.models import Agent
-
         problems = text(data, "message", max_length=MAX_MESSAGE_CHARS)
         agent_id = _uuid(data.get("agent_id"))
         if agent_id is None or not Agent.objects.active().filter(pk=agent_id).exists():
@@ -36,9 +41,6 @@ class AgentNode(NodeKind):
         return problems
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
-        from agents.chat import AgentTooDeep, ChatFailed, send_message
-        from agents.models import Agent
-
         agent_id = _uuid(data.get("agent_id"))
         agent = agent_id and Agent.objects.active().filter(pk=agent_id).first()
         if not agent:
@@ -52,13 +54,10 @@ class AgentNode(NodeKind):
                 f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
                 "once its templates are filled in.",
             )
+        owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
-                agent,
-                ctx.flow.owner,
-                message,
-                depth=_agent_depth(ctx),
-                deadline=ctx.deadline,
+                agent, owner, message, depth=ctx.depth, deadline=ctx.deadline
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError
@@ -70,13 +69,6 @@ class AgentNode(NodeKind):
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
         }
-
-
-def _agent_depth(ctx: NodeContext) -> int:
-    """How many agents wait above this run: a tool run records it (agents.tools)."""
-    if ctx.run.trigger != "agent":
-        return 0
-    return int(ctx.run.request_meta.get("agent_depth", 0))
 
 
 def _uuid(value) -> uuid.UUID | None:
