@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from flows.engine import run_flow
-from flows.nodes.http_request import is_public
+from flows.outbound import is_public
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
 
