@@ -1,9 +1,12 @@
-"""Runs in Django admin: read-only history with filters, search and inline steps."""
+"""Django admin: run history with filters and steps; the flow form checks the graph."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.test import Client
+from django.utils.html import escape
 
 from flows.engine import run_flow
 from tests.factories import FlowFactory, FlowRunFactory, UserFactory
@@ -54,3 +57,70 @@ def test_a_run_page_shows_its_steps_and_cannot_be_edited(staff):
     assert add.status_code == 403
     run.refresh_from_db()
     assert run.status == "succeeded"
+
+
+def change_form(flow, **changes) -> dict:
+    data = {
+        "owner": flow.owner_id,
+        "name": flow.name,
+        "description": "",
+        "input_schema": "{}",
+        "nodes": json.dumps(flow.nodes),
+        "edges": json.dumps(flow.edges),
+        "webhook_enabled": "on",
+        "webhook_secret": "",
+    }
+    return {**data, **changes}
+
+
+def test_the_flow_change_form_refuses_a_broken_graph_with_the_apis_messages(
+    staff, api, alice_flow
+):
+    edges = [
+        {"id": "e1", "source": "trigger", "target": "nowhere", "sourceHandle": None}
+    ]
+    before = (alice_flow.edges, alice_flow.version)
+
+    page = staff.post(
+        f"/admin/flows/flow/{alice_flow.id}/change/",
+        change_form(alice_flow, edges=json.dumps(edges)),
+    )
+    answer = api.patch(f"/api/flows/{alice_flow.id}", {"edges": edges}, format="json")
+
+    message = answer.json()["error"]["details"]["edges"][0]["message"]
+    assert answer.status_code == 400
+    assert page.status_code == 200  # the form again, not a redirect
+    assert escape(f"Edge 0: {message}") in page.text
+    alice_flow.refresh_from_db()
+    assert (alice_flow.edges, alice_flow.version) == before
+
+
+def test_the_flow_change_form_refuses_a_cycle(staff, alice_flow):
+    nodes = alice_flow.nodes + [
+        {"id": "again", "type": "code", "data": {"language": "javascript", "code": "1"}}
+    ]
+    edges = [
+        {"id": "a", "source": "greet", "target": "again", "sourceHandle": None},
+        {"id": "b", "source": "again", "target": "greet", "sourceHandle": None},
+    ]
+
+    page = staff.post(
+        f"/admin/flows/flow/{alice_flow.id}/change/",
+        change_form(alice_flow, nodes=json.dumps(nodes), edges=json.dumps(edges)),
+    )
+
+    assert page.status_code == 200
+    assert "The flow has a cycle through nodes: again, greet." in page.text
+    alice_flow.refresh_from_db()
+    assert len(alice_flow.nodes) == 2
+
+
+def test_the_flow_change_form_saves_a_valid_graph(staff, alice_flow):
+    page = staff.post(
+        f"/admin/flows/flow/{alice_flow.id}/change/",
+        change_form(alice_flow, name="Renamed"),
+    )
+
+    assert page.status_code == 302
+    alice_flow.refresh_from_db()
+    assert alice_flow.name == "Renamed"
