@@ -85,10 +85,10 @@ class Table:
             fields = [model._meta.get_field(name) for name in names]
         return cls(model, fields, connections[using])
 
-    @property
-    def rows_per_statement(self) -> int:
-        """How many rows one multi-row INSERT of these columns may carry."""
-        return MAX_PARAMETERS // len(self.fields)
+    def rows_per_statement(self, reserved: int = 0) -> int:
+        """How many rows of these columns one statement may carry beside
+        `reserved` other parameters: 65535 // 12 = 5461 for step rows."""
+        return (MAX_PARAMETERS - reserved) // len(self.fields)
 
     def values(self, row: dict) -> list:
         """A row (values by attname; a missing one takes its default), prepared."""
@@ -207,7 +207,7 @@ def finish_run(
     if not steps:
         return _execute(using, update, params) > 0
     step_table = Table.of(RunStep, None, using)
-    room = (MAX_PARAMETERS - len(params)) // len(step_table.fields)
+    room = step_table.rows_per_statement(reserved=len(params))
     if connections[using].vendor == "postgresql" and len(steps) <= room:
         return _finish_in_one_statement(step_table, steps, update, params)
     return _finish_in_transaction(step_table, steps, update, params)

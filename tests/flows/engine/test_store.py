@@ -137,7 +137,7 @@ def test_a_batch_past_one_statements_parameters_takes_the_transaction(
 
 def test_a_final_batch_too_big_for_one_statement_is_still_stored_whole(flow):
     run = store.start_run(flow, "manual", {}, {})
-    count = store.MAX_PARAMETERS // len(store.Table.of(RunStep, None, "default").fields)
+    count = store.Table.of(RunStep, None, connection.alias).rows_per_statement()
     steps = [step(run, i) for i in range(count + 1)]  # past one statement's limit
 
     store.finish_run(run, "succeeded", {"n0": 1}, None, 12.5, steps=steps)
