@@ -98,6 +98,7 @@ class Table:
         ]
 
     def values_of(self, instance: models.Model) -> list:
+        """An instance's values of these columns, prepared."""
         return [
             prepare(getattr(instance, name)) for name, prepare, _ in self._preparers
         ]
@@ -132,10 +133,8 @@ def _preparer(field: models.Field, connection) -> Callable:
     if isinstance(field, models.DateTimeField):
         adapt_datetime = connection.ops.adapt_datetimefield_value
         return lambda value: None if value is None else adapt_datetime(value)
-    if isinstance(
-        field, models.CharField | models.IntegerField | models.FloatField
-    ) and not isinstance(field, models.ForeignKey):
-        return lambda value: value
+    if isinstance(field, models.CharField | models.IntegerField | models.FloatField):
+        return lambda value: value  # the driver takes these as they are
     return lambda value: field.get_db_prep_save(value, connection)
 
 
