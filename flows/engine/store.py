@@ -59,31 +59,20 @@ class Table:
     value prepared by the cheapest correct conversion for its field.
     """
 
-    def __init__(self, model, fields: Sequence[models.Field], connection):
-        quote = connection.ops.quote_name
+    def __init__(self, model, names: tuple[str, ...] | None, connection):
         self.model = model
         self.connection = connection
-        self.name = quote(model._meta.db_table)
-        self.fields = list(fields)
-        self.columns = [quote(field.column) for field in self.fields]
-        self.pk_column = quote(model._meta.pk.column)
+        self.name, self.columns, self.pk_column, plan = _plan(model, names, connection)
+        self.fields = [field for field, _, _ in plan]
         self._preparers = [
-            (field.attname, _preparer(field, connection), field.get_default())
-            for field in self.fields
+            (field.attname, _preparer(field, conversion, connection), default)
+            for field, conversion, default in plan
         ]
 
     @classmethod
-    def of(cls, model, names: Sequence[str] | None, using: str) -> Table:
+    def of(cls, model, names: tuple[str, ...] | None, using: str) -> Table:
         """`model`'s named fields (None: every concrete field but an auto key)."""
-        if names is None:
-            fields = [
-                field
-                for field in model._meta.concrete_fields
-                if not isinstance(field, models.AutoField)
-            ]
-        else:
-            fields = [model._meta.get_field(name) for name in names]
-        return cls(model, fields, connections[using])
+        return cls(model, names, connections[using])
 
     def rows_per_statement(self, reserved: int = 0) -> int:
         """How many rows of these columns one statement may carry beside
@@ -125,16 +114,64 @@ class Table:
         return self.connection.ops.quote_name(field.column)
 
 
-def _preparer(field: models.Field, connection) -> Callable:
-    """The cheapest correct conversion of one field's values for the database."""
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _plan(model, names: tuple[str, ...] | None, connection) -> tuple:
+    """What does not change between calls: quoted names, and per field its
+    conversion and the default a missing row value takes.
+
+    Cached per backend (never per connection, which belongs to one thread)
+    because it runs for every run. Defaults are taken once: step rows only
+    default to constants (`[]`).
+    """
+    key = (model, names, connection.vendor)
+    if key not in _PLANS:
+        _PLANS[key] = _make_plan(model, names, connection.ops.quote_name)
+    return _PLANS[key]
+
+
+def _make_plan(model, names, quote: Callable) -> tuple:
+    if names is None:
+        fields = [
+            field
+            for field in model._meta.concrete_fields
+            if not (field.primary_key and field.auto_created)
+        ]
+    else:
+        fields = [model._meta.get_field(name) for name in names]
+    plan = tuple(
+        (
+            field,
+            _conversion(field),
+            None if field.primary_key else field.get_default(),
+        )
+        for field in fields
+    )
+    columns = [quote(field.column) for field in fields]
+    return quote(model._meta.db_table), columns, quote(model._meta.pk.column), plan
+
+
+def _conversion(field: models.Field) -> str:
     if isinstance(field, models.JSONField):
+        return "json"
+    if isinstance(field, models.DateTimeField):
+        return "datetime"
+    if isinstance(field, models.CharField | models.IntegerField | models.FloatField):
+        return "as_is"  # the driver takes these as they are
+    return "field"
+
+
+def _preparer(field: models.Field, conversion: str, connection) -> Callable:
+    """The cheapest correct conversion of one field's values for the database."""
+    if conversion == "json":
         adapt_json, encoder = connection.ops.adapt_json_value, field.encoder
         return lambda value: None if value is None else adapt_json(value, encoder)
-    if isinstance(field, models.DateTimeField):
+    if conversion == "datetime":
         adapt_datetime = connection.ops.adapt_datetimefield_value
         return lambda value: None if value is None else adapt_datetime(value)
-    if isinstance(field, models.CharField | models.IntegerField | models.FloatField):
-        return lambda value: value  # the driver takes these as they are
+    if conversion == "as_is":
+        return lambda value: value
     return lambda value: field.get_db_prep_save(value, connection)
 
 
