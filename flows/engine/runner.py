@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +31,8 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
 
+from flows.engine import store
+from flows.graph import topological_order
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
 from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
@@ -66,28 +67,18 @@ def plan(flow: Flow) -> list[PlannedNode]:
         if kind is None:
             raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
         nodes[node["id"]] = PlannedNode(node, kind, [], [])
-    indegree = dict.fromkeys(nodes, 0)
-    targets: dict[str, list[str]] = {node_id: [] for node_id in nodes}
+    links = []
     for index, edge in enumerate(flow.edges):
         source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
         if source is None or target is None:
             raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
         source.outgoing.append((index, edge.get("sourceHandle")))
         target.incoming.append(index)
-        targets[edge["source"]].append(edge["target"])
-        indegree[edge["target"]] += 1
-    ready = deque(node_id for node_id, degree in indegree.items() if degree == 0)
-    order = []
-    while ready:
-        node_id = ready.popleft()
-        order.append(nodes[node_id])
-        for target in targets[node_id]:
-            indegree[target] -= 1
-            if indegree[target] == 0:
-                ready.append(target)
+        links.append((edge["source"], edge["target"]))
+    order = topological_order(nodes, links)
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")
-    return order
+    return [nodes[node_id] for node_id in order]
 
 
 def _invalid(node_id, message: str) -> RunStopped:
@@ -294,7 +285,7 @@ class Execution:
             self.flush_steps()
 
     def flush_steps(self) -> None:
-        RunStep.objects.insert_rows(self.steps[self.flushed :])
+        store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
 
@@ -323,27 +314,13 @@ class Execution:
         self.flushed = len(self.steps)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
-        run = self.run
-        run.status = FlowRun.Status.FAILED
-        run.results, run.response = {}, None
-        run.error = {
-            "node_id": None,
-            "code": "unstorable_output",
-            "message": "The run ended but its results could not be stored, so they "
-            "were dropped. The error has been logged.",
-        }
-        run.finished_at, run.duration_ms = timezone.now(), duration_ms
-        fields = ["status", "results", "response", "error", "finished_at"]
         try:
-            stored = FlowRun.objects.filter(pk=run.pk).update(
-                duration_ms=duration_ms,
-                **{name: getattr(run, name) for name in fields},
-            )
+            stored = store.mark_unstorable(self.run, duration_ms)
         except DatabaseError:
-            logger.exception("Run %s could not be marked failed either", run.id)
+            logger.exception("Run %s could not be marked failed either", self.run.id)
             return  # still `running` in the database: sweep_stale_runs ends it
         if not stored:
-            run.error = {
+            self.run.error = {
                 "node_id": None,
                 "code": "flow_deleted",
                 "message": "The flow was deleted while it ran; the run was not kept.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.test import override_settings
 
-from flows.graph import validate_graph
+from flows.graph import topological_order, validate_graph
 from tests.factories import webhook_code_graph
 
 
@@ -175,3 +175,15 @@ def test_api_refuses_a_graph_over_2_mib(api, alice):
     assert response.status_code == 400
     assert "the limit is 2097152" in response.json()["error"]["message"]
     assert not alice.flows.exists()
+
+
+def test_topological_order_puts_sources_first_and_keeps_ties_in_list_order():
+    links = [("c", "a"), ("b", "a")]
+
+    assert topological_order(["a", "b", "c", "d"], links) == ["b", "c", "d", "a"]
+
+
+def test_topological_order_leaves_out_nodes_on_or_after_a_cycle():
+    links = [("a", "b"), ("b", "c"), ("c", "b"), ("c", "d")]
+
+    assert topological_order(["a", "b", "c", "d"], links) == ["a"]

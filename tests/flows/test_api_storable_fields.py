@@ -12,7 +12,6 @@ import pytest
 from rest_framework.renderers import JSONRenderer
 
 from flows.models import Flow
-from flows.pretty import pretty_json
 from flows.storable import MAX_NESTING
 from tests.factories import webhook_code_graph
 
@@ -94,10 +93,3 @@ def test_api_answers_escape_non_ascii_so_no_stored_string_can_break_them():
     rendered = JSONRenderer().render({"name": "café \ud800"})
 
     assert rendered == b'{"name":"caf\\u00e9 \\ud800"}'
-
-
-def test_pretty_json_keeps_text_readable_and_escapes_what_utf8_cannot_carry():
-    text = pretty_json({"name": "café \ud800"})
-
-    assert text == '{\n  "name": "café \\ud800"\n}'
-    assert text.encode("utf-8")
