@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
@@ -19,16 +18,6 @@ class FlowQuerySet(models.QuerySet):
         if not user.is_authenticated:
             return self.none()
         return self.filter(owner=user)
-
-    def webhook_target(self, pk: uuid.UUID) -> Flow | None:
-        """The flow with this id if its webhook is enabled, else None.
-
-        Loads only what a webhook and its run read (`store.WEBHOOK_FIELDS`);
-        any other field costs one query on first access.
-        """
-        from flows.engine import store  # the store imports this module
-
-        return store.webhook_target(pk, using=self.db)
 
 
 class Flow(models.Model):
@@ -112,20 +101,6 @@ class FlowRunQuerySet(models.QuerySet):
             created_at__lt=timezone.now() - older_than,
         )
 
-    def start(
-        self, flow: Flow, trigger: str, input: dict, request_meta: dict
-    ) -> FlowRun:
-        """A new run of `flow`, stored already `running` (one INSERT)."""
-        from flows.engine import store
-
-        return store.start_run(flow, trigger, input, request_meta, using=self._db)
-
-    def mark_interrupted(self) -> int:
-        """End these runs as failed with code `interrupted`; returns how many."""
-        from flows.engine import store
-
-        return store.mark_interrupted(self)
-
 
 class FlowRun(models.Model):
     """One execution of a flow: what started it, its input, its steps and its result."""
@@ -189,25 +164,6 @@ class FlowRun(models.Model):
     @property
     def success(self) -> bool:
         return self.status == self.Status.SUCCEEDED
-
-    def finish(
-        self,
-        status: str,
-        results: dict,
-        error: dict | None,
-        duration_ms: float,
-        *,
-        steps: Sequence[dict] = (),
-    ) -> bool:
-        """Store the final state and the run's last step rows, atomically.
-
-        False when there was no row to update: the run was deleted with its flow.
-        `response` was set on the instance by its node. One statement on
-        PostgreSQL (see `flows.engine.store.finish_run`).
-        """
-        from flows.engine import store
-
-        return store.finish_run(self, status, results, error, duration_ms, steps=steps)
 
     def as_result(self) -> dict:
         """The run result of DESIGN.md section 4 (duration in milliseconds)."""

@@ -37,7 +37,7 @@ from config.http.errors import (
     NotAuthenticated,
     NotFound,
 )
-from flows.engine import run_flow
+from flows.engine import run_flow, store
 from flows.models import Flow, FlowRun
 from webhooks import limits, signatures
 from webhooks.request_meta import request_meta
@@ -50,7 +50,7 @@ def _webhook_flow(flow_id: str) -> Flow:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise NotFound() from None
-    flow = Flow.objects.webhook_target(pk)
+    flow = store.webhook_target(pk)
     if flow is None:
         raise NotFound()
     return flow

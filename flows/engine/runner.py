@@ -301,8 +301,8 @@ class Execution:
         duration_ms = (time.monotonic() - self.started) * 1000
         steps = self.steps[self.flushed :]
         try:
-            stored = self.run.finish(
-                status, self.results, error, duration_ms, steps=steps
+            stored = store.finish_run(
+                self.run, status, self.results, error, duration_ms, steps=steps
             )
         except (DatabaseError, ValueError, RecursionError):
             logger.exception("Run %s could not be stored as it ended", self.run.id)
@@ -351,7 +351,7 @@ def run_flow(
         refused = None
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
-    run = FlowRun.objects.start(flow, trigger, input, request_meta or {})
+    run = store.start_run(flow, trigger, input, request_meta or {})
     execution = Execution(flow, run, deadline=deadline, depth=depth)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}

@@ -173,3 +173,13 @@ def test_a_run_below_the_depth_limit_runs_its_agent_node(alice, echo_agent):
 
     assert run.status == "succeeded"
     assert run.results["ask"]["reply"] == "Echo: Hello Ada"
+
+
+def test_an_agent_node_without_a_usable_agent_fails_the_run_clearly(alice):
+    nodes, edges = chain(trigger(), node("ask", "agent", agent_id="x", message="hi"))
+    flow = Flow.objects.create(owner=alice, name="Ask", nodes=nodes, edges=edges)
+
+    run = run_flow(flow, {}, "manual")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "agent_not_found"

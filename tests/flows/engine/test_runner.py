@@ -281,17 +281,6 @@ def test_the_trigger_and_request_meta_are_stored():
     assert stored.flow_version == flow.version
 
 
-def test_an_agent_node_without_a_usable_agent_fails_the_run_clearly():
-    flow = make_flow(
-        *chain(trigger(), node("ask", "agent", agent_id="x", message="hi"))
-    )
-
-    run = run_flow(flow, {}, "manual")
-
-    assert run.status == "failed"
-    assert run.error["code"] == "agent_not_found"
-
-
 def test_the_run_is_stored_running_from_its_first_write_to_its_final_one(
     monkeypatch,
 ):

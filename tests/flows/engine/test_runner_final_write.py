@@ -15,7 +15,7 @@ import pytest
 from django.db import DataError, connection
 from django.test import Client
 
-from flows.engine import run_flow
+from flows.engine import run_flow, store
 from flows.models import Flow, FlowRun, RunStep
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
@@ -88,7 +88,7 @@ def test_a_final_write_the_database_refuses_stores_the_run_as_failed(
     def refusing_finish(run, *args, **kwargs):
         raise refuse
 
-    monkeypatch.setattr(FlowRun, "finish", refusing_finish)
+    monkeypatch.setattr(store, "finish_run", refusing_finish)
 
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
