@@ -11,7 +11,7 @@ from flows.nodes import DuplicateNodeKind, NodeKind, get_kind, register
 from flows.nodes.code import CodeNode
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
-from tests.flows.test_pages import json_script
+from tests.flows.test_views import json_script
 
 
 class Shout(NodeKind):
