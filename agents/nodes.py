@@ -19,7 +19,14 @@ from django.contrib.auth import get_user_model
 
 from agents.chat import AgentTooDeep, ChatFailed, send_message
 from agents.models import Agent
-from flows.nodes import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.checks import text
 
 MAX_MESSAGE_CHARS = 32_000
@@ -29,6 +36,17 @@ class AgentNode(NodeKind):
     type = "agent"
     label = "Agent"
     description = "Sends a message to an agent and outputs its reply."
+    form_fields = (
+        FormField("data.agent_id", "Agent", widget="agent"),
+        FormField(
+            "data.message",
+            "Message",
+            widget="textarea",
+            help="Templates allowed: {{ input.question }}",
+        ),
+    )
+    # No agent chosen yet: the user picks one before the flow can be saved.
+    default_data = {"agent_id": "", "message": "{{ input.message }}"}
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """`agent_id` names an active agent (one query); `message` is a template."""

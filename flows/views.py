@@ -13,7 +13,8 @@ from flows.pretty import pretty_json
 
 
 def node_kinds_for_palette() -> list[dict]:
-    """The registry as the builder's palette sees it: one entry per node kind."""
+    """The registry as the builder sees it: one entry per node kind, with the
+    inspector's fields and a new node's `data` (the builder knows no kind itself)."""
     return [
         {
             "type": kind.type,
@@ -21,6 +22,8 @@ def node_kinds_for_palette() -> list[dict]:
             "description": kind.description,
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
+            "fields": [field.as_json() for field in kind.form_fields],
+            "default_data": kind.default_data,
         }
         for kind in NODE_KINDS.values()
     ]

@@ -10,7 +10,14 @@ checked at save time, runnable and offered in the builder at once.
 
 from __future__ import annotations
 
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.base import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
@@ -64,6 +71,7 @@ __all__ = [
     "NODE_KINDS",
     "DuplicateNodeKind",
     "FieldError",
+    "FormField",
     "NodeContext",
     "NodeError",
     "NodeKind",

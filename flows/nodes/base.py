@@ -1,4 +1,4 @@
-"""What every node kind declares: its type, its handles, its `data` checks, its run."""
+"""What every node kind declares: its type, handles, form, defaults, checks and run."""
 
 from __future__ import annotations
 
@@ -20,6 +20,38 @@ class FieldError:
 
     field: str
     message: str
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One input of a kind's inspector form in the builder.
+
+    `path` is where the value lives in the node ("data.<key>") and is also the
+    `field` that validation errors name, so an error lands next to its input.
+    `widget` is how the builder edits it: text, textarea, code, number,
+    number-or-template, select (from `options`), keyvalue, json (any JSON value,
+    or plain text), or agent (a select filled from GET /api/agents).
+    """
+
+    path: str
+    label: str
+    widget: str = "text"
+    help: str = ""
+    options: tuple[str, ...] = ()
+    mono: bool = False
+    min: int | None = None
+
+    def as_json(self) -> dict:
+        described = {"path": self.path, "label": self.label, "widget": self.widget}
+        if self.help:
+            described["help"] = self.help
+        if self.options:
+            described["options"] = list(self.options)
+        if self.mono:
+            described["mono"] = True
+        if self.min is not None:
+            described["min"] = self.min
+        return described
 
 
 @dataclass
@@ -78,6 +110,11 @@ class NodeKind:
     the handle whose edges fire (the condition node sets "true" or "false").
     A kind with `sets_response` returns `{status, headers, body}`, and the
     engine makes that output the run's webhook response once the node succeeds.
+
+    `form_fields` and `default_data` describe the kind to the builder: the
+    inspector's inputs and the `data` a new node starts with (the builder copies
+    it; nothing here mutates it). A kind without form fields is edited as one
+    JSON object.
     """
 
     type: str = ""
@@ -86,6 +123,8 @@ class NodeKind:
     is_trigger: bool = False
     output_handles: tuple[str | None, ...] = (None,)
     sets_response: bool = False
+    form_fields: tuple[FormField, ...] = ()
+    default_data: dict = {}  # read only: the builder gets a copy, as JSON
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """Problems in this node's `data`; an empty list when it is valid."""

@@ -13,7 +13,14 @@ from typing import Any
 from django.conf import settings
 
 from flows import outbound
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.base import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.checks import integer_between, string_map, text
 from flows.nodes.templates import as_text
 
@@ -25,6 +32,30 @@ class HttpRequestNode(NodeKind):
     type = "http_request"
     label = "HTTP request"
     description = "Calls a URL and outputs status, headers and body."
+    form_fields = (
+        FormField("data.method", "Method", widget="select", options=METHODS),
+        FormField(
+            "data.url",
+            "URL",
+            mono=True,
+            help="Templates allowed: https://api.example.com/{{ input.id }}",
+        ),
+        FormField("data.headers", "Headers", widget="keyvalue"),
+        FormField(
+            "data.body",
+            "Body",
+            widget="json",
+            help="JSON, or plain text. Templates allowed inside strings.",
+        ),
+        FormField("data.timeout_ms", "Timeout (ms)", widget="number", min=1),
+    )
+    default_data = {
+        "method": "GET",
+        "url": "https://example.com/",
+        "headers": {},
+        "body": None,
+        "timeout_ms": DEFAULT_TIMEOUT_MS,
+    }
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []

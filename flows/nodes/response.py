@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
 from flows.nodes.checks import is_integer, string_map
 from flows.nodes.templates import as_text, split_template
 
@@ -85,6 +85,23 @@ class ResponseNode(NodeKind):
     label = "Response"
     description = "Sets the webhook's HTTP response."
     sets_response = True
+    form_fields = (
+        FormField(
+            "data.status",
+            "HTTP status",
+            widget="number-or-template",
+            help="200-599, or a template such as {{ input.status }} "
+            "(checked when the flow runs).",
+        ),
+        FormField("data.headers", "Headers", widget="keyvalue"),
+        FormField(
+            "data.body",
+            "Body",
+            widget="json",
+            help="JSON, or plain text. Templates allowed inside strings.",
+        ),
+    )
+    default_data = {"status": 200, "headers": {}, "body": {"ok": True}}
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []

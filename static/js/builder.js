@@ -11,7 +11,7 @@ import {
   kindOf,
   nodeHtml,
 } from "./graph_format.js";
-import { DEFAULT_DATA, fieldsFor } from "./node_forms.js";
+import { defaultData, fieldsFor } from "./node_forms.js";
 
 const flow = JSON.parse(document.getElementById("flow-data").textContent);
 const kinds = Object.fromEntries(
@@ -215,7 +215,7 @@ function addNode(type, position, { exact = false } = {}) {
     id: freshNodeId(type, existing),
     type,
     name: kind.label,
-    data: (DEFAULT_DATA[type] || (() => ({})))(),
+    data: defaultData(kind),
   };
   const { x, y } = exact ? { x: Math.round(position.x), y: Math.round(position.y) } : freeSpot(position);
   const entry = drawflowNode("0", record, kind, { x, y });
@@ -486,7 +486,7 @@ function renderInspector() {
   const record = records.get(dfId);
   const kind = kindOf(kinds, record.type);
   const errors = state.nodeErrors.get(dfId) || [];
-  const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(record.type)];
+  const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
   const placed = new Set();
 
   inspector.append(

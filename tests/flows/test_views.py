@@ -10,6 +10,7 @@ from django.test import Client
 
 from flows.engine import run_flow
 from flows.models import FlowRun
+from flows.nodes import NODE_KINDS, http_request
 from tests.factories import PASSWORD, AgentFactory, FlowFactory, FlowRunFactory
 
 
@@ -149,6 +150,27 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "agent",
     ]
     assert 'data-kind="http_request"' in left_panel(html)
+
+
+def test_every_node_kind_carries_its_form_fields_and_default_data(
+    alice_client, alice_flow
+):
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    kinds = {kind["type"]: kind for kind in json_script(html, "node-kinds")}
+    assert set(kinds) == set(NODE_KINDS)
+    for type_name, kind in kinds.items():
+        registered = NODE_KINDS[type_name]
+        assert kind["default_data"] == registered.default_data
+        assert kind["fields"], f"{type_name} declares no inspector fields"
+        for field in kind["fields"]:
+            assert field["path"].startswith("data.")
+            assert field["label"]
+            assert field["path"][len("data.") :] in kind["default_data"]
+    http_method = kinds["http_request"]["fields"][0]
+    assert http_method["path"] == "data.method"
+    assert http_method["options"] == list(http_request.METHODS)
+    assert "OPTIONS" in http_method["options"]
 
 
 def test_a_flow_name_cannot_break_out_of_the_json_script(alice_client, alice):
