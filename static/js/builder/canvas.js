@@ -1,0 +1,158 @@
+// The canvas: Drawflow's events, adding nodes (palette click and drop, placement)
+// and zoom / fit.
+import { drawflowNode, freshNodeId, kindOf } from "../graph_format.js";
+import { defaultData } from "../node_forms.js";
+import {
+  container, editor, kinds, markChanged, nodeElement, records, refreshEmptyHint, state,
+} from "./context.js";
+import { $ } from "./dom.js";
+import { selectNode } from "./inspector.js";
+
+for (const eventName of ["connectionCreated", "connectionRemoved"]) {
+  editor.on(eventName, () => markChanged());
+}
+
+// Drawflow 0.0.60 stores a dragged node's position one mouse step off from where
+// it draws it (it re-reads offsetLeft after moving). Take what the user sees.
+editor.on("nodeMoved", (dfId) => {
+  const entry = editor.drawflow.drawflow.Home.data[dfId];
+  const element = nodeElement(String(dfId));
+  if (entry && element) {
+    entry.pos_x = parseFloat(element.style.left) || 0;
+    entry.pos_y = parseFloat(element.style.top) || 0;
+  }
+  markChanged();
+});
+
+editor.on("nodeRemoved", (dfId) => {
+  const key = String(dfId);
+  if (editor.node_selected?.id === `node-${key}`) editor.node_selected = null;
+  records.delete(key);
+  state.nodeErrors.delete(key);
+  if (state.selected === key) selectNode(null);
+  refreshEmptyHint();
+  markChanged();
+});
+
+editor.on("nodeSelected", (dfId) => selectNode(String(dfId), { fromCanvas: true }));
+editor.on("nodeUnselected", () => selectNode(null, { fromCanvas: true }));
+
+/** Where a clicked palette item lands: right of the selected node, else top left of the view. */
+export function placeForNewNode() {
+  const selected = state.selected && editor.drawflow.drawflow.Home.data[state.selected];
+  if (selected) {
+    const right = { x: selected.pos_x + 240, y: selected.pos_y };
+    const screenRight = editor.precanvas.getBoundingClientRect().left + (right.x + 180) * editor.zoom;
+    const fits = screenRight <= container.getBoundingClientRect().right;
+    return fits ? right : { x: selected.pos_x, y: selected.pos_y + 120 };
+  }
+  const rect = container.getBoundingClientRect();
+  return canvasPoint(rect.left + 60, rect.top + 80);
+}
+
+/** Screen coordinates -> canvas coordinates (undoing pan and zoom). */
+export function canvasPoint(clientX, clientY) {
+  const rect = editor.precanvas.getBoundingClientRect();
+  return { x: (clientX - rect.left) / editor.zoom, y: (clientY - rect.top) / editor.zoom };
+}
+
+/** Nearest spot at or right of `position` where a new node does not cover another. */
+export function freeSpot(position) {
+  const taken = Object.values(editor.drawflow.drawflow.Home.data).map((entry) => [entry.pos_x, entry.pos_y]);
+  let { x, y } = position;
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    if (!taken.some(([left, top]) => Math.abs(left - x) < 210 && Math.abs(top - y) < 90)) break;
+    x += 240;
+    if (attempt % 4 === 3) { x = position.x; y += 110; }
+  }
+  return { x: Math.round(x), y: Math.round(y) };
+}
+
+export function addNode(type, position, { exact = false } = {}) {
+  const kind = kindOf(kinds, type);
+  const existing = new Set([...records.values()].map((record) => record.id));
+  const record = {
+    id: freshNodeId(type, existing),
+    type,
+    name: kind.label,
+    data: defaultData(kind),
+  };
+  const { x, y } = exact ? { x: Math.round(position.x), y: Math.round(position.y) } : freeSpot(position);
+  const entry = drawflowNode("0", record, kind, { x, y });
+  const dfId = String(
+    editor.addNode(entry.name, Object.keys(entry.inputs).length, Object.keys(entry.outputs).length,
+      x, y, entry.class, {}, entry.html),
+  );
+  records.set(dfId, record);
+  refreshEmptyHint();
+  markChanged();
+  selectNode(dfId);
+  return dfId;
+}
+
+export const palette = $("palette");
+palette.addEventListener("click", (event) => {
+  const item = event.target.closest("[data-kind]");
+  if (item) addNode(item.dataset.kind, placeForNewNode());
+});
+palette.addEventListener("dragstart", (event) => {
+  const item = event.target.closest("[data-kind]");
+  if (!item) return;
+  event.dataTransfer.setData("application/x-weir-kind", item.dataset.kind);
+  event.dataTransfer.effectAllowed = "copy";
+});
+container.addEventListener("dragover", (event) => {
+  if (event.dataTransfer.types.includes("application/x-weir-kind")) event.preventDefault();
+});
+container.addEventListener("drop", (event) => {
+  const type = event.dataTransfer.getData("application/x-weir-kind");
+  if (!type || !kinds[type]) return;
+  event.preventDefault();
+  const point = canvasPoint(event.clientX, event.clientY);
+  addNode(type, { x: point.x - 90, y: point.y - 30 }, { exact: true });
+});
+
+/**
+ * Zoom and pan so every node is in view (never zooming in past 100%).
+ * Drawflow draws the canvas as translate(canvas_x, canvas_y) scale(zoom) around
+ * the canvas centre, so a canvas point p lands at centre + (p - centre) * zoom + t.
+ */
+export function fitView() {
+  const entries = Object.values(editor.drawflow.drawflow.Home.data);
+  if (!entries.length) return;
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const entry of entries) {
+    const element = nodeElement(String(entry.id));
+    minX = Math.min(minX, entry.pos_x);
+    minY = Math.min(minY, entry.pos_y);
+    maxX = Math.max(maxX, entry.pos_x + (element?.offsetWidth || 170));
+    maxY = Math.max(maxY, entry.pos_y + (element?.offsetHeight || 60));
+  }
+  const width = container.clientWidth;
+  const height = container.clientHeight;
+  const pad = 40;
+  const zoom = Math.max(editor.zoom_min, Math.min(1, (width - 2 * pad) / (maxX - minX), (height - 2 * pad) / (maxY - minY)));
+  const centreX = editor.precanvas.clientWidth / 2;
+  const centreY = editor.precanvas.clientHeight / 2;
+  editor.zoom = zoom;
+  editor.zoom_last_value = zoom;
+  editor.canvas_x = pad - (centreX + (minX - centreX) * zoom);
+  editor.canvas_y = pad - (centreY + (minY - centreY) * zoom);
+  editor.precanvas.style.transform = `translate(${editor.canvas_x}px, ${editor.canvas_y}px) scale(${zoom})`;
+  $("zoom-reset").textContent = `${Math.round(zoom * 100)}%`;
+}
+
+/** True when some node sits (partly) outside the visible canvas. */
+export function graphOverflowsView() {
+  const view = container.getBoundingClientRect();
+  return [...container.querySelectorAll(".drawflow-node")].some((element) => {
+    const box = element.getBoundingClientRect();
+    return box.left < view.left || box.top < view.top || box.right > view.right || box.bottom > view.bottom;
+  });
+}
+
+$("zoom-fit").addEventListener("click", fitView);
+$("zoom-in").addEventListener("click", () => editor.zoom_in());
+$("zoom-out").addEventListener("click", () => editor.zoom_out());
+$("zoom-reset").addEventListener("click", () => editor.zoom_reset());
+editor.on("zoom", (level) => { $("zoom-reset").textContent = `${Math.round(level * 100)}%`; });

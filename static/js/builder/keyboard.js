@@ -1,0 +1,29 @@
+// Builder-wide shortcuts: Ctrl+S saves; Delete removes the selection.
+import { editor } from "./context.js";
+import { save } from "./save.js";
+
+export function typingInField(target) {
+  return target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}
+
+// Capture phase, so Drawflow's own Delete handler never runs twice with ours.
+window.addEventListener("keydown", (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
+    event.preventDefault();
+    save();
+    return;
+  }
+  const deleting = event.key === "Delete" || (event.key === "Backspace" && event.metaKey);
+  if (!deleting || typingInField(event.target)) return;
+  if (editor.node_selected) {
+    event.preventDefault();
+    event.stopPropagation();
+    editor.removeNodeId(editor.node_selected.id);
+  } else if (editor.connection_selected) {
+    event.preventDefault();
+    event.stopPropagation();
+    editor.removeConnection();
+    editor.connection_selected = null;
+  }
+}, true);
