@@ -8,10 +8,12 @@ import "./builder/history.js";
 import "./builder/keyboard.js";
 import "./builder/run_panel.js";
 import "./builder/tabs.js";
+import { startUndo } from "./builder/undo.js";
 import { renderSigning } from "./builder/webhook_panel.js";
 
 renderSigning();
 refreshEmptyHint();
 if (graphOverflowsView()) fitView();
 renderSaveState();
+startUndo();
 document.body.dataset.builderReady = "true";

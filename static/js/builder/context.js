@@ -51,9 +51,18 @@ export function refreshEmptyHint() {
 
 export const saveState = $("save-state");
 
-export function markChanged() {
+// Called after each graph change with its `coalesce` key (undo.js records steps).
+export const graphListeners = [];
+
+/**
+ * Something the user would save changed. `graph: false` for changes that are not
+ * part of the graph (the flow's name); `coalesce` names an edit that merges with
+ * the previous one of the same key (typing into one inspector field).
+ */
+export function markChanged({ graph = true, coalesce = null } = {}) {
   state.changeCounter += 1;
   renderSaveState();
+  if (graph) for (const listener of graphListeners) listener(coalesce);
 }
 
 export function renderSaveState(text) {

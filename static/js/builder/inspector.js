@@ -71,7 +71,7 @@ export function onFieldChange(dfId, path, value, wrapper) {
   const errorBox = wrapper?.querySelector(".field-error");
   if (errorBox) showText(errorBox, "");
   wrapper?.classList.remove("invalid");
-  markChanged();
+  markChanged({ coalesce: `${dfId}|${path}` });
 }
 
 export function renderInspector() {

@@ -1,6 +1,8 @@
-// Builder-wide shortcuts: Ctrl+S saves; Delete removes the selection.
+// Builder-wide shortcuts: Ctrl+S saves; Delete removes the selection; Ctrl+Z
+// undoes, Ctrl+Shift+Z and Ctrl+Y redo (outside text fields, which keep their own).
 import { editor } from "./context.js";
 import { save } from "./save.js";
+import { redo, undo } from "./undo.js";
 
 export function typingInField(target) {
   return target instanceof HTMLElement &&
@@ -12,6 +14,13 @@ window.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
     event.preventDefault();
     save();
+    return;
+  }
+  const key = event.key.toLowerCase();
+  if ((event.ctrlKey || event.metaKey) && (key === "z" || key === "y") && !typingInField(event.target)) {
+    event.preventDefault();
+    if (key === "y" || event.shiftKey) redo();
+    else undo();
     return;
   }
   const deleting = event.key === "Delete" || (event.key === "Backspace" && event.metaKey);

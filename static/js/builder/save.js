@@ -6,6 +6,7 @@ import {
 } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { renderInspector, selectNode } from "./inspector.js";
+import { markStepSaved } from "./undo.js";
 
 export function showBanner(kind, message, items = [], actions = []) {
   const banner = $("banner");
@@ -84,7 +85,7 @@ export function showConflict(error) {
 export const nameInput = $("flow-name");
 nameInput.addEventListener("input", () => {
   showText(document.querySelector('[data-error-for="name"]'), "");
-  markChanged();
+  markChanged({ graph: false });
 });
 
 export async function save() {
@@ -108,6 +109,7 @@ export async function save() {
     state.savedEdges = updated.edges;
     state.savedGraphJson = JSON.stringify({ name: updated.name, nodes: updated.nodes, edges: updated.edges });
     state.savedCounter = counterAtStart;
+    if (!isDirty()) markStepSaved();
     document.title = `${updated.name} · Weir`;
     clearValidationErrors();
     hideBanner();
