@@ -7,6 +7,7 @@ import {
 } from "./context.js";
 import { $ } from "./dom.js";
 import { selectNode } from "./inspector.js";
+import { canvasPoint, freeSpot, placeForNewNode } from "./placement.js";
 
 for (const eventName of ["connectionCreated", "connectionRemoved"]) {
   editor.on(eventName, () => markChanged());
@@ -37,45 +38,29 @@ editor.on("nodeRemoved", (dfId) => {
 editor.on("nodeSelected", (dfId) => selectNode(String(dfId), { fromCanvas: true }));
 editor.on("nodeUnselected", () => selectNode(null, { fromCanvas: true }));
 
-/** Where a clicked palette item lands: right of the selected node, else top left of the view. */
-export function placeForNewNode() {
-  const selected = state.selected && editor.drawflow.drawflow.Home.data[state.selected];
-  if (selected) {
-    const right = { x: selected.pos_x + 240, y: selected.pos_y };
-    const screenRight = editor.precanvas.getBoundingClientRect().left + (right.x + 180) * editor.zoom;
-    const fits = screenRight <= container.getBoundingClientRect().right;
-    return fits ? right : { x: selected.pos_x, y: selected.pos_y + 120 };
-  }
-  const rect = container.getBoundingClientRect();
-  return canvasPoint(rect.left + 60, rect.top + 80);
+/** "Code", then "Code 2", "Code 3", ...: a name no node of the flow has yet. */
+export function uniqueName(wanted) {
+  const taken = new Set([...records.values()].map((record) => record.name));
+  if (!taken.has(wanted)) return wanted;
+  const base = wanted.replace(/ \d+$/, ""); // a copy of "Code 2" is "Code 3"
+  let counter = 2;
+  while (taken.has(`${base} ${counter}`)) counter += 1;
+  return `${base} ${counter}`;
 }
 
-/** Screen coordinates -> canvas coordinates (undoing pan and zoom). */
-export function canvasPoint(clientX, clientY) {
-  const rect = editor.precanvas.getBoundingClientRect();
-  return { x: (clientX - rect.left) / editor.zoom, y: (clientY - rect.top) / editor.zoom };
-}
-
-/** Nearest spot at or right of `position` where a new node does not cover another. */
-export function freeSpot(position) {
-  const taken = Object.values(editor.drawflow.drawflow.Home.data).map((entry) => [entry.pos_x, entry.pos_y]);
-  let { x, y } = position;
-  for (let attempt = 0; attempt < 40; attempt += 1) {
-    if (!taken.some(([left, top]) => Math.abs(left - x) < 210 && Math.abs(top - y) < 90)) break;
-    x += 240;
-    if (attempt % 4 === 3) { x = position.x; y += 110; }
-  }
-  return { x: Math.round(x), y: Math.round(y) };
-}
-
-export function addNode(type, position, { exact = false } = {}) {
+/**
+ * Put a new node on the canvas and return its Drawflow id. `name` and `data`
+ * default to the kind's label (made unique) and its default data; `exact`
+ * places it at `position` as is, otherwise at the nearest free spot in view.
+ */
+export function addNode(type, position, { exact = false, name = null, data = null, select = true } = {}) {
   const kind = kindOf(kinds, type);
   const existing = new Set([...records.values()].map((record) => record.id));
   const record = {
     id: freshNodeId(type, existing),
     type,
-    name: kind.label,
-    data: defaultData(kind),
+    name: uniqueName(name || kind.label),
+    data: data ?? defaultData(kind),
   };
   const { x, y } = exact ? { x: Math.round(position.x), y: Math.round(position.y) } : freeSpot(position);
   const entry = drawflowNode("0", record, kind, { x, y });
@@ -86,7 +71,7 @@ export function addNode(type, position, { exact = false } = {}) {
   records.set(dfId, record);
   refreshEmptyHint();
   markChanged();
-  selectNode(dfId);
+  if (select) selectNode(dfId);
   return dfId;
 }
 

@@ -63,3 +63,9 @@ export async function copyText(text, button) {
   button.textContent = "Copied";
   setTimeout(() => { button.textContent = label; }, 1500);
 }
+
+/** True when keys typed at `target` belong to a text field, not to the canvas. */
+export function typingInField(target) {
+  return target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}

@@ -1,13 +1,12 @@
-// Builder-wide shortcuts: Ctrl+S saves; Delete removes the selection; Ctrl+Z
+// Builder-wide shortcuts: Ctrl+S saves; Delete removes the selection; Ctrl+D
+// duplicates, Ctrl+A picks every node (clipboard.js); Ctrl+Z
 // undoes, Ctrl+Shift+Z and Ctrl+Y redo (outside text fields, which keep their own).
 import { editor } from "./context.js";
+import { typingInField } from "./dom.js";
 import { save } from "./save.js";
+import { clearPicks, duplicateSelection, pickAll } from "./clipboard.js";
 import { redo, undo } from "./undo.js";
 
-export function typingInField(target) {
-  return target instanceof HTMLElement &&
-    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
-}
 
 // Capture phase, so Drawflow's own Delete handler never runs twice with ours.
 window.addEventListener("keydown", (event) => {
@@ -17,6 +16,13 @@ window.addEventListener("keydown", (event) => {
     return;
   }
   const key = event.key.toLowerCase();
+  if ((event.ctrlKey || event.metaKey) && (key === "d" || key === "a") && !typingInField(event.target)) {
+    event.preventDefault();
+    if (key === "d") duplicateSelection();
+    else pickAll();
+    return;
+  }
+  if (key === "escape" && !typingInField(event.target)) clearPicks();
   if ((event.ctrlKey || event.metaKey) && (key === "z" || key === "y") && !typingInField(event.target)) {
     event.preventDefault();
     if (key === "y" || event.shiftKey) redo();
