@@ -7,6 +7,7 @@ import {
 } from "./context.js";
 import { $ } from "./dom.js";
 import { selectNode } from "./inspector.js";
+import { showTab } from "./tabs.js";
 import { canvasPoint, freeSpot, placeForNewNode } from "./placement.js";
 
 for (const eventName of ["connectionCreated", "connectionRemoved"]) {
@@ -37,6 +38,15 @@ editor.on("nodeRemoved", (dfId) => {
 
 editor.on("nodeSelected", (dfId) => selectNode(String(dfId), { fromCanvas: true }));
 editor.on("nodeUnselected", () => selectNode(null, { fromCanvas: true }));
+// Drawflow sends no event for a click on the node that is already selected; the
+// inspector still comes to the front.
+container.addEventListener("click", (event) => {
+  const element = event.target.closest(".drawflow-node");
+  if (!element || event.target.closest(".input, .output")) return;
+  const dfId = element.id.replace("node-", "");
+  if (state.selected !== dfId) selectNode(dfId, { fromCanvas: true });
+  showTab("inspector");
+});
 
 /** "Code", then "Code 2", "Code 3", ...: a name no node of the flow has yet. */
 export function uniqueName(wanted) {
@@ -76,6 +86,27 @@ export function addNode(type, position, { exact = false, name = null, data = nul
 }
 
 export const palette = $("palette");
+
+// Typing filters the palette by name, description or type; Enter adds the first match.
+const paletteSearch = $("palette-search");
+function paletteMatches() {
+  const words = paletteSearch.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  return [...palette.querySelectorAll("[data-kind]")].filter((item) => {
+    const text = `${item.textContent} ${item.title} ${item.dataset.kind}`.toLowerCase();
+    const match = words.every((word) => text.includes(word));
+    item.parentElement.hidden = !match;
+    return match;
+  });
+}
+paletteSearch.addEventListener("input", () => {
+  $("palette-none").hidden = paletteMatches().length > 0;
+});
+paletteSearch.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const [first] = paletteMatches();
+  if (first) addNode(first.dataset.kind, placeForNewNode());
+});
 palette.addEventListener("click", (event) => {
   const item = event.target.closest("[data-kind]");
   if (item) addNode(item.dataset.kind, placeForNewNode());

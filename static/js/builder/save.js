@@ -28,6 +28,19 @@ export function clearValidationErrors() {
   showText(document.querySelector('[data-error-for="name"]'), "");
 }
 
+/**
+ * `message` with the node ids the API quotes ('greet') or lists ("...through
+ * nodes: a, b.") replaced by the nodes' names, which is what the user sees.
+ */
+export function byName(message) {
+  const names = new Map([...records.values()].map((record) => [record.id, record.name || record.id]));
+  const named = (id) => (names.has(id) ? `“${names.get(id)}”` : null);
+  let text = message.replace(/'([^']+)'/g, (match, id) => named(id) || match);
+  const list = text.match(/^(.*nodes: )(.+)\.$/);
+  if (list) text = list[1] + list[2].split(", ").map((id) => named(id) || id).join(", ") + ".";
+  return text;
+}
+
 export function showValidationErrors(error, mapping) {
   clearValidationErrors();
   const details = error.details || {};
@@ -44,13 +57,13 @@ export function showValidationErrors(error, mapping) {
     const pair = mapping.edgeDfIds[problem.index];
     if (pair) {
       const [source, target] = pair.map((dfId) => records.get(dfId)?.name || dfId);
-      items.push(`Connection ${source} → ${target}: ${problem.message}`);
+      items.push(`Connection ${source} → ${target}: ${byName(problem.message)}`);
       container.querySelector(`.connection.node_out_node-${pair[0]}.node_in_node-${pair[1]}`)?.classList.add("edge-error");
     } else {
-      items.push(problem.message);
+      items.push(byName(problem.message));
     }
   }
-  for (const problem of details.graph || []) items.push(problem.message);
+  for (const problem of details.graph || []) items.push(byName(problem.message));
   for (const [field, messages] of Object.entries(details)) {
     if (["nodes", "edges", "graph"].includes(field)) continue;
     const text = Array.isArray(messages) ? messages.join(" ") : String(messages);

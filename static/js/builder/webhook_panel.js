@@ -70,6 +70,8 @@ $("secret-create").addEventListener("click", async () => {
     webhookState.secret = created.secret;
     $("secret-value").value = created.secret;
     $("secret-once").hidden = false;
+    $("secret-once").scrollIntoView({ block: "nearest" });
+    $("secret-value").select();
     await adoptVersionIfGraphUnchanged();
   } catch (error) {
     showText($("webhook-error"), error.message);
