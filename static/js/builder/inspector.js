@@ -5,6 +5,7 @@ import { fieldsFor } from "../node_forms.js";
 import { container, editor, kinds, markChanged, nodeElement, records, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
+import { connectionsSection } from "./connect_menu.js";
 import { fieldWidget } from "./widgets.js";
 
 export const inspector = $("inspector");
@@ -123,6 +124,7 @@ export function renderInspector() {
   }
   general.hidden = !general.children.length;
   inspector.append(
+    connectionsSection(dfId, renderInspector),
     h("div", { class: "inspector-foot" },
       h("button", { type: "button", class: "small danger", text: "Delete node", onclick: () => editor.removeNodeId(`node-${dfId}`) }),
     ),
