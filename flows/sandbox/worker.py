@@ -20,37 +20,67 @@ import quickjs
 
 # Only strings cross into JavaScript: the variables as one JSON text and the
 # user's source. No Python callable is ever added to a context.
+#
+# User code may replace any built-in (`Object.prototype.toJSON`, `Array.prototype
+# .push`, a setter on `Array.prototype[0]`...), so the harness keeps its state in
+# closures and null-prototype objects and calls only intrinsics captured here,
+# before user code runs. Python then reads the report one primitive at a time
+# through `__weir_read` and applies every cap again (`read_report`).
 PRELUDE = r"""
 (function () {
-  // Kept before user code runs, which may replace JSON's methods.
   const { parse, stringify } = JSON;
+  const apply = Reflect.apply;
+  const slice = String.prototype.slice;
+  const toText = String;
+  const FunctionOf = Function;
+  const create = Object.create;
+  const ErrorOf = Error;
+  const isError = (value) => value instanceof ErrorOf;
+  const promiseResolve = Promise.resolve;
+  const then = Promise.prototype.then;
+  const NativePromise = Promise;
   const vars = parse(globalThis.__weir_vars);
   delete globalThis.__weir_vars;
   const limits = parse(globalThis.__weir_limits);
   delete globalThis.__weir_limits;
-  const logs = [];
+  const logLines = limits.logLines, logLineChars = limits.logLineChars;
+  const logChars = limits.logChars, outputChars = limits.outputChars;
+  const logs = create(null);
+  let logCount = 0;
   let logBytes = 0;
   let logsTruncated = false;
   const show = (value) => {
     if (typeof value === "string") return value;
+    let text;
     try {
-      const text = stringify(value);
-      return text === undefined ? String(value) : text;
+      text = stringify(value);
     } catch (error) {
-      return String(value);
+      text = undefined;
     }
+    if (typeof text === "string") return text;
+    try {
+      text = toText(value);
+    } catch (error) {
+      return "[unprintable]";
+    }
+    return typeof text === "string" ? text : "[unprintable]";
   };
   const log = (...args) => {
     if (logsTruncated) return;
-    let line = args.map(show).join(" ");
-    if (line.length > limits.logLineChars) {
-      line = line.slice(0, limits.logLineChars) + "… [line truncated]";
+    let line = "";
+    for (let i = 0; i < args.length; i++) {
+      line = i === 0 ? show(args[i]) : line + " " + show(args[i]);
+      if (line.length > logLineChars) break;
     }
-    if (logs.length >= limits.logLines || logBytes + line.length > limits.logChars) {
+    if (line.length > logLineChars) {
+      line = apply(slice, line, [0, logLineChars]) + "… [line truncated]";
+    }
+    if (logCount >= logLines || logBytes + line.length > logChars) {
       logsTruncated = true;
       return;
     }
-    logs.push(line);
+    logs[logCount] = line;
+    logCount += 1;
     logBytes += line.length;
   };
   globalThis.console = Object.freeze({
@@ -61,41 +91,74 @@ PRELUDE = r"""
     try {
       text = stringify(value);
     } catch (error) {
-      return { error: "invalid_output", message: "The value is not JSON: " + error };
+      return ["error", "invalid_output", "The value is not JSON: " + show(error)];
     }
     if (text === undefined) text = "null";
-    if (text.length > limits.outputChars) {
-      return { error: "output_too_large", message: "The output is " + text.length +
-        " characters of JSON; the limit is " + limits.outputChars + "." };
+    if (typeof text !== "string") {
+      return ["error", "invalid_output", "The value is not JSON."];
     }
-    return { json: text };
+    if (text.length > outputChars) {
+      return ["error", "output_too_large", "The output is " + text.length +
+        " characters of JSON; the limit is " + outputChars + "."];
+    }
+    return ["json", text, ""];
   };
   const describe = (error) => {
-    if (!(error instanceof Error)) return "Uncaught " + show(error);
-    return String(error) + (error.stack ? "\n" + error.stack : "");
+    if (!isError(error)) return "Uncaught " + show(error);
+    let text;
+    try {
+      text = toText(error);
+    } catch (ignored) {
+      text = "Error";
+    }
+    if (typeof text !== "string") text = "Error";
+    try {
+      const stack = error.stack;
+      if (typeof stack === "string" && stack) text = text + "\n" + stack;
+    } catch (ignored) {}
+    return text;
   };
-  let settled = null;
+  const settled = create(null);
+  let settledCount = -1;  // -1: a code job whose promise has not settled
+  const settle = (index, entry) => {
+    settled[index] = entry;
+    if (index >= settledCount) settledCount = index + 1;
+  };
   globalThis.__weir_run_code = (source) => {
-    const body = new Function("input", "prev", "results", source);
-    Promise.resolve(body.call(undefined, vars.input, vars.prev, vars.results)).then(
-      (value) => { settled = encode(value); },
-      (error) => { settled = { error: "code_error", message: describe(error) }; },
-    );
+    const body = new FunctionOf("input", "prev", "results", source);
+    const value = apply(body, undefined, [vars.input, vars.prev, vars.results]);
+    apply(then, apply(promiseResolve, NativePromise, [value]), [
+      (result) => { settle(0, encode(result)); },
+      (error) => { settle(0, ["error", "code_error", describe(error)]); },
+    ]);
   };
   globalThis.__weir_run_expressions = (list) => {
-    settled = parse(list).map((expression) => {
+    const expressions = parse(list);
+    settledCount = 0;
+    for (let index = 0; index < expressions.length; index++) {
       try {
-        const source = "return (" + expression + "\n);";
-        const fn = new Function("input", "prev", "results", source);
-        return encode(fn.call(undefined, vars.input, vars.prev, vars.results));
+        const source = "return (" + expressions[index] + "\n);";
+        const fn = new FunctionOf("input", "prev", "results", source);
+        settle(index, encode(
+          apply(fn, undefined, [vars.input, vars.prev, vars.results])));
       } catch (error) {
-        return { error: "expression_error", message: describe(error) };
+        settle(index, ["error", "expression_error", describe(error)]);
       }
-    });
+    }
   };
-  globalThis.__weir_report = () => stringify({
-    settled, logs, logsTruncated,
-  });
+  // The report, one primitive at a time. Free text crosses as a JSON string
+  // literal (stringify of a string primitive runs no user code), so a NUL or a
+  // lone surrogate survives the trip into Python.
+  globalThis.__weir_read = (what, index) => {
+    if (what === "logCount") return logCount;
+    if (what === "log") return stringify(logs[index]);
+    if (what === "logsTruncated") return logsTruncated;
+    if (what === "settledCount") return settledCount;
+    const entry = settled[index];
+    if (entry === undefined) return undefined;
+    if (what === "message") return stringify(entry[2]);
+    return entry[what === "kind" ? 0 : 1];
+  };
 })();
 """
 
@@ -103,10 +166,18 @@ PRELUDE = r"""
 # runs, so the code cannot replace them.
 TAKE_HARNESS = (
     "delete globalThis.__weir_run_code; delete globalThis.__weir_run_expressions;"
-    " delete globalThis.__weir_report;"
+    " delete globalThis.__weir_read;"
 )
 
 OUT_OF_MEMORY = "out of memory"
+LINE_CUT = "… [line truncated]"
+MESSAGE_CHARS = 2000
+SETTLED_ERRORS = (
+    "invalid_output",
+    "output_too_large",
+    "code_error",
+    "expression_error",
+)
 # `new Function` puts the user's first line on line 3 of its source.
 FUNCTION_HEADER_LINES = 2
 USER_FRAME = re.compile(r"\(?<input>:(\d+):(\d+)\)?")
@@ -130,7 +201,7 @@ def tidy(text: str) -> str:
                 line,
             )
         )
-    return "\n".join(kept)[:2000]
+    return "\n".join(kept)[:MESSAGE_CHARS]
 
 
 INTERRUPTED = "interrupted"
@@ -169,52 +240,99 @@ def handle(job: dict) -> dict:
     context.set_memory_limit(job["memory_mb"] * 1024 * 1024)
     context.set_max_stack_size(job["stack_kb"] * 1024)
     context.set_time_limit(timeout_s)
-    make_report = None
+    limits = job["limits"]
+    read = None
     try:
         context.set("__weir_vars", job["variables"])
-        context.set("__weir_limits", json.dumps(job["limits"]))
+        context.set("__weir_limits", json.dumps(limits))
         context.eval(PRELUDE)
         run_code = context.get("__weir_run_code")
         run_expressions = context.get("__weir_run_expressions")
-        make_report = context.get("__weir_report")
+        read = context.get("__weir_read")
         context.eval(TAKE_HARNESS)
         if job["mode"] == "code":
             run_code(job["source"])
         else:
             run_expressions(json.dumps(job["expressions"]))
         drain_jobs(context, deadline)
-        text = make_report()
-        if not isinstance(text, str) or len(text) > job["limits"]["replyChars"]:
-            return {"error": "output_too_large", "message": "The result is too large."}
-        report = json.loads(text)
-        if not isinstance(report, dict) or "settled" not in report:
-            raise ValueError("not a report")
+        logs = read_logs(read, limits)
+        count = read("settledCount")
+        if job["mode"] == "code":
+            if count != 1:
+                return {
+                    "error": "code_error",
+                    "message": "The code returned a promise that never settled.",
+                    **logs,
+                }
+            return {"settled": read_settled(read, 0, limits), **logs}
+        if count != len(job["expressions"]):
+            raise ValueError("the harness lost an expression")
+        settled = [read_settled(read, index, limits) for index in range(count)]
+        return {"settled": settled, **logs}
     except TimeoutError:
         return {"error": "code_timeout", "message": "The code kept running jobs."}
     except (quickjs.JSException, quickjs.StackOverflow) as error:
         code, message = classify(error)
-        return {"error": code, "message": message, **logs_after_error(make_report)}
-    if report["settled"] is None:
-        return {
-            "error": "code_error",
-            "message": "The code returned a promise that never settled.",
-            "logs": report["logs"],
-            "logs_truncated": report["logsTruncated"],
-        }
-    report["logs_truncated"] = report.pop("logsTruncated")
-    settled = report["settled"]
-    if isinstance(settled, dict) and settled.get("error") == "code_error":
-        settled["message"] = tidy(str(settled.get("message", "")))
-    return report
+        return {"error": code, "message": message, **logs_after_error(read, limits)}
 
 
-def logs_after_error(make_report) -> dict:
+def read_logs(read, limits: dict) -> dict:
+    """The console lines, each cap applied again to whatever the harness holds."""
+    count = read("logCount")
+    truncated = read("logsTruncated") is not False
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        count, truncated = 0, True
+    if count > limits["logLines"]:
+        count, truncated = limits["logLines"], True
+    lines, total = [], 0
+    for index in range(count):
+        line = read_text(read("log", index))
+        if line is None:
+            truncated = True
+            break
+        if len(line) > limits["logLineChars"] + len(LINE_CUT):
+            line = line[: limits["logLineChars"]] + LINE_CUT
+        if total + len(line) > limits["logChars"]:
+            truncated = True
+            break
+        lines.append(line)
+        total += len(line)
+    return {"logs": lines, "logs_truncated": truncated}
+
+
+def read_text(literal) -> str | None:
+    """A string the harness sent as a JSON string literal; None if it is not one."""
+    if not isinstance(literal, str):
+        return None
+    text = json.loads(literal)
+    return text if isinstance(text, str) else None
+
+
+def read_settled(read, index: int, limits: dict) -> dict:
+    """One result: `{"json": text}` or `{"error": code, "message": text}`."""
+    kind, text = read("kind", index), read("text", index)
+    message = read_text(read("message", index))
+    if kind == "json" and isinstance(text, str):
+        if len(text) > limits["outputChars"]:
+            return {
+                "error": "output_too_large",
+                "message": f"The output is {len(text)} characters of JSON; "
+                f"the limit is {limits['outputChars']}.",
+            }
+        return {"json": text}
+    if kind == "error" and text in SETTLED_ERRORS and isinstance(message, str):
+        if text == "code_error":
+            message = tidy(message)
+        return {"error": text, "message": message[:MESSAGE_CHARS]}
+    return {"error": "invalid_output", "message": "The result was unreadable."}
+
+
+def logs_after_error(read, limits: dict) -> dict:
     """The console lines written before a thrown error, when they can be had."""
-    if make_report is None:
+    if read is None:
         return {}
     try:
-        report = json.loads(make_report())
-        return {"logs": report["logs"], "logs_truncated": report["logsTruncated"]}
+        return read_logs(read, limits)
     except Exception:  # the context may be out of memory or interrupted
         return {}
 
