@@ -191,6 +191,8 @@ HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
 # Size caps (bytes of JSON): one node's output, and the whole run's results.
 RUN_MAX_OUTPUT_BYTES = env.int("RUN_MAX_OUTPUT_BYTES", default=1024 * 1024)
 RUN_MAX_RESULT_BYTES = env.int("RUN_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+# Console lines a run stores across all its steps (characters); past it, dropped.
+RUN_MAX_LOG_CHARS = env.int("RUN_MAX_LOG_CHARS", default=1024 * 1024)
 # What an http_request node reads of a response body before failing.
 HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
     "HTTP_NODE_MAX_RESPONSE_BYTES", default=1024 * 1024

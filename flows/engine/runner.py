@@ -39,6 +39,7 @@ from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_tex
 logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
+LOG_BUDGET_MARKER = "[the run's log budget is spent: later lines were dropped]"
 
 
 @dataclass
@@ -119,6 +120,7 @@ class Execution:
         self.run = run
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
+        self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
         self.fired: set[int] = set()
         self.steps: list[dict] = []  # RunStep rows, written in batches
         self.flushed = 0
@@ -267,6 +269,7 @@ class Execution:
         logs = [storable_text(line) for line in ctx.logs] if ctx else []
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
+        logs = self.within_log_budget(logs)
         self.steps.append(
             {
                 "run_id": self.run.id,
@@ -285,6 +288,23 @@ class Execution:
         )
         if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
+
+    def within_log_budget(self, logs: list[str]) -> list[str]:
+        """The lines that fit the run's log budget; a marker where the rest went.
+
+        Each step's logs are capped in the sandbox, but a run of many nodes
+        would still store (and answer) megabytes; the budget bounds the run.
+        """
+        left = settings.RUN_MAX_LOG_CHARS - self.log_chars
+        kept = []
+        for line in logs:
+            if len(line) > left:
+                kept.append(LOG_BUDGET_MARKER)
+                break
+            kept.append(line)
+            left -= len(line)
+        self.log_chars = settings.RUN_MAX_LOG_CHARS - left
+        return kept
 
     def flush_steps(self) -> None:
         RunStep.objects.insert_rows(self.steps[self.flushed :])
