@@ -41,6 +41,18 @@ class WorkerGone(WorkerFailure):
     """The worker was dead before it got the job; the job may safely go elsewhere."""
 
 
+_warned: list[bool] = []
+
+
+def _warn_unconfined() -> None:
+    if not _warned:
+        _warned.append(True)
+        logger.warning(
+            "Sandbox workers cannot be shut out of the disk on this system "
+            "(no chroot or user namespaces); see docs/sandbox.md."
+        )
+
+
 class Worker:
     """One spawned worker process and the line protocol to it."""
 
@@ -59,9 +71,11 @@ class Worker:
             ready = json.loads(self._read_line(time.monotonic() + STARTUP_SECONDS))
         except (WorkerFailure, ValueError):
             ready = None
-        if ready != {"ready": True}:
+        if not isinstance(ready, dict) or ready.get("ready") is not True:
             self.kill()
             raise WorkerFailure("sandbox_unavailable", "The sandbox did not start.")
+        if ready.get("confined") != "chroot":
+            _warn_unconfined()
 
     @property
     def pid(self) -> int:

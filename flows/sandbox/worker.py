@@ -3,164 +3,34 @@
 `flows.sandbox.pool` starts it as `python -I worker.py <memory_mb>` with an empty
 environment, so nothing of Django (settings, secrets, database connections) is
 in its memory. It imports only the standard library and `quickjs`, never the
-project. It talks JSON lines over stdin/stdout: one job in, one reply out.
+project, and then shuts itself out of the disk (`confine`). It talks JSON
+lines over stdin/stdout: one job in, one reply out.
 
 Every job gets a brand-new QuickJS Context with its own time, heap and stack
 limits; the process is reused, contexts never are. The OS limits below (address
 space, CPU seconds) are the second wall, for the day QuickJS's own limits fail.
 """
 
+import ctypes
 import json
+import os
 import re
 import resource
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-import quickjs
+# The C extension itself: the `quickjs` wrapper starts a thread pool on import,
+# and a process with a second thread can neither enter a user namespace nor
+# confine that thread with the prctl and capset calls of `confine()`.
+import _quickjs as quickjs
 
-# Only strings cross into JavaScript: the variables as one JSON text and the
-# user's source. No Python callable is ever added to a context.
-#
-# User code may replace any built-in (`Object.prototype.toJSON`, `Array.prototype
-# .push`, a setter on `Array.prototype[0]`...), so the harness keeps its state in
-# closures and null-prototype objects and calls only intrinsics captured here,
-# before user code runs. Python then reads the report one primitive at a time
-# through `__weir_read` and applies every cap again (`read_report`).
-PRELUDE = r"""
-(function () {
-  const { parse, stringify } = JSON;
-  const apply = Reflect.apply;
-  const slice = String.prototype.slice;
-  const toText = String;
-  const FunctionOf = Function;
-  const create = Object.create;
-  const ErrorOf = Error;
-  const isError = (value) => value instanceof ErrorOf;
-  const promiseResolve = Promise.resolve;
-  const then = Promise.prototype.then;
-  const NativePromise = Promise;
-  const vars = parse(globalThis.__weir_vars);
-  delete globalThis.__weir_vars;
-  const limits = parse(globalThis.__weir_limits);
-  delete globalThis.__weir_limits;
-  const logLines = limits.logLines, logLineChars = limits.logLineChars;
-  const logChars = limits.logChars, outputChars = limits.outputChars;
-  const logs = create(null);
-  let logCount = 0;
-  let logBytes = 0;
-  let logsTruncated = false;
-  const show = (value) => {
-    if (typeof value === "string") return value;
-    let text;
-    try {
-      text = stringify(value);
-    } catch (error) {
-      text = undefined;
-    }
-    if (typeof text === "string") return text;
-    try {
-      text = toText(value);
-    } catch (error) {
-      return "[unprintable]";
-    }
-    return typeof text === "string" ? text : "[unprintable]";
-  };
-  const log = (...args) => {
-    if (logsTruncated) return;
-    let line = "";
-    for (let i = 0; i < args.length; i++) {
-      line = i === 0 ? show(args[i]) : line + " " + show(args[i]);
-      if (line.length > logLineChars) break;
-    }
-    if (line.length > logLineChars) {
-      line = apply(slice, line, [0, logLineChars]) + "… [line truncated]";
-    }
-    if (logCount >= logLines || logBytes + line.length > logChars) {
-      logsTruncated = true;
-      return;
-    }
-    logs[logCount] = line;
-    logCount += 1;
-    logBytes += line.length;
-  };
-  globalThis.console = Object.freeze({
-    log, info: log, warn: log, error: log, debug: log,
-  });
-  const encode = (value) => {
-    let text;
-    try {
-      text = stringify(value);
-    } catch (error) {
-      return ["error", "invalid_output", "The value is not JSON: " + show(error)];
-    }
-    if (text === undefined) text = "null";
-    if (typeof text !== "string") {
-      return ["error", "invalid_output", "The value is not JSON."];
-    }
-    if (text.length > outputChars) {
-      return ["error", "output_too_large", "The output is " + text.length +
-        " characters of JSON; the limit is " + outputChars + "."];
-    }
-    return ["json", text, ""];
-  };
-  const describe = (error) => {
-    if (!isError(error)) return "Uncaught " + show(error);
-    let text;
-    try {
-      text = toText(error);
-    } catch (ignored) {
-      text = "Error";
-    }
-    if (typeof text !== "string") text = "Error";
-    try {
-      const stack = error.stack;
-      if (typeof stack === "string" && stack) text = text + "\n" + stack;
-    } catch (ignored) {}
-    return text;
-  };
-  const settled = create(null);
-  let settledCount = -1;  // -1: a code job whose promise has not settled
-  const settle = (index, entry) => {
-    settled[index] = entry;
-    if (index >= settledCount) settledCount = index + 1;
-  };
-  globalThis.__weir_run_code = (source) => {
-    const body = new FunctionOf("input", "prev", "results", source);
-    const value = apply(body, undefined, [vars.input, vars.prev, vars.results]);
-    apply(then, apply(promiseResolve, NativePromise, [value]), [
-      (result) => { settle(0, encode(result)); },
-      (error) => { settle(0, ["error", "code_error", describe(error)]); },
-    ]);
-  };
-  globalThis.__weir_run_expressions = (list) => {
-    const expressions = parse(list);
-    settledCount = 0;
-    for (let index = 0; index < expressions.length; index++) {
-      try {
-        const source = "return (" + expressions[index] + "\n);";
-        const fn = new FunctionOf("input", "prev", "results", source);
-        settle(index, encode(
-          apply(fn, undefined, [vars.input, vars.prev, vars.results])));
-      } catch (error) {
-        settle(index, ["error", "expression_error", describe(error)]);
-      }
-    }
-  };
-  // The report, one primitive at a time. Free text crosses as a JSON string
-  // literal (stringify of a string primitive runs no user code), so a NUL or a
-  // lone surrogate survives the trip into Python.
-  globalThis.__weir_read = (what, index) => {
-    if (what === "logCount") return logCount;
-    if (what === "log") return stringify(logs[index]);
-    if (what === "logsTruncated") return logsTruncated;
-    if (what === "settledCount") return settledCount;
-    const entry = settled[index];
-    if (entry === undefined) return undefined;
-    if (what === "message") return stringify(entry[2]);
-    return entry[what === "kind" ? 0 : 1];
-  };
-})();
-"""
+# The JavaScript harness (see its header). Only strings cross into JavaScript:
+# the variables as one JSON text and the user's source; no Python callable is
+# ever added to a context. Python reads the report one primitive at a time
+# through `__weir_read` and applies every cap again (`read_logs`, `read_settled`).
+PRELUDE = Path(__file__).with_name("harness.js").read_text()
 
 # The harness's functions are taken out of the global object before user code
 # runs, so the code cannot replace them.
@@ -364,13 +234,78 @@ def limit_address_space(memory_mb: int) -> None:
         return
 
 
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWUSER = 0x10000000
+NOBODY = 65534
+
+
+def confine() -> str:
+    """Shut this process out of the disk and out of privileges, as far as the OS lets.
+
+    Called once everything the worker needs is loaded. It moves into an empty
+    directory that is then deleted and makes it the root (chroot), so no path
+    reaches the project, `.env` or the database file and nothing can be created;
+    started as root it then becomes `nobody`; without root it does the same in a
+    user namespace of its own. Capabilities are dropped and PR_SET_NO_NEW_PRIVS
+    is set. Returns "chroot", or "none" where the OS allows no chroot (macOS, a
+    container without CAP_SYS_CHROOT), in which case the worker still runs and
+    the pool logs a warning.
+    """
+    if not sys.platform.startswith("linux"):
+        return "none"
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    uid, gid = os.getuid(), os.getgid()
+    if uid != 0:
+        try:
+            enter_user_namespace(libc, uid, gid)
+        except OSError:
+            return "none"
+    try:
+        jail = tempfile.mkdtemp(prefix="weir-sandbox-")
+        os.chdir(jail)
+        os.rmdir(jail)
+        os.chroot(".")
+        level = "chroot"
+    except OSError:  # a container without CAP_SYS_CHROOT, say
+        level = "none"
+    if uid == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    drop_capabilities(libc)
+    return level
+
+
+def enter_user_namespace(libc, uid: int, gid: int) -> None:
+    """Become root of a new user namespace (mapped to our own uid), to chroot."""
+    if libc.unshare(CLONE_NEWUSER) != 0:
+        raise OSError(ctypes.get_errno(), "unshare")
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"0 {uid} 1"),
+        ("gid_map", f"0 {gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w") as file:
+            file.write(text)
+
+
+def drop_capabilities(libc) -> None:
+    """Clear the effective, permitted and inheritable capability sets."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (ctypes.c_uint32 * 6)()
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
 def main() -> None:
     memory_mb = int(sys.argv[1])
     limit_address_space(memory_mb)
+    confinement = confine()
     limit_cpu(10)  # until the first job sets its own budget
     resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
     reader, writer = sys.stdin.buffer, sys.stdout.buffer
-    writer.write(b'{"ready": true}\n')
+    writer.write(json.dumps({"ready": True, "confined": confinement}).encode() + b"\n")
     writer.flush()
     for line in reader:
         try:
