@@ -308,6 +308,8 @@ def main() -> None:
     writer.write(json.dumps({"ready": True, "confined": confinement}).encode() + b"\n")
     writer.flush()
     for line in reader:
+        writer.write(b"+\n")  # started: from here on, the job is not retried
+        writer.flush()
         try:
             reply = handle(json.loads(line))
         except MemoryError:
