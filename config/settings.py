@@ -88,6 +88,18 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers on the default setup (docs/operations.md): every
+    # transaction takes the write lock when it begins (IMMEDIATE), so none fails
+    # upgrading a read lock; WAL lets readers run beside the writer; a writer
+    # waits up to SQLITE_BUSY_TIMEOUT_SECONDS for the lock instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.float("SQLITE_BUSY_TIMEOUT_SECONDS", default=20),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
