@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from tests.factories import FlowFactory, UserFactory
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
-pytest_plugins = ["tests.llm_server"]
+pytest_plugins = ["tests.llm_server", "tests.http_server"]
 
 
 @pytest.fixture(autouse=True)
@@ -67,3 +67,14 @@ def alice_flow(alice):
 @pytest.fixture
 def bob_flow(bob):
     return FlowFactory(owner=bob, name="Bob's flow")
+
+
+@pytest.fixture
+def node_registry():
+    """The node registry, restored afterwards: a test may register its own kinds."""
+    from flows.nodes import NODE_KINDS
+
+    saved = dict(NODE_KINDS)
+    yield NODE_KINDS
+    NODE_KINDS.clear()
+    NODE_KINDS.update(saved)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +31,8 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
 
+from flows.engine import store
+from flows.graph import topological_order
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
 from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
@@ -67,28 +68,18 @@ def plan(flow: Flow) -> list[PlannedNode]:
         if kind is None:
             raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
         nodes[node["id"]] = PlannedNode(node, kind, [], [])
-    indegree = dict.fromkeys(nodes, 0)
-    targets: dict[str, list[str]] = {node_id: [] for node_id in nodes}
+    links = []
     for index, edge in enumerate(flow.edges):
         source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
         if source is None or target is None:
             raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
         source.outgoing.append((index, edge.get("sourceHandle")))
         target.incoming.append(index)
-        targets[edge["source"]].append(edge["target"])
-        indegree[edge["target"]] += 1
-    ready = deque(node_id for node_id, degree in indegree.items() if degree == 0)
-    order = []
-    while ready:
-        node_id = ready.popleft()
-        order.append(nodes[node_id])
-        for target in targets[node_id]:
-            indegree[target] -= 1
-            if indegree[target] == 0:
-                ready.append(target)
+        links.append((edge["source"], edge["target"]))
+    order = topological_order(nodes, links)
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")
-    return order
+    return [nodes[node_id] for node_id in order]
 
 
 def _invalid(node_id, message: str) -> RunStopped:
@@ -115,9 +106,17 @@ def json_text(value: Any) -> str:
 class Execution:
     """One run in progress: results so far, buffered steps, the deadline."""
 
-    def __init__(self, flow: Flow, run: FlowRun, *, deadline: float | None = None):
+    def __init__(
+        self,
+        flow: Flow,
+        run: FlowRun,
+        *,
+        deadline: float | None = None,
+        depth: int = 0,
+    ):
         self.flow = flow
         self.run = run
+        self.depth = depth
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
@@ -166,22 +165,19 @@ class Execution:
                 },
             )
         ctx = NodeContext(
-            flow=self.flow,
-            run=self.run,
-            node=node,
+            owner_id=self.flow.owner_id,
             input=self.run.input,
             prev=self.prev(planned),
             results=self.results,
             deadline=self.deadline,
+            depth=self.depth,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
-        response_before = self.run.response
         try:
             output = planned.kind.run(node.get("data") or {}, ctx)
             self.check_size(output)
         except Exception as exception:
-            self.run.response = response_before  # a failed node answers nothing
             failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
@@ -201,6 +197,8 @@ class Execution:
             )
             raise RunStopped(status, error) from failure
         self.results[node_id] = output
+        if planned.kind.sets_response:  # only a node that succeeded answers
+            self.run.response = output
         self.record(
             node,
             RunStep.Status.SUCCEEDED,
@@ -307,7 +305,7 @@ class Execution:
         return kept
 
     def flush_steps(self) -> None:
-        RunStep.objects.insert_rows(self.steps[self.flushed :])
+        store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
 
@@ -323,8 +321,8 @@ class Execution:
         duration_ms = (time.monotonic() - self.started) * 1000
         steps = self.steps[self.flushed :]
         try:
-            stored = self.run.finish(
-                status, self.results, error, duration_ms, steps=steps
+            stored = store.finish_run(
+                self.run, status, self.results, error, duration_ms, steps=steps
             )
         except (DatabaseError, ValueError, RecursionError):
             logger.exception("Run %s could not be stored as it ended", self.run.id)
@@ -336,27 +334,13 @@ class Execution:
         self.flushed = len(self.steps)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
-        run = self.run
-        run.status = FlowRun.Status.FAILED
-        run.results, run.response = {}, None
-        run.error = {
-            "node_id": None,
-            "code": "unstorable_output",
-            "message": "The run ended but its results could not be stored, so they "
-            "were dropped. The error has been logged.",
-        }
-        run.finished_at, run.duration_ms = timezone.now(), duration_ms
-        fields = ["status", "results", "response", "error", "finished_at"]
         try:
-            stored = FlowRun.objects.filter(pk=run.pk).update(
-                duration_ms=duration_ms,
-                **{name: getattr(run, name) for name in fields},
-            )
+            stored = store.mark_unstorable(self.run, duration_ms)
         except DatabaseError:
-            logger.exception("Run %s could not be marked failed either", run.id)
+            logger.exception("Run %s could not be marked failed either", self.run.id)
             return  # still `running` in the database: sweep_stale_runs ends it
         if not stored:
-            run.error = {
+            self.run.error = {
                 "node_id": None,
                 "code": "flow_deleted",
                 "message": "The flow was deleted while it ran; the run was not kept.",
@@ -370,21 +354,25 @@ def run_flow(
     *,
     request_meta: dict | None = None,
     deadline: float | None = None,
+    depth: int = 0,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
     Never raises for a node failure: the run ends `failed` or `timed_out` and
     `run.as_result()` describes it. Runs synchronously in the caller's thread.
+    `request_meta` holds safe facts about the triggering HTTP request only.
     `deadline` (a `time.monotonic()` value) ends the run sooner than
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
+    `depth` counts the agents waiting above this run (an agent's tool call
+    passes its own depth + 1); nodes read it from their context.
     """
     try:
         check_storable(input, what="The run's input")
         refused = None
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
-    run = FlowRun.objects.start(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline)
+    run = store.start_run(flow, trigger, input, request_meta or {})
+    execution = Execution(flow, run, deadline=deadline, depth=depth)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

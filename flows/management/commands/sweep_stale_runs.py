@@ -13,6 +13,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from flows.engine import store
 from flows.models import FlowRun
 
 MARGIN_SECONDS = 60
@@ -33,5 +34,7 @@ class Command(BaseCommand):
         seconds = options["older_than"]
         if seconds is None:
             seconds = settings.RUN_TIMEOUT_SECONDS + MARGIN_SECONDS
-        count = FlowRun.objects.stale(timedelta(seconds=seconds)).mark_interrupted()
+        count = store.mark_interrupted(
+            FlowRun.objects.stale(timedelta(seconds=seconds))
+        )
         self.stdout.write(f"Marked {count} stale run(s) as interrupted.")
