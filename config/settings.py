@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "csp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -54,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -87,6 +89,18 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers on the default setup (docs/operations.md): every
+    # transaction takes the write lock when it begins (IMMEDIATE), so none fails
+    # upgrading a read lock; WAL lets readers run beside the writer; a writer
+    # waits up to SQLITE_BUSY_TIMEOUT_SECONDS for the lock instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.float("SQLITE_BUSY_TIMEOUT_SECONDS", default=20),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
@@ -148,6 +162,24 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts only from our own files, so a
+# script that slips into a page (an inline <script>, an onerror= attribute) does
+# not run. Inline styles stay allowed: the admin and the vendored graph editor
+# set style attributes, and CSS cannot run script. See docs/security.md.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -192,6 +224,8 @@ HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
 # Size caps (bytes of JSON): one node's output, and the whole run's results.
 RUN_MAX_OUTPUT_BYTES = env.int("RUN_MAX_OUTPUT_BYTES", default=1024 * 1024)
 RUN_MAX_RESULT_BYTES = env.int("RUN_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+# Console lines a run stores across all its steps (characters); past it, dropped.
+RUN_MAX_LOG_CHARS = env.int("RUN_MAX_LOG_CHARS", default=1024 * 1024)
 # What an http_request node reads of a response body before failing.
 HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
     "HTTP_NODE_MAX_RESPONSE_BYTES", default=1024 * 1024

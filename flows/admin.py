@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin
 from django.db.models import JSONField
 from django.forms import Textarea
@@ -21,6 +22,66 @@ def pretty(value) -> str:
     )
 
 
+class FlowAdminForm(forms.ModelForm):
+    """The webhook secret is write-only here, as in the builder (shown once).
+
+    The field starts empty: left empty it keeps the stored secret, typed into
+    it replaces the secret, and `remove_webhook_secret` clears it.
+    """
+
+    webhook_secret = forms.CharField(
+        required=False,
+        max_length=200,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        label="New webhook secret",
+    )
+    remove_webhook_secret = forms.BooleanField(
+        required=False, label="Remove the webhook secret"
+    )
+
+    class Meta:
+        model = Flow
+        fields = [
+            "owner",
+            "name",
+            "description",
+            "input_schema",
+            "nodes",
+            "edges",
+            "webhook_enabled",
+            "webhook_secret",
+        ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.initial["webhook_secret"] = ""
+        is_set = bool(self.instance.pk and self.instance.webhook_secret)
+        self.fields["webhook_secret"].help_text = (
+            "A signing secret is set; it is never shown again. Type a new one to "
+            "replace it, or leave this empty to keep it."
+            if is_set
+            else "No signing secret: the webhook accepts unsigned requests."
+        )
+
+    def clean_webhook_secret(self):
+        typed = self.cleaned_data.get("webhook_secret", "")
+        if typed:
+            return typed
+        return (
+            Flow.objects.filter(pk=self.instance.pk)
+            .values_list("webhook_secret", flat=True)
+            .first()
+            or ""
+        )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("remove_webhook_secret"):
+            cleaned["webhook_secret"] = ""
+        return cleaned
+
+
 @admin.register(Flow)
 class FlowAdmin(admin.ModelAdmin):
     list_display = [
@@ -36,6 +97,7 @@ class FlowAdmin(admin.ModelAdmin):
     readonly_fields = ["id", "version", "webhook_url", "created_at", "updated_at"]
     formfield_overrides = PRETTY_JSON
     list_select_related = ["owner"]
+    form = FlowAdminForm
 
     @admin.display(description="Nodes")
     def node_count(self, flow):

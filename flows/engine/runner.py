@@ -40,6 +40,7 @@ from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_tex
 logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
+LOG_BUDGET_MARKER = "[the run's log budget is spent: later lines were dropped]"
 
 
 @dataclass
@@ -118,6 +119,7 @@ class Execution:
         self.depth = depth
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
+        self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
         self.fired: set[int] = set()
         self.steps: list[dict] = []  # RunStep rows, written in batches
         self.flushed = 0
@@ -265,6 +267,7 @@ class Execution:
         logs = [storable_text(line) for line in ctx.logs] if ctx else []
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
+        logs = self.within_log_budget(logs)
         self.steps.append(
             {
                 "run_id": self.run.id,
@@ -283,6 +286,23 @@ class Execution:
         )
         if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
+
+    def within_log_budget(self, logs: list[str]) -> list[str]:
+        """The lines that fit the run's log budget; a marker where the rest went.
+
+        Each step's logs are capped in the sandbox, but a run of many nodes
+        would still store (and answer) megabytes; the budget bounds the run.
+        """
+        left = settings.RUN_MAX_LOG_CHARS - self.log_chars
+        kept = []
+        for line in logs:
+            if len(line) > left:
+                kept.append(LOG_BUDGET_MARKER)
+                break
+            kept.append(line)
+            left -= len(line)
+        self.log_chars = settings.RUN_MAX_LOG_CHARS - left
+        return kept
 
     def flush_steps(self) -> None:
         store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
