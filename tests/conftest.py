@@ -70,6 +70,29 @@ def bob_flow(bob):
 
 
 @pytest.fixture
+def hold_slots(settings):
+    """Small admission caps, and `hold(owner_id, flow_id=None)` to occupy a slot
+    of this process as a run in progress would; all given back afterwards."""
+    from config.http.admission import SLOTS
+
+    settings.SYNC_RUNS_PER_PROCESS = 3
+    settings.SYNC_RUNS_PER_OWNER = 2
+    settings.SYNC_RUNS_PER_FLOW = 1
+    held: list[list[str]] = []
+
+    def hold(owner_id, flow_id=None):
+        capped = [(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")]
+        if flow_id is not None:
+            capped.append((f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "x"))
+        SLOTS.take(capped)
+        held.append([key for key, _, _ in capped])
+
+    yield hold
+    for keys in held:
+        SLOTS.give_back(keys)
+
+
+@pytest.fixture
 def node_registry():
     """The node registry, restored afterwards: a test may register its own kinds."""
     from flows.nodes import NODE_KINDS
