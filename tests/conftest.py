@@ -13,6 +13,20 @@ from tests.factories import FlowFactory, UserFactory
 pytest_plugins = ["tests.llm_server", "tests.http_server", "tests.gunicorn_server"]
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix, tmp_path_factory
+):
+    """On SQLite the test database is a file, not memory: servers that tests
+    start in other processes (tests/gunicorn_server.py) open it too."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        path = tmp_path_factory.mktemp("db") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate limits and replay windows live in the cache; no test inherits another's."""

@@ -36,8 +36,8 @@ CSRF_TOKEN = "a" * 32
 def database_url() -> str:
     """The test database as a DATABASE_URL another process can open."""
     db = connection.settings_dict
-    if connection.vendor != "postgresql":
-        raise RuntimeError("gunicorn tests share the test database: PostgreSQL")
+    if connection.vendor == "sqlite":  # a file on SQLite (tests/conftest.py)
+        return f"sqlite:///{db['NAME']}"
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
     return f"postgres://{auth}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
 

@@ -8,6 +8,7 @@ nothing; meanwhile another user's pages answer within 200 ms.
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +36,7 @@ class Flood:
         self.calls, self.send = calls, send
         self.answered = threading.Semaphore(0)
         self.refusals_in = threading.Event()
+        self.runs_ending = threading.Event()
         self.waiting_for = len(calls) - running
 
     def run(self) -> list:
@@ -43,7 +45,9 @@ class Flood:
         def one(call):
             start.wait()
             answer = self.send(call)
-            if answer.status != 200:
+            if answer.status == 200:
+                self.runs_ending.set()
+            else:
                 self.answered.release()
             return answer
 
@@ -58,15 +62,14 @@ class Flood:
 
 
 def with_pages_meanwhile(server, user, flood: Flood):
-    """Run the flood; once its refusals are in (the slow calls now hold their
-    threads), time another user's sign-in page and session until it ends."""
+    """Run the flood; once its refusals are in and while the slow calls hold
+    their threads, time another user's sign-in page and session."""
     headers = session_headers(user)
     pages: list = []
-    done = threading.Event()
 
     def watch():
         flood.refusals_in.wait(timeout=SLOW_MS / 1000)
-        while not done.is_set():
+        while not flood.runs_ending.is_set():
             pages.append(server.request("GET", "/login/"))
             pages.append(server.request("GET", "/api/auth/session", headers=headers))
             time.sleep(0.05)
@@ -76,7 +79,7 @@ def with_pages_meanwhile(server, user, flood: Flood):
     try:
         answers = flood.run()
     finally:
-        done.set()
+        flood.runs_ending.set()
         watcher.join()
     return answers, pages
 
@@ -95,10 +98,14 @@ def assert_refusals(refused):
 
 
 def assert_pages_were_fast(pages):
+    """Typically 5-20 ms each. A page starved of threads would wait for a slow
+    call to end (4 s); the bounds leave room for a busy CI machine's scheduling
+    hiccups, not for waiting on a thread."""
     assert len(pages) >= 10
     assert {page.status for page in pages} == {200}
-    seconds = [round(page.seconds, 3) for page in pages]
-    assert max(seconds) < 0.2, seconds
+    seconds = sorted(round(page.seconds, 3) for page in pages)
+    assert statistics.median(seconds) < 0.2, seconds
+    assert seconds[-1] < 1.0, seconds
     assert any(page.body.startswith(b'{"id"') for page in pages)
 
 
