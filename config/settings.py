@@ -212,15 +212,18 @@ WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
 # the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
-SYNC_RUNS_PER_PROCESS = env.int(
-    "SYNC_RUNS_PER_PROCESS", default=max(1, WEB_THREADS - 2)
+
+
+def _derived_int(name: str, default: int) -> int:
+    """An integer setting whose default follows another; empty means the default."""
+    return env.int(name) if env.str(name, default="") else default
+
+
+SYNC_RUNS_PER_PROCESS = _derived_int("SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2))
+SYNC_RUNS_PER_OWNER = _derived_int(
+    "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
 )
-SYNC_RUNS_PER_OWNER = env.int(
-    "SYNC_RUNS_PER_OWNER", default=max(1, SYNC_RUNS_PER_PROCESS - 1)
-)
-SYNC_RUNS_PER_FLOW = env.int(
-    "SYNC_RUNS_PER_FLOW", default=max(1, SYNC_RUNS_PER_OWNER - 1)
-)
+SYNC_RUNS_PER_FLOW = _derived_int("SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1))
 # A run or chat turn that waited longer for a thread is refused (503), not run late.
 REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
 ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
