@@ -85,7 +85,7 @@ def admission_caps(**env) -> str:
         env={"WEIR_TESTING": "true", "WEIR_ENV_FILE": "/dev/null", **env},
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return result.stdout.strip().splitlines()[-1]
 
 
 def test_admission_caps_follow_the_thread_count_when_left_empty():
