@@ -28,7 +28,7 @@ run: $(VENV)/.installed .env
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Weir is serving on http://$(HOST):$(PORT)/"
 	$(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \
-		--access-logfile -
+		--worker-class config.gunicorn.QueueStampingWorker --access-logfile -
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -241,6 +241,27 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
 WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
 
+# Admission control (DESIGN section 7; config/http/admission.py). Synchronous
+# runs and chat turns hold a web thread each; these bound them per process, so
+# the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
+# sets WEB_THREADS to gunicorn's real --threads.
+WEB_THREADS = env.int("WEB_THREADS", default=4)
+
+
+def _derived_int(name: str, default: int) -> int:
+    """An integer setting whose default follows another; empty means the default."""
+    return env.int(name) if env.str(name, default="") else default
+
+
+SYNC_RUNS_PER_PROCESS = _derived_int("SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2))
+SYNC_RUNS_PER_OWNER = _derived_int(
+    "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
+)
+SYNC_RUNS_PER_FLOW = _derived_int("SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1))
+# A run or chat turn that waited longer for a thread is refused (503), not run late.
+REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
+ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
+
 # Agents and LLM providers (DESIGN section 4).
 OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="")

@@ -8,6 +8,7 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.http.admission import admitted
 from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
 from flows.engine import run_flow
@@ -209,6 +210,7 @@ class FlowViewSet(viewsets.ModelViewSet):
         """Run the flow now with the body (a JSON object, or nothing) as `input`.
 
         Answers 200 even when the run failed: `success` and `error` say so.
+        Counts against the admission caps like a webhook (503/429 above them).
         """
         flow = self.get_object()
         body = request.data if request.body else {}
@@ -218,7 +220,8 @@ class FlowViewSet(viewsets.ModelViewSet):
             check_storable(body, what="The JSON body")
         except Unstorable as problem:
             raise ValidationFailed(str(problem)) from None
-        run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
+        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+            run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
 
     @extend_schema(responses=RunSummarySerializer(many=True))

@@ -142,6 +142,13 @@ class FlowRun(models.Model):
         blank=True,
         help_text="Safe facts about the triggering HTTP request (never cookies).",
     )
+    delivery_id = models.CharField(
+        max_length=256,
+        blank=True,
+        default="",
+        help_text="The webhook delivery's id (webhook-id or Idempotency-Key); "
+        "one run per id and flow.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -156,6 +163,15 @@ class FlowRun(models.Model):
             models.Index(fields=["flow", "-created_at"], name="run_flow_created_idx"),
             # The stale-run sweep: runs still marked running or queued.
             models.Index(fields=["status"], name="run_status_idx"),
+        ]
+        constraints = [
+            # One run per delivery of a flow's webhook, whichever process or
+            # machine receives it; its index also finds the run of a repeat.
+            models.UniqueConstraint(
+                fields=["flow", "delivery_id"],
+                condition=~models.Q(delivery_id=""),
+                name="run_unique_delivery_per_flow",
+            ),
         ]
 
     def __str__(self):

@@ -10,7 +10,21 @@ from rest_framework.test import APIClient
 from tests.factories import FlowFactory, UserFactory
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
-pytest_plugins = ["tests.llm_server", "tests.http_server"]
+pytest_plugins = ["tests.llm_server", "tests.http_server", "tests.gunicorn_server"]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix, tmp_path_factory
+):
+    """On SQLite the test database is a file, not memory: servers that tests
+    start in other processes (tests/gunicorn_server.py) open it too."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        path = tmp_path_factory.mktemp("db") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)
 
 
 @pytest.fixture(autouse=True)
@@ -67,6 +81,29 @@ def alice_flow(alice):
 @pytest.fixture
 def bob_flow(bob):
     return FlowFactory(owner=bob, name="Bob's flow")
+
+
+@pytest.fixture
+def hold_slots(settings):
+    """Small admission caps, and `hold(owner_id, flow_id=None)` to occupy a slot
+    of this process as a run in progress would; all given back afterwards."""
+    from config.http.admission import SLOTS
+
+    settings.SYNC_RUNS_PER_PROCESS = 3
+    settings.SYNC_RUNS_PER_OWNER = 2
+    settings.SYNC_RUNS_PER_FLOW = 1
+    held: list[list[str]] = []
+
+    def hold(owner_id, flow_id=None):
+        capped = [(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")]
+        if flow_id is not None:
+            capped.append((f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "x"))
+        SLOTS.take(capped)
+        held.append([key for key, _, _ in capped])
+
+    yield hold
+    for keys in held:
+        SLOTS.give_back(keys)
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ STATUS_CODES = {
     429: "throttled",
     500: "internal_error",
     502: "upstream_error",
+    503: "unavailable",
     504: "timeout",
 }
 
@@ -140,6 +141,18 @@ class Throttled(ApiError):
     status_code = 429
     default_code = "throttled"
     default_detail = "Too many requests; try again later."
+
+    def __init__(self, retry_after: float, message=None):
+        seconds = max(1, math.ceil(retry_after))
+        super().__init__(message, headers={"Retry-After": str(seconds)})
+
+
+class Unavailable(ApiError):
+    """503: the server is at capacity (or briefly without a dependency); retry."""
+
+    status_code = 503
+    default_code = "unavailable"
+    default_detail = "The server is busy; try again shortly."
 
     def __init__(self, retry_after: float, message=None):
         seconds = max(1, math.ceil(retry_after))

@@ -32,6 +32,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from flows.engine import store
+from flows.engine.deliveries import start_delivery
 from flows.graph import topological_order
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
@@ -353,6 +354,7 @@ def run_flow(
     trigger: str,
     *,
     request_meta: dict | None = None,
+    delivery_id: str = "",
     deadline: float | None = None,
     depth: int = 0,
 ) -> FlowRun:
@@ -365,13 +367,18 @@ def run_flow(
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
     `depth` counts the agents waiting above this run (an agent's tool call
     passes its own depth + 1); nodes read it from their context.
+    `delivery_id` makes the run the one run of that webhook delivery; raises
+    `deliveries.DeliveryExists` when the delivery already has one.
     """
     try:
         check_storable(input, what="The run's input")
         refused = None
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
-    run = store.start_run(flow, trigger, input, request_meta or {})
+    if delivery_id:
+        run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
+    else:
+        run = store.start_run(flow, trigger, input, request_meta or {})
     execution = Execution(flow, run, deadline=deadline, depth=depth)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}

@@ -189,14 +189,24 @@ def _execute(using: str, sql: str, params: list) -> int:
 
 
 def start_run(
-    flow: Flow, trigger: str, input: dict, request_meta: dict, *, using=None
-) -> FlowRun:
+    flow: Flow,
+    trigger: str,
+    input: dict,
+    request_meta: dict,
+    *,
+    delivery_id: str = "",
+    using=None,
+) -> FlowRun | None:
     """A new run of `flow`, stored already `running` (one INSERT).
 
     Runs start in the caller's thread the moment they are created, so they are
     never stored `queued` first: that was a second write and a second commit
     per run for a state nobody could observe for long. No `save()`, so no
     signals; nothing listens to them.
+
+    With a `delivery_id` the INSERT does nothing when the flow already has a
+    run of that delivery (`run_unique_delivery_per_flow`), and None is
+    returned: the claim costs no extra statement (flows/engine/deliveries.py).
     """
     now = timezone.now()
     run = FlowRun(
@@ -206,12 +216,19 @@ def start_run(
         status=FlowRun.Status.RUNNING,
         input=input,
         request_meta=request_meta,
+        delivery_id=delivery_id,
         created_at=now,
         started_at=now,
     )
     using = using or _write_alias(FlowRun)
     table = Table.of(FlowRun, None, using)
-    _execute(using, table.insert(), table.values_of(run))
+    sql = table.insert()
+    if delivery_id:
+        # PostgreSQL and SQLite alike; the only unique index a new row (with a
+        # fresh uuid) can meet is the delivery's.
+        sql += " ON CONFLICT DO NOTHING"
+    if not _execute(using, sql, table.values_of(run)):
+        return None
     run._state.adding = False
     run._state.db = using
     return run

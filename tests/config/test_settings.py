@@ -74,3 +74,23 @@ def test_debug_runs_without_a_secret_key():
     result = manage("check", env={**env, "DEBUG": "true"})
 
     assert result.returncode == 0, result.stderr
+
+
+def admission_caps(**env) -> str:
+    result = manage(
+        "shell",
+        "-c",
+        "from django.conf import settings as s; print(s.SYNC_RUNS_PER_PROCESS, "
+        "s.SYNC_RUNS_PER_OWNER, s.SYNC_RUNS_PER_FLOW)",
+        env={"WEIR_TESTING": "true", "WEIR_ENV_FILE": "/dev/null", **env},
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_admission_caps_follow_the_thread_count_when_left_empty():
+    empty = {"SYNC_RUNS_PER_PROCESS": "", "SYNC_RUNS_PER_OWNER": ""}
+
+    assert admission_caps(WEB_THREADS="8", **empty) == "6 5 4"
+    assert admission_caps(WEB_THREADS="2") == "1 1 1"
+    assert admission_caps(WEB_THREADS="8", SYNC_RUNS_PER_FLOW="2") == "6 5 2"
