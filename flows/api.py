@@ -29,6 +29,7 @@ class FlowSerializer(serializers.ModelSerializer):
     edges = serializers.JSONField(required=False, validators=[storable])
     webhook_url = serializers.CharField(read_only=True)
     webhook_signed = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
 
     class Meta:
         model = Flow
@@ -42,6 +43,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_url",
             "webhook_enabled",
             "webhook_signed",
+            "warnings",
             "version",
             "created_at",
             "updated_at",
@@ -55,6 +57,20 @@ class FlowSerializer(serializers.ModelSerializer):
     def get_webhook_signed(self, flow) -> bool:
         """Whether webhooks must be signed; the secret itself is never shown here."""
         return bool(flow.webhook_secret)
+
+    def get_warnings(self, flow) -> list[str]:
+        """Saved, but probably a mistake: an http_request calling this flow's own
+        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
+        own_hook = f"/api/webhooks/{flow.pk}"
+        return [
+            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
+            "starts another, until the webhook refuses the chain (508)."
+            for node in flow.nodes
+            if isinstance(node, dict)
+            and node.get("type") == "http_request"
+            and isinstance(node.get("data"), dict)
+            and own_hook in str(node["data"].get("url", ""))
+        ]
 
     def validate_input_schema(self, value):
         if not isinstance(value, dict):

@@ -17,11 +17,13 @@ from django.http import HttpRequest
 from config.http import ratelimit
 from config.http.errors import (
     InvalidJson,
+    LoopDetected,
     PayloadTooLarge,
     Throttled,
     UnsupportedMediaType,
     ValidationFailed,
 )
+from flows.outbound import HOPS_HEADER
 from flows.storable import MAX_NESTING, Unstorable, check_storable
 
 READ_CHUNK_BYTES = 64 * 1024
@@ -129,3 +131,23 @@ def check_rate(flow_id: str) -> None:
         raise Throttled(
             wait, f"This webhook accepts {rate.limit} requests per {rate.window} s."
         )
+
+
+def check_hops(request: HttpRequest) -> int:
+    """The request's place in a chain of webhook runs; 508 past `WEBHOOK_MAX_HOPS`.
+
+    Every http_request node sends `Weir-Hops` (its run's own count plus one,
+    see flows/outbound.py), so a flow calling its own webhook, or two flows
+    calling each other, stop after `WEBHOOK_MAX_HOPS` runs. A request from
+    outside has no header (or one a flow could not have sent): it is hop 0.
+    """
+    text = request.headers.get(HOPS_HEADER, "").strip()
+    hops = int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
+    if hops >= settings.WEBHOOK_MAX_HOPS:
+        raise LoopDetected(
+            f"This webhook was called by a chain of {hops} flow runs; the limit "
+            f"is {settings.WEBHOOK_MAX_HOPS} (WEBHOOK_MAX_HOPS). Check the flows' "
+            "http_request nodes for a flow that calls itself.",
+            details={"hops": hops, "limit": settings.WEBHOOK_MAX_HOPS},
+        )
+    return hops

@@ -86,6 +86,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     flow = _webhook_flow(flow_id)
     if request.method != "POST":
         raise MethodNotAllowed(["POST"], "Webhooks accept POST only.")
+    hops = limits.check_hops(request)
     limits.check_content_type(request)
     body = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     msg_id = _verify_signature(flow, request, body)
@@ -98,5 +99,6 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
         payload,
         FlowRun.Trigger.WEBHOOK,
         request_meta=request_meta(request, len(body)),
+        hops=hops,
     )
     return run_response(run)

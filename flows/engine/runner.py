@@ -112,10 +112,12 @@ class Execution:
         *,
         deadline: float | None = None,
         depth: int = 0,
+        hops: int = 0,
     ):
         self.flow = flow
         self.run = run
         self.depth = depth
+        self.hops = hops
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.fired: set[int] = set()
@@ -169,6 +171,7 @@ class Execution:
             results=self.results,
             deadline=self.deadline,
             depth=self.depth,
+            hops=self.hops,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
@@ -335,6 +338,7 @@ def run_flow(
     request_meta: dict | None = None,
     deadline: float | None = None,
     depth: int = 0,
+    hops: int = 0,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -345,6 +349,8 @@ def run_flow(
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
     `depth` counts the agents waiting above this run (an agent's tool call
     passes its own depth + 1); nodes read it from their context.
+    `hops` is the run's place in a chain of webhook calls (the webhook view
+    passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     """
     try:
         check_storable(input, what="The run's input")
@@ -352,7 +358,7 @@ def run_flow(
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
     run = store.start_run(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline, depth=depth)
+    execution = Execution(flow, run, deadline=deadline, depth=depth, hops=hops)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

@@ -639,7 +639,8 @@ async function save() {
     state.savedCounter = counterAtStart;
     document.title = `${updated.name} · Weir`;
     clearValidationErrors();
-    hideBanner();
+    if (updated.warnings?.length) showBanner("warning", "Saved, but check:", updated.warnings);
+    else hideBanner();
     if (state.selected) renderInspector();
     renderSaveState(isDirty() ? undefined : "Saved");
     return true;
