@@ -110,6 +110,10 @@ if TESTING:
 
 # Failed sign-ins allowed per client address and username before 429.
 LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
+# Reverse proxies in front of the app that append to X-Forwarded-For; the client
+# address for per-address limits is read through exactly this many (0: ignore
+# the header, the peer's address is the client's).
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
