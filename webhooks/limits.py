@@ -15,9 +15,11 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from config.http import ratelimit
+from config.http.client_address import client_address
 from config.http.errors import (
     InvalidJson,
     LoopDetected,
+    NotFound,
     PayloadTooLarge,
     Throttled,
     UnsupportedMediaType,
@@ -151,3 +153,21 @@ def check_hops(request: HttpRequest) -> int:
             details={"hops": hops, "limit": settings.WEBHOOK_MAX_HOPS},
         )
     return hops
+
+
+def miss(request: HttpRequest) -> NotFound | Throttled:
+    """The error for an unknown flow id: 404, or 429 once the client's address
+    has missed more than `WEBHOOK_MISS_RATE` times in the window.
+
+    Only misses count, so a sender whose address a scanner shares (a NAT, a
+    hosting provider's delivery pool) still reaches its real flows.
+    """
+    rate = ratelimit.Rate.parse(settings.WEBHOOK_MISS_RATE)
+    wait = ratelimit.hit(f"webhook-miss:{client_address(request)}", rate)
+    if wait is None:
+        return NotFound()
+    return Throttled(
+        wait,
+        f"Too many requests for unknown webhooks from your address "
+        f"(limit {rate.limit} per {rate.window} s).",
+    )

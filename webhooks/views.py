@@ -35,7 +35,6 @@ from config.http.errors import (
     Conflict,
     MethodNotAllowed,
     NotAuthenticated,
-    NotFound,
 )
 from flows.engine import run_flow, store
 from flows.models import Flow, FlowRun
@@ -44,15 +43,16 @@ from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
 
 
-def _webhook_flow(flow_id: str) -> Flow:
-    """The flow whose webhook is enabled; anything else does not exist (404)."""
+def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
+    """The flow whose webhook is enabled; anything else does not exist (404, or
+    429 for an address that keeps missing: `limits.miss`)."""
     try:
         pk = uuid.UUID(flow_id)
     except ValueError:
-        raise NotFound() from None
+        raise limits.miss(request) from None
     flow = store.webhook_target(pk)
     if flow is None:
-        raise NotFound()
+        raise limits.miss(request)
     return flow
 
 
@@ -83,7 +83,7 @@ def _refuse_replay(flow: Flow, msg_id: str) -> None:
 
 @csrf_exempt
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
-    flow = _webhook_flow(flow_id)
+    flow = _webhook_flow(request, flow_id)
     if request.method != "POST":
         raise MethodNotAllowed(["POST"], "Webhooks accept POST only.")
     hops = limits.check_hops(request)
