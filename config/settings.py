@@ -210,6 +210,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
 WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
+# Values (object members and array elements, at any depth) in one webhook body.
+WEBHOOK_MAX_BODY_VALUES = env.int("WEBHOOK_MAX_BODY_VALUES", default=10_000)
 # Requests for unknown webhooks (404) per client address before 429.
 WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
 # Longest chain of webhook runs started by flows' http_request nodes (each call
