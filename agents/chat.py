@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
 from agents.providers import (
     ChatRequest,
@@ -77,14 +78,16 @@ def send_message(
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
     when the provider fails or the deadline passes (code `timeout`), and
-    AgentTooDeep past MAX_AGENT_DEPTH. `deadline` is a `time.monotonic()` value
-    by which the turn must end; None leaves each model call
-    AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS.
+    AgentTooDeep past MAX_AGENT_DEPTH, `agents.limits.ChatThrottled` (nothing
+    stored) over the user's or the agent's message rate. `deadline` is a
+    `time.monotonic()` value by which the turn must end; None leaves each model
+    call AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS.
     """
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
+    count_message(agent, user)
     content = storable_text(content)
     if conversation is None:
         conversation = Conversation.objects.create(

@@ -228,6 +228,9 @@ AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
 # Retries the SDKs make on connection errors, 429 and 5xx before giving up.
 AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
+# Messages to agents (chat API and agent nodes alike) per user and per agent.
+AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
+AGENT_RATE = env("AGENT_RATE", default="120/min")
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 
