@@ -1,6 +1,7 @@
 """Top-level routes: the API under /api/, pages, admin. Each app owns its routes."""
 
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -9,7 +10,12 @@ from config import schema  # noqa: F401  (registers OpenAPI extensions)
 api_patterns = [
     path("", include("config.accounts.api_urls")),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # A page for people: signed out, it sends them to sign in (not a JSON 401).
+    path(
+        "docs",
+        login_required(SpectacularSwaggerView.as_view(url_name="schema")),
+        name="docs",
+    ),
     path("", include("flows.api_urls")),
     path("", include("agents.api_urls")),
     path("", include("webhooks.urls")),
