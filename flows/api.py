@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -88,7 +93,9 @@ class FlowSerializer(serializers.ModelSerializer):
 
 
 class RunStepSerializer(serializers.ModelSerializer):
-    duration = serializers.FloatField(source="duration_ms", read_only=True)
+    duration = serializers.FloatField(
+        source="duration_ms", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = RunStep
@@ -109,7 +116,9 @@ class RunStepSerializer(serializers.ModelSerializer):
 class RunSummarySerializer(serializers.ModelSerializer):
     """A run in a list: its state and timing, not its (possibly large) data."""
 
-    duration = serializers.FloatField(source="duration_ms", read_only=True)
+    duration = serializers.FloatField(
+        source="duration_ms", read_only=True, allow_null=True
+    )
     flow = serializers.UUIDField(source="flow_id", read_only=True)
 
     class Meta:
@@ -165,6 +174,13 @@ def parse_if_match(header: str) -> int | None:
 
 
 @extend_schema_view(
+    destroy=extend_schema(
+        responses={
+            200: inline_serializer(
+                "FlowDeleted", {"success": serializers.BooleanField()}
+            )
+        }
+    ),
     partial_update=extend_schema(
         parameters=[
             OpenApiParameter(
