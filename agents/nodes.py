@@ -60,7 +60,12 @@ class AgentNode(NodeKind):
         owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
-                agent, owner, message, depth=ctx.depth, deadline=ctx.deadline
+                agent,
+                owner,
+                message,
+                depth=ctx.depth,
+                deadline=ctx.deadline,
+                hops=ctx.hops,
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from flows.models import FlowRun
-from tests.factories import FlowFactory
+from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, node, trigger
 from tests.webhooks.conftest import post_webhook, webhook_runs
 
@@ -109,3 +109,27 @@ def test_a_garbled_hop_header_counts_as_an_outside_call(client, hook_flow, setti
 
     assert response.status_code == 200
     assert webhook_runs(hook_flow) == 1
+
+
+def test_a_loop_through_an_agents_tool_flow_stops_at_the_hop_limit(
+    sender, alice, loopback
+):
+    relay = caller_flow(alice)
+    relay.name = "relay"
+    relay.save()
+    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent.tools.add(relay)
+    asker_nodes, asker_edges = chain(
+        trigger(),
+        node("ask", "agent", agent_id=str(agent.id), message="/tool relay {}"),
+    )
+    asker = FlowFactory(owner=alice, nodes=asker_nodes, edges=asker_edges)
+    point_at(relay, asker, loopback)
+
+    answer = sender.post_json(f"/api/webhooks/{asker.id}", {})
+
+    assert answer.status == 200
+    assert webhook_runs(asker) == 3
+    assert FlowRun.objects.filter(flow=relay, trigger="agent").count() == 3
+    refused = FlowRun.objects.filter(flow=relay).order_by("created_at").last()
+    assert refused.results["call"]["status"] == 508
