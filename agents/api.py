@@ -12,11 +12,12 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
+from agents.limits import ChatThrottled
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
 from agents.tools import Toolbox
 from config.http.admission import admitted
-from config.http.errors import GatewayTimeout, UpstreamError
+from config.http.errors import GatewayTimeout, Throttled, UpstreamError
 from config.http.pagination import PagePagination
 
 
@@ -163,6 +164,8 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
                 reply = send_message(
                     agent, request.user, body.validated_data["content"], conversation
                 )
+        except ChatThrottled as throttled:
+            raise Throttled(throttled.wait, throttled.message) from None
         except ChatFailed as failure:
             error = GatewayTimeout if failure.error.code == "timeout" else UpstreamError
             raise error(

@@ -6,7 +6,9 @@ flow's owner, so the owner finds it on the agent's chat page. A provider
 failure fails the node (`upstream_error`), a provider timeout times the run out
 (`timeout`). The run's deadline bounds the whole exchange, every model call and
 every tool run; the run's `depth` (agents already waiting above it) bounds
-agents calling agents through flows.
+agents calling agents through flows. The message counts against the owner's
+and the agent's chat rates (agents/limits.py); over one the node fails
+(`throttled`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from agents.chat import AgentTooDeep, ChatFailed, send_message
+from agents.limits import ChatThrottled
 from agents.models import Agent
 from flows.nodes import (
     FieldError,
@@ -75,13 +78,20 @@ class AgentNode(NodeKind):
         owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
-                agent, owner, message, depth=ctx.depth, deadline=ctx.deadline
+                agent,
+                owner,
+                message,
+                depth=ctx.depth,
+                deadline=ctx.deadline,
+                hops=ctx.hops,
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError
             raise error(failure.error.code, failure.error.message) from failure
         except AgentTooDeep as failure:
             raise NodeError("agent_too_deep", str(failure)) from failure
+        except ChatThrottled as failure:
+            raise NodeError("throttled", failure.message) from failure
         ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
         return {
             "reply": reply.message.content,

@@ -124,6 +124,10 @@ if TESTING:
 
 # Failed sign-ins allowed per client address and username before 429.
 LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
+# Reverse proxies in front of the app that append to X-Forwarded-For; the client
+# address for per-address limits is read through exactly this many (0: ignore
+# the header, the peer's address is the client's).
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -208,6 +212,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # 3.1: nullable fields are JSON Schema (`type: [..., "null"]`), so the suite
+    # validates responses with jsonschema as they are (tests/openapi_contract.py).
+    "OAS_VERSION": "3.1.0",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.postprocess",
+    ],
     # Runs and their steps both have a `status`; name the two enums apart.
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "flows.models.FlowRun.Status",
@@ -240,6 +251,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
 WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
+# Values (object members and array elements, at any depth) in one webhook body.
+WEBHOOK_MAX_BODY_VALUES = env.int("WEBHOOK_MAX_BODY_VALUES", default=10_000)
+# Requests for unknown webhooks (404) per client address before 429.
+WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
+# Longest chain of webhook runs started by flows' http_request nodes (each call
+# carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
+WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
@@ -272,6 +290,9 @@ AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
 # Retries the SDKs make on connection errors, 429 and 5xx before giving up.
 AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
+# Messages to agents (chat API and agent nodes alike) per user and per agent.
+AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
+AGENT_RATE = env("AGENT_RATE", default="120/min")
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 

@@ -1,6 +1,7 @@
 """Top-level routes: the API under /api/, pages, admin. Each app owns its routes."""
 
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -11,7 +12,12 @@ api_patterns = [
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), so
     # the docs page needs no inline script under the Content-Security-Policy.
-    path("docs", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
+    # A page for people: signed out, it sends them to sign in (not a JSON 401).
+    path(
+        "docs",
+        login_required(SpectacularSwaggerSplitView.as_view(url_name="schema")),
+        name="docs",
+    ),
     path("", include("flows.api_urls")),
     path("", include("agents.api_urls")),
     path("", include("webhooks.urls")),

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -30,6 +35,7 @@ class FlowSerializer(serializers.ModelSerializer):
     edges = serializers.JSONField(required=False, validators=[storable])
     webhook_url = serializers.CharField(read_only=True)
     webhook_signed = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
 
     class Meta:
         model = Flow
@@ -43,6 +49,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_url",
             "webhook_enabled",
             "webhook_signed",
+            "warnings",
             "version",
             "created_at",
             "updated_at",
@@ -56,6 +63,20 @@ class FlowSerializer(serializers.ModelSerializer):
     def get_webhook_signed(self, flow) -> bool:
         """Whether webhooks must be signed; the secret itself is never shown here."""
         return bool(flow.webhook_secret)
+
+    def get_warnings(self, flow) -> list[str]:
+        """Saved, but probably a mistake: an http_request calling this flow's own
+        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
+        own_hook = f"/api/webhooks/{flow.pk}"
+        return [
+            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
+            "starts another, until the webhook refuses the chain (508)."
+            for node in flow.nodes
+            if isinstance(node, dict)
+            and node.get("type") == "http_request"
+            and isinstance(node.get("data"), dict)
+            and own_hook in str(node["data"].get("url", ""))
+        ]
 
     def validate_input_schema(self, value):
         if not isinstance(value, dict):
@@ -73,7 +94,9 @@ class FlowSerializer(serializers.ModelSerializer):
 
 
 class RunStepSerializer(serializers.ModelSerializer):
-    duration = serializers.FloatField(source="duration_ms", read_only=True)
+    duration = serializers.FloatField(
+        source="duration_ms", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = RunStep
@@ -94,7 +117,9 @@ class RunStepSerializer(serializers.ModelSerializer):
 class RunSummarySerializer(serializers.ModelSerializer):
     """A run in a list: its state and timing, not its (possibly large) data."""
 
-    duration = serializers.FloatField(source="duration_ms", read_only=True)
+    duration = serializers.FloatField(
+        source="duration_ms", read_only=True, allow_null=True
+    )
     flow = serializers.UUIDField(source="flow_id", read_only=True)
 
     class Meta:
@@ -150,6 +175,13 @@ def parse_if_match(header: str) -> int | None:
 
 
 @extend_schema_view(
+    destroy=extend_schema(
+        responses={
+            200: inline_serializer(
+                "FlowDeleted", {"success": serializers.BooleanField()}
+            )
+        }
+    ),
     partial_update=extend_schema(
         parameters=[
             OpenApiParameter(

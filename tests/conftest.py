@@ -10,7 +10,12 @@ from rest_framework.test import APIClient
 from tests.factories import FlowFactory, UserFactory
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
-pytest_plugins = ["tests.llm_server", "tests.http_server", "tests.gunicorn_server"]
+pytest_plugins = [
+    "tests.llm_server",
+    "tests.http_server",
+    "tests.gunicorn_server",
+    "tests.openapi_contract",
+]
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,6 @@ from config.http.errors import (
     Conflict,
     MethodNotAllowed,
     NotAuthenticated,
-    NotFound,
     ValidationFailed,
 )
 from flows.engine import run_flow, store
@@ -53,15 +52,16 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 UNFINISHED = (FlowRun.Status.QUEUED, FlowRun.Status.RUNNING)
 
 
-def _webhook_flow(flow_id: str) -> Flow:
-    """The flow whose webhook is enabled; anything else does not exist (404)."""
+def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
+    """The flow whose webhook is enabled; anything else does not exist (404, or
+    429 for an address that keeps missing: `limits.miss`)."""
     try:
         pk = uuid.UUID(flow_id)
     except ValueError:
-        raise NotFound() from None
+        raise limits.miss(request) from None
     flow = store.webhook_target(pk)
     if flow is None:
-        raise NotFound()
+        raise limits.miss(request)
     return flow
 
 
@@ -108,9 +108,10 @@ def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
 
 @csrf_exempt
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
-    flow = _webhook_flow(flow_id)
+    flow = _webhook_flow(request, flow_id)
     if request.method != "POST":
         raise MethodNotAllowed(["POST"], "Webhooks accept POST only.")
+    hops = limits.check_hops(request)
     limits.check_content_type(request)
     body = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     msg_id = _verify_signature(flow, request, body)
@@ -125,6 +126,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
                 FlowRun.Trigger.WEBHOOK,
                 request_meta=request_meta(request, len(body)),
                 delivery_id=delivery_id,
+                hops=hops,
             )
         except DeliveryExists as repeat:
             return _answer_repeat(repeat.run, payload)

@@ -34,6 +34,7 @@ STATUS_CODES = {
     502: "upstream_error",
     503: "unavailable",
     504: "timeout",
+    508: "loop_detected",
 }
 
 DEFAULT_MESSAGES = {
@@ -169,6 +170,14 @@ class GatewayTimeout(ApiError):
     status_code = 504
     default_code = "timeout"
     default_detail = "The operation took too long."
+
+
+class LoopDetected(ApiError):
+    """A webhook chain (flows calling webhooks) deeper than `WEBHOOK_MAX_HOPS`."""
+
+    status_code = 508
+    default_code = "loop_detected"
+    default_detail = "This webhook call is part of a chain of flows that is too deep."
 
 
 def error_body(code: str, message: str, details=None) -> dict:

@@ -114,10 +114,12 @@ class Execution:
         *,
         deadline: float | None = None,
         depth: int = 0,
+        hops: int = 0,
     ):
         self.flow = flow
         self.run = run
         self.depth = depth
+        self.hops = hops
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
@@ -172,6 +174,7 @@ class Execution:
             results=self.results,
             deadline=self.deadline,
             depth=self.depth,
+            hops=self.hops,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
@@ -357,6 +360,7 @@ def run_flow(
     delivery_id: str = "",
     deadline: float | None = None,
     depth: int = 0,
+    hops: int = 0,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -369,6 +373,8 @@ def run_flow(
     passes its own depth + 1); nodes read it from their context.
     `delivery_id` makes the run the one run of that webhook delivery; raises
     `deliveries.DeliveryExists` when the delivery already has one.
+    `hops` is the run's place in a chain of webhook calls (the webhook view
+    passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     """
     try:
         check_storable(input, what="The run's input")
@@ -379,7 +385,7 @@ def run_flow(
         run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
     else:
         run = store.start_run(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline, depth=depth)
+    execution = Execution(flow, run, deadline=deadline, depth=depth, hops=hops)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

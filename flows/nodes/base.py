@@ -61,7 +61,8 @@ class NodeContext:
     Only facts and outputs, never the `Flow` or `FlowRun`: a node returns its
     output and the engine decides what that does to the run. `owner_id` is the
     flow's owner (the user a node acts for); `depth` counts the agents waiting
-    above this run (0 unless an agent's tool call started it; see agents.nodes).
+    above this run (0 unless an agent's tool call started it; see agents.nodes);
+    `hops` counts the webhook runs that led to this one (see flows.outbound).
 
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
     `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`
@@ -76,6 +77,7 @@ class NodeContext:
     results: dict
     deadline: float
     depth: int = 0
+    hops: int = 0
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False

@@ -96,7 +96,9 @@ class HttpRequestNode(NodeKind):
         node_deadline = time.monotonic() + timeout_ms / 1000
         deadline = min(node_deadline, ctx.deadline)
         try:
-            return outbound.request(method, url, headers, body, deadline)
+            return outbound.request(
+                method, url, headers, body, deadline, hops=ctx.hops + 1
+            )
         except outbound.OutboundTimeout as error:
             if ctx.deadline <= node_deadline:
                 raise NodeTimeout(

@@ -125,7 +125,8 @@ export async function save() {
     if (!isDirty()) markStepSaved();
     document.title = `${updated.name} · Weir`;
     clearValidationErrors();
-    hideBanner();
+    if (updated.warnings?.length) showBanner("warning", "Saved, but check:", updated.warnings);
+    else hideBanner();
     if (state.selected) renderInspector();
     renderSaveState(isDirty() ? undefined : "Saved");
     return true;
