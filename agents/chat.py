@@ -162,7 +162,8 @@ class _Turn:
                 timeout=self._call_timeout(),
                 max_retries=0 if self.deadline is not None else None,
             )
-            result = provider_for(self.agent.model).complete(request)
+            provider = provider_for(self.agent.model, self.agent.provider_key())
+            result = provider.complete(request)
         except ProviderError as error:
             Message.objects.create(
                 conversation=self.conversation,

@@ -216,3 +216,8 @@ class RunStep(models.Model):
 
     def __str__(self):
         return f"{self.node_id} · {self.status}"
+
+
+# Credentials live in their own package; importing the model here registers it
+# with the flows app.
+from flows.credentials.models import Credential  # noqa: E402, F401

@@ -76,8 +76,9 @@ PRELUDE = r"""
   };
   let settled = null;
   globalThis.__weir_run_code = (source) => {
-    const body = new Function("input", "prev", "results", source);
-    Promise.resolve(body.call(undefined, vars.input, vars.prev, vars.results)).then(
+    const body = new Function("input", "prev", "results", "secrets", source);
+    const args = [vars.input, vars.prev, vars.results, vars.secrets];
+    Promise.resolve(body.call(undefined, ...args)).then(
       (value) => { settled = encode(value); },
       (error) => { settled = { error: "code_error", message: describe(error) }; },
     );
@@ -86,8 +87,9 @@ PRELUDE = r"""
     settled = parse(list).map((expression) => {
       try {
         const source = "return (" + expression + "\n);";
-        const fn = new Function("input", "prev", "results", source);
-        return encode(fn.call(undefined, vars.input, vars.prev, vars.results));
+        const fn = new Function("input", "prev", "results", "secrets", source);
+        const args = [vars.input, vars.prev, vars.results, vars.secrets];
+        return encode(fn.call(undefined, ...args));
       } catch (error) {
         return { error: "expression_error", message: describe(error) };
       }
