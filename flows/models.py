@@ -72,9 +72,12 @@ class Flow(models.Model):
 
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
+        from flows.credentials.usage import check_owned
         from flows.graph import validate_graph  # node kinds import models
 
         errors = validate_graph(self.nodes, self.edges)
+        if not errors and self.owner_id is not None:
+            check_owned(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
 

@@ -120,7 +120,7 @@ class Credential(models.Model):
         a URL) and, for basic, the base64 of `username:password` that the
         Authorization header carries.
         """
-        plain = list(_strings(secrets))
+        plain = list(strings_in(secrets))
         if self.kind == self.Kind.BASIC:
             pair = f"{self.public.get('username', '')}:{secrets.get('password', '')}"
             plain.append(base64.b64encode(pair.encode()).decode("ascii"))
@@ -130,14 +130,15 @@ class Credential(models.Model):
         return [form for form in forms if len(form) >= MIN_REDACTED_CHARS]
 
 
-def _strings(value: Any):
+def strings_in(value: Any):
+    """Every string (and number, as text) inside a JSON value."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _strings(item)
+            yield from strings_in(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item)
+            yield from strings_in(item)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
