@@ -36,6 +36,11 @@ class NodeContext:
     gives one JavaScript expression's value; `log(line)` appends to the step's
     logs. `deadline` is the `time.monotonic()` by which the whole run must end.
     A node that picks a branch sets `handle` ("true" or "false").
+
+    `secrets` is the run's `flows.credentials.resolve.RunSecrets` (None outside
+    a run): `credential(id)` for a node's `credential_id`. Templates and code
+    see a `secrets` variable only when `exposes_secrets` is set, which the
+    engine does only for a node whose own data mentions `secrets`.
     """
 
     owner_id: Any
@@ -44,13 +49,25 @@ class NodeContext:
     results: dict
     deadline: float
     depth: int = 0
+    label: str = ""
+    secrets: Any = None
+    exposes_secrets: bool = False
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
 
     @property
     def variables(self) -> dict:
-        return {"input": self.input, "prev": self.prev, "results": self.results}
+        variables = {"input": self.input, "prev": self.prev, "results": self.results}
+        if self.exposes_secrets and self.secrets is not None:
+            variables["secrets"] = self.secrets.template_values(self.label)
+        return variables
+
+    def credential(self, credential_id) -> tuple[Any, dict]:
+        """The run owner's credential and its decrypted fields (NodeError if gone)."""
+        if self.secrets is None:
+            raise NodeError("credential_missing", "Credentials need a run.")
+        return self.secrets.credential(credential_id, self.label)
 
     def render(self, value: Any) -> Any:
         """`value` with its `{{ }}` templates filled in; raises NodeError on failure."""
