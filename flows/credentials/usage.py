@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import uuid
 
+from django.apps import apps
+
 from flows.credentials.models import Credential, strings_in
 
 
@@ -76,11 +78,11 @@ def refers_to(nodes: list, credential: Credential) -> bool:
 
 def flows_using(credential: Credential) -> list:
     """The owner's flows that refer to `credential` (one query, scanned in Python)."""
-    from flows.models import Flow
-
+    # Through the app registry: flows.models imports this package's model.
+    flow_model = apps.get_model("flows", "Flow")
     return [
         flow
-        for flow in Flow.objects.filter(owner_id=credential.owner_id).only(
+        for flow in flow_model.objects.filter(owner_id=credential.owner_id).only(
             "id", "name", "nodes"
         )
         if refers_to(flow.nodes, credential)
