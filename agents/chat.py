@@ -71,6 +71,7 @@ def send_message(
     *,
     depth: int = 0,
     deadline: float | None = None,
+    api_key: str | None = None,
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
@@ -79,7 +80,8 @@ def send_message(
     when the provider fails or the deadline passes (code `timeout`), and
     AgentTooDeep past MAX_AGENT_DEPTH. `deadline` is a `time.monotonic()` value
     by which the turn must end; None leaves each model call
-    AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS.
+    AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS. `api_key`
+    (an agent node's credential) replaces the agent's own provider key.
     """
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
@@ -93,7 +95,9 @@ def send_message(
     Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(agent, conversation, user, depth=depth, deadline=deadline)
+    turn = _Turn(
+        agent, conversation, user, depth=depth, deadline=deadline, api_key=api_key
+    )
     try:
         return turn.run()
     finally:
@@ -111,8 +115,10 @@ class _Turn:
         *,
         depth: int,
         deadline: float | None,
+        api_key: str | None = None,
     ):
         self.agent = agent
+        self.api_key = api_key
         self.conversation = conversation
         self.user = user
         self.depth = depth
@@ -162,7 +168,8 @@ class _Turn:
                 timeout=self._call_timeout(),
                 max_retries=0 if self.deadline is not None else None,
             )
-            provider = provider_for(self.agent.model, self.agent.provider_key())
+            api_key = self.api_key or self.agent.provider_key()
+            provider = provider_for(self.agent.model, api_key)
             result = provider.complete(request)
         except ProviderError as error:
             Message.objects.create(

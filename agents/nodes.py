@@ -18,7 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from agents.chat import AgentTooDeep, ChatFailed, send_message
-from agents.models import Agent
+from agents.models import KEY_KINDS, Agent
 from flows.nodes import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
 from flows.nodes.checks import text
 
@@ -33,6 +33,11 @@ class AgentNode(NodeKind):
     def validate_data(self, data: dict) -> list[FieldError]:
         """`agent_id` names an active agent (one query); `message` is a template."""
         problems = text(data, "message", max_length=MAX_MESSAGE_CHARS)
+        credential_id = data.get("credential_id")
+        if credential_id is not None and not isinstance(credential_id, str):
+            problems.append(
+                FieldError("data.credential_id", "Must be a credential's id or null.")
+            )
         agent_id = _uuid(data.get("agent_id"))
         if agent_id is None or not Agent.objects.active().filter(pk=agent_id).exists():
             problems.append(
@@ -54,10 +59,19 @@ class AgentNode(NodeKind):
                 f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
                 "once its templates are filled in.",
             )
+        # The conversation is stored outside the run, so no credential value
+        # reaches it, nor the model: secrets in the message arrive redacted.
+        message = ctx.redact(message)
+        api_key = _key_from(ctx, data.get("credential_id"))
         owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
-                agent, owner, message, depth=ctx.depth, deadline=ctx.deadline
+                agent,
+                owner,
+                message,
+                depth=ctx.depth,
+                deadline=ctx.deadline,
+                api_key=api_key,
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError
@@ -69,6 +83,20 @@ class AgentNode(NodeKind):
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
         }
+
+
+def _key_from(ctx: NodeContext, credential_id) -> str | None:
+    """The provider key from the node's credential; None uses the agent's own."""
+    if not credential_id:
+        return None
+    credential, secrets = ctx.credential(credential_id)
+    if credential.kind not in KEY_KINDS:
+        raise NodeError(
+            "credential_kind",
+            f"Node {ctx.label}: an agent's API key comes from a bearer or header "
+            f"credential, not {credential.kind}.",
+        )
+    return secrets.get("token") or secrets.get("value")
 
 
 def _uuid(value) -> uuid.UUID | None:

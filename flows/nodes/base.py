@@ -83,6 +83,11 @@ class NodeContext:
                 raise sandbox_failure(error, "expression_error") from error
         return None if value is UNDEFINED else value
 
+    def redact(self, value: Any) -> Any:
+        """`value` with every credential value this run opened replaced by
+        `[redacted:NAME]`: for what a node stores outside the run itself."""
+        return self.secrets.redactor.redact(value) if self.secrets else value
+
     def log(self, line: str) -> None:
         self.logs.append(line)
 
