@@ -42,10 +42,14 @@ export const FORM_FIELDS = {
     { path: "data.headers", label: "Headers", widget: "keyvalue" },
     { path: "data.body", label: "Body", widget: "json", help: "JSON, or plain text. Templates allowed inside strings." },
     { path: "data.timeout_ms", label: "Timeout (ms)", widget: "number", min: 1 },
+    { path: "data.credential_id", label: "Credential", widget: "credential",
+      help: "Sent as its header, bearer token, basic auth or query parameter. Manage them on the Credentials page." },
   ],
   agent: [
     { path: "data.agent_id", label: "Agent", widget: "agent" },
     { path: "data.message", label: "Message", widget: "textarea", help: "Templates allowed: {{ input.question }}" },
+    { path: "data.credential_id", label: "API key credential", widget: "credential", kinds: ["bearer", "header"],
+      help: "Optional: the provider key for this node; empty uses the agent's own." },
   ],
   delay: [
     { path: "data.ms", label: "Wait (ms)", widget: "number", min: 0 },

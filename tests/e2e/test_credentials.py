@@ -5,7 +5,8 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from flows.models import Credential
-from tests.factories import FlowFactory, make_credential
+from tests.e2e.pages import canvas_node, open_builder
+from tests.factories import FlowFactory, UserFactory, make_credential
 
 SECRET = "sk-typed-in-the-browser-123"
 
@@ -68,3 +69,39 @@ def test_deleting_a_credential_in_use_lists_the_flows_then_deletes_anyway(
     alice_page.get_by_role("button", name="Delete anyway").click()
     expect(alice_page.locator("#empty-credentials")).to_be_visible()
     assert not Credential.objects.filter(pk=credential.pk).exists()
+
+
+def test_the_http_request_inspector_picks_a_credential_by_name(
+    alice_page, live_url, alice, page_errors
+):
+    credential = make_credential(alice, "stripe")
+    make_credential(bob_user(), "not_mine")
+    flow = FlowFactory(
+        owner=alice,
+        nodes=[
+            {
+                "id": "call",
+                "type": "http_request",
+                "name": "Charge",
+                "position": {"x": 80, "y": 80},
+                "data": {"method": "GET", "url": "https://x.test/"},
+            }
+        ],
+        edges=[],
+    )
+    open_builder(alice_page, live_url, flow)
+
+    canvas_node(alice_page, "Charge").click()
+    picker = alice_page.locator("#inspector").get_by_label("Credential")
+    expect(picker.locator("option")).to_have_text(["No credential", "stripe (bearer)"])
+    picker.select_option(label="stripe (bearer)")
+    alice_page.get_by_role("button", name="Save").click()
+    expect(alice_page.locator("#save-state")).to_have_text("Saved")
+
+    flow.refresh_from_db()
+    assert flow.nodes[0]["data"]["credential_id"] == str(credential.id)
+    assert page_errors == []
+
+
+def bob_user():
+    return UserFactory(username="bob")
