@@ -290,3 +290,16 @@ def test_a_flow_may_name_its_owners_credential(api, alice):
     )
 
     assert response.status_code == 201
+
+
+def test_the_list_costs_the_same_queries_for_many_credentials(
+    api, alice, django_assert_num_queries
+):
+    for index in range(5):
+        make_credential(alice, f"key{index}")
+
+    # The session, its user, the credentials.
+    with django_assert_num_queries(3):
+        response = api.get("/api/credentials")
+
+    assert len(response.json()) == 5
