@@ -6,7 +6,7 @@ PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format e2e bench-engine bench-webhook clean
+.PHONY: run test lint format e2e bench-engine bench-webhook clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 	@$(PYTHON) -c "import secrets; print('SECRET_KEY=' + secrets.token_urlsafe(50))" > .env
 	@echo "Wrote .env with a new SECRET_KEY."
 
-run: $(VENV)/.installed .env
+# A Fernet key for credentials, added once to a .env that lacks one (older
+# .env files too); losing it loses every stored credential value.
+credentials-key: .env
+	@sed -i '/^CREDENTIALS_KEY=$$/d' .env
+	@grep -q '^CREDENTIALS_KEY=.' .env || { $(PYTHON) -c "import base64, os; \
+		print('CREDENTIALS_KEY=' + base64.urlsafe_b64encode(os.urandom(32)).decode())" \
+		>> .env && echo "Added a new CREDENTIALS_KEY to .env."; }
+
+run: $(VENV)/.installed .env credentials-key
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	$(PY) manage.py sweep_stale_runs

@@ -73,6 +73,7 @@ def send_message(
     depth: int = 0,
     deadline: float | None = None,
     hops: int = 0,
+    api_key: str | None = None,
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
@@ -85,6 +86,7 @@ def send_message(
     call AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS. `hops`
     (an agent node passes its run's) goes on to the tool runs, so a loop of
     webhooks through an agent still ends at WEBHOOK_MAX_HOPS.
+    `api_key` (an agent node's credential) replaces the agent's own provider key.
     """
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
@@ -99,7 +101,15 @@ def send_message(
     Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(agent, conversation, user, depth=depth, deadline=deadline, hops=hops)
+    turn = _Turn(
+        agent,
+        conversation,
+        user,
+        depth=depth,
+        deadline=deadline,
+        hops=hops,
+        api_key=api_key,
+    )
     try:
         return turn.run()
     finally:
@@ -118,9 +128,11 @@ class _Turn:
         depth: int,
         deadline: float | None,
         hops: int = 0,
+        api_key: str | None = None,
     ):
         self.agent = agent
         self.hops = hops
+        self.api_key = api_key
         self.conversation = conversation
         self.user = user
         self.depth = depth
@@ -170,7 +182,9 @@ class _Turn:
                 timeout=self._call_timeout(),
                 max_retries=0 if self.deadline is not None else None,
             )
-            result = provider_for(self.agent.model).complete(request)
+            api_key = self.api_key or self.agent.provider_key()
+            provider = provider_for(self.agent.model, api_key)
+            result = provider.complete(request)
         except ProviderError as error:
             Message.objects.create(
                 conversation=self.conversation,

@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 
 from agents.chat import AgentTooDeep, ChatFailed, send_message
 from agents.limits import ChatThrottled
-from agents.models import Agent
+from agents.models import KEY_KINDS, Agent
 from flows.nodes import (
     FieldError,
     FormField,
@@ -47,6 +47,13 @@ class AgentNode(NodeKind):
             widget="textarea",
             help="Templates allowed: {{ input.question }}",
         ),
+        FormField(
+            "data.credential_id",
+            "API key credential",
+            widget="credential",
+            kinds=("bearer", "header"),
+            help="Optional: the provider key for this node; empty uses the agent's own.",
+        ),
     )
     # No agent chosen yet: the user picks one before the flow can be saved.
     default_data = {"agent_id": "", "message": "{{ input.message }}"}
@@ -54,6 +61,11 @@ class AgentNode(NodeKind):
     def validate_data(self, data: dict) -> list[FieldError]:
         """`agent_id` names an active agent (one query); `message` is a template."""
         problems = text(data, "message", max_length=MAX_MESSAGE_CHARS)
+        credential_id = data.get("credential_id")
+        if credential_id is not None and not isinstance(credential_id, str):
+            problems.append(
+                FieldError("data.credential_id", "Must be a credential's id or null.")
+            )
         agent_id = _uuid(data.get("agent_id"))
         if agent_id is None or not Agent.objects.active().filter(pk=agent_id).exists():
             problems.append(
@@ -75,6 +87,10 @@ class AgentNode(NodeKind):
                 f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
                 "once its templates are filled in.",
             )
+        # The conversation is stored outside the run, so no credential value
+        # reaches it, nor the model: secrets in the message arrive redacted.
+        message = ctx.redact(message)
+        api_key = _key_from(ctx, data.get("credential_id"))
         owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
@@ -84,6 +100,7 @@ class AgentNode(NodeKind):
                 depth=ctx.depth,
                 deadline=ctx.deadline,
                 hops=ctx.hops,
+                api_key=api_key,
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError
@@ -97,6 +114,20 @@ class AgentNode(NodeKind):
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
         }
+
+
+def _key_from(ctx: NodeContext, credential_id) -> str | None:
+    """The provider key from the node's credential; None uses the agent's own."""
+    if not credential_id:
+        return None
+    credential, secrets = ctx.credential(credential_id)
+    if credential.kind not in KEY_KINDS:
+        raise NodeError(
+            "credential_kind",
+            f"Node {ctx.label}: an agent's API key comes from a bearer or header "
+            f"credential, not {credential.kind}.",
+        )
+    return secrets.get("token") or secrets.get("value")
 
 
 def _uuid(value) -> uuid.UUID | None:

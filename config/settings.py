@@ -5,6 +5,8 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,6 +27,19 @@ if DEBUG or TESTING:
 else:
     # Required outside DEBUG: a missing key fails loudly at start-up.
     SECRET_KEY = env("SECRET_KEY")
+
+# Credentials (docs/credentials.md): Fernet keys, comma-separated; the first
+# encrypts, all decrypt. Required outside DEBUG, like SECRET_KEY; in DEBUG and
+# tests a key derived from SECRET_KEY stands in.
+if DEBUG or TESTING:
+    CREDENTIALS_KEY = env(
+        "CREDENTIALS_KEY",
+        default=base64.urlsafe_b64encode(
+            hashlib.sha256(SECRET_KEY.encode()).digest()
+        ).decode(),
+    )
+else:
+    CREDENTIALS_KEY = env("CREDENTIALS_KEY")
 
 BASE_URL = env("BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
 _base = urlsplit(BASE_URL)

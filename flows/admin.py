@@ -4,7 +4,7 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
-from flows.models import Flow, FlowRun, RunStep
+from flows.models import Credential, Flow, FlowRun, RunStep
 from flows.pretty import pretty_json
 
 PRETTY_JSON = {
@@ -188,3 +188,35 @@ class FlowRunAdmin(admin.ModelAdmin):
     @admin.display(description="Request")
     def pretty_request_meta(self, run):
         return pretty(run.request_meta) if run.request_meta else "-"
+
+
+@admin.register(Credential)
+class CredentialAdmin(admin.ModelAdmin):
+    """Who holds which credential and when it was last used; never its value.
+
+    Read-only: secrets are entered by their owner on the Credentials page, and
+    the encrypted column is not even among the fields an admin can see.
+    """
+
+    list_display = ["name", "owner", "kind", "last_used_at", "updated_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "owner__username"]
+    list_select_related = ["owner"]
+    fields = [
+        "id",
+        "name",
+        "owner",
+        "kind",
+        "public",
+        "has_value",
+        "last_used_at",
+        "created_at",
+        "updated_at",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from config.http.admission import admitted
 from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
+from flows.credentials.usage import check_owned
 from flows.engine import run_flow
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun, RunStep
@@ -88,6 +89,10 @@ class FlowSerializer(serializers.ModelSerializer):
             nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
             edges = attrs.get("edges", self.instance.edges if self.instance else [])
             errors = validate_graph(nodes, edges)
+            if not errors:
+                owner = self.instance.owner if self.instance else None
+                owner_id = owner.pk if owner else self.context["request"].user.pk
+                check_owned(nodes, owner_id, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         return attrs

@@ -72,9 +72,12 @@ class Flow(models.Model):
 
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
+        from flows.credentials.usage import check_owned
         from flows.graph import validate_graph  # node kinds import models
 
         errors = validate_graph(self.nodes, self.edges)
+        if not errors and self.owner_id is not None:
+            check_owned(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
 
@@ -232,3 +235,8 @@ class RunStep(models.Model):
 
     def __str__(self):
         return f"{self.node_id} · {self.status}"
+
+
+# Credentials live in their own package; importing the model here registers it
+# with the flows app.
+from flows.credentials.models import Credential  # noqa: E402, F401

@@ -8,4 +8,5 @@ urlpatterns = [
     path("", views.flow_list, name="list"),
     path("flows/<uuid:flow_id>/", views.builder, name="builder"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
+    path("credentials/", views.credentials, name="credentials"),
 ]

@@ -7,7 +7,8 @@ from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from flows.models import Flow, FlowRun
+from flows.credentials.api import CredentialSerializer
+from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
 from flows.pretty import pretty_json
 
@@ -79,3 +80,14 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "input_json": pretty_json(run.input),
         },
     )
+
+
+@login_required
+def credentials(request: HttpRequest) -> HttpResponse:
+    """The user's credentials (never their values); changes go through the API."""
+    data = CredentialSerializer(
+        Credential.objects.for_user(request.user),
+        many=True,
+        context={"request": request},
+    ).data
+    return render(request, "credentials/list.html", {"credentials": data})

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
 
+from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import store
 from flows.engine.deliveries import start_delivery
 from flows.graph import topological_order
@@ -120,6 +121,10 @@ class Execution:
         self.run = run
         self.depth = depth
         self.hops = hops
+        # The owner's credentials, opened only as nodes ask for them; every
+        # value opened is redacted from what this run stores and answers.
+        self.secrets = RunSecrets(flow.owner_id)
+        self.redactor = self.secrets.redactor
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
@@ -167,6 +172,7 @@ class Execution:
                     f"{settings.RUN_TIMEOUT_SECONDS:g} s.",
                 },
             )
+        data = node.get("data") or {}
         ctx = NodeContext(
             owner_id=self.flow.owner_id,
             input=self.run.input,
@@ -175,18 +181,21 @@ class Execution:
             deadline=self.deadline,
             depth=self.depth,
             hops=self.hops,
+            label=f"{node.get('name') or node_id!r} ({node_id})",
+            secrets=self.secrets,
+            exposes_secrets=mentions_secrets(data),
         )
         started_at = timezone.now()
         clock = time.perf_counter()
         try:
-            output = planned.kind.run(node.get("data") or {}, ctx)
+            output = self.redactor.redact(planned.kind.run(data, ctx))
             self.check_size(output)
         except Exception as exception:
             failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
                 "code": failure.code,
-                "message": storable_text(failure.message),
+                "message": storable_text(self.redactor.text(failure.message)),
             }
             self.record(
                 node,
@@ -268,7 +277,8 @@ class Execution:
         started_at=None,
         clock: float | None = None,
     ) -> None:
-        logs = [storable_text(line) for line in ctx.logs] if ctx else []
+        redact = self.redactor.text
+        logs = [storable_text(redact(line)) for line in ctx.logs] if ctx else []
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
         logs = self.within_log_budget(logs)

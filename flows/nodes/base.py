@@ -40,6 +40,7 @@ class FormField:
     options: tuple[str, ...] = ()
     mono: bool = False
     min: int | None = None
+    kinds: tuple[str, ...] = ()
 
     def as_json(self) -> dict:
         described = {"path": self.path, "label": self.label, "widget": self.widget}
@@ -51,6 +52,8 @@ class FormField:
             described["mono"] = True
         if self.min is not None:
             described["min"] = self.min
+        if self.kinds:
+            described["kinds"] = list(self.kinds)
         return described
 
 
@@ -69,6 +72,11 @@ class NodeContext:
     gives one JavaScript expression's value; `log(line)` appends to the step's
     logs. `deadline` is the `time.monotonic()` by which the whole run must end.
     A node that picks a branch sets `handle` ("true" or "false").
+
+    `secrets` is the run's `flows.credentials.resolve.RunSecrets` (None outside
+    a run): `credential(id)` for a node's `credential_id`. Templates and code
+    see a `secrets` variable only when `exposes_secrets` is set, which the
+    engine does only for a node whose own data mentions `secrets`.
     """
 
     owner_id: Any
@@ -78,13 +86,25 @@ class NodeContext:
     deadline: float
     depth: int = 0
     hops: int = 0
+    label: str = ""
+    secrets: Any = None
+    exposes_secrets: bool = False
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
 
     @property
     def variables(self) -> dict:
-        return {"input": self.input, "prev": self.prev, "results": self.results}
+        variables = {"input": self.input, "prev": self.prev, "results": self.results}
+        if self.exposes_secrets and self.secrets is not None:
+            variables["secrets"] = self.secrets.template_values(self.label)
+        return variables
+
+    def credential(self, credential_id) -> tuple[Any, dict]:
+        """The run owner's credential and its decrypted fields (NodeError if gone)."""
+        if self.secrets is None:
+            raise NodeError("credential_missing", "Credentials need a run.")
+        return self.secrets.credential(credential_id, self.label)
 
     def render(self, value: Any) -> Any:
         """`value` with its `{{ }}` templates filled in; raises NodeError on failure."""
@@ -99,6 +119,11 @@ class NodeContext:
             except SandboxError as error:
                 raise sandbox_failure(error, "expression_error") from error
         return None if value is UNDEFINED else value
+
+    def redact(self, value: Any) -> Any:
+        """`value` with every credential value this run opened replaced by
+        `[redacted:NAME]`: for what a node stores outside the run itself."""
+        return self.secrets.redactor.redact(value) if self.secrets else value
 
     def log(self, line: str) -> None:
         self.logs.append(line)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 
@@ -48,6 +49,13 @@ class HttpRequestNode(NodeKind):
             help="JSON, or plain text. Templates allowed inside strings.",
         ),
         FormField("data.timeout_ms", "Timeout (ms)", widget="number", min=1),
+        FormField(
+            "data.credential_id",
+            "Credential",
+            widget="credential",
+            help="Sent as its header, bearer token, basic auth or query parameter. "
+            "Manage them on the Credentials page.",
+        ),
     )
     default_data = {
         "method": "GET",
@@ -73,6 +81,11 @@ class HttpRequestNode(NodeKind):
             ]
         problems += url_problems
         problems += string_map(data, "headers")
+        credential_id = data.get("credential_id")
+        if credential_id is not None and not isinstance(credential_id, str):
+            problems.append(
+                FieldError("data.credential_id", "Must be a credential's id or null.")
+            )
         problems += integer_between(
             data,
             "timeout_ms",
@@ -92,6 +105,8 @@ class HttpRequestNode(NodeKind):
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
         body = ctx.render(data.get("body"))
+        if data.get("credential_id"):
+            url, headers = with_credential(ctx, data["credential_id"], url, headers)
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
         deadline = min(node_deadline, ctx.deadline)
@@ -112,3 +127,20 @@ class HttpRequestNode(NodeKind):
             ) from error
         except outbound.OutboundError as error:
             raise NodeError(error.code, error.message) from error
+
+
+def with_credential(ctx: NodeContext, credential_id, url: str, headers: dict):
+    """`url` and `headers` with the credential applied (header, bearer, basic,
+    query); a header the credential sets replaces one the node wrote."""
+    credential, secrets = ctx.credential(credential_id)
+    added: dict = {}
+    params: list = []
+    credential.apply(secrets, added, params)
+    replaced = {name.lower() for name in added}
+    headers = {k: v for k, v in headers.items() if k.lower() not in replaced}
+    headers.update(added)
+    if params:
+        parts = urlsplit(url)
+        query = urlencode(params)
+        url = urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
+    return url, headers

@@ -103,8 +103,8 @@
     if (index >= settledCount) settledCount = index + 1;
   };
   globalThis.__weir_run_code = (source) => {
-    const body = new FunctionOf("input", "prev", "results", source);
-    const value = apply(body, undefined, [vars.input, vars.prev, vars.results]);
+    const body = new FunctionOf("input", "prev", "results", "secrets", source);
+    const value = apply(body, undefined, [vars.input, vars.prev, vars.results, vars.secrets]);
     apply(then, apply(promiseResolve, NativePromise, [value]), [
       (result) => { settle(0, encode(result)); },
       (error) => { settle(0, ["error", "code_error", describe(error)]); },
@@ -116,9 +116,9 @@
     for (let index = 0; index < expressions.length; index++) {
       try {
         const source = "return (" + expressions[index] + "\n);";
-        const fn = new FunctionOf("input", "prev", "results", source);
+        const fn = new FunctionOf("input", "prev", "results", "secrets", source);
         settle(index, encode(
-          apply(fn, undefined, [vars.input, vars.prev, vars.results])));
+          apply(fn, undefined, [vars.input, vars.prev, vars.results, vars.secrets])));
       } catch (error) {
         settle(index, ["error", "expression_error", describe(error)]);
       }

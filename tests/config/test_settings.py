@@ -1,4 +1,5 @@
-"""Production settings: `check --deploy` is clean and SECRET_KEY is required."""
+"""Production settings: `check --deploy` is clean; SECRET_KEY and CREDENTIALS_KEY
+are required."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ PRODUCTION_ENV = {
     "WEIR_TESTING": "false",
     "WEIR_ENV_FILE": "/dev/null",
     "SECRET_KEY": "x7!" + "q" * 60 + "Zr9$kLmN2@pW",
+    "CREDENTIALS_KEY": "pprJJ-F0rBC5dcPCxs_O6wFSRYvFdRED9N10OP4co3w=",
     "BASE_URL": "https://weir.example.com",
     "ALLOWED_HOSTS": "weir.example.com",
     "SECURE_SSL_REDIRECT": "true",
@@ -66,6 +68,23 @@ def test_missing_secret_key_refuses_to_start_outside_debug():
 
     assert result.returncode != 0
     assert "Set the SECRET_KEY environment variable" in result.stderr
+
+
+def test_missing_credentials_key_refuses_to_start_outside_debug():
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "CREDENTIALS_KEY"}
+
+    result = manage("check", env=env)
+
+    assert result.returncode != 0
+    assert "Set the CREDENTIALS_KEY environment variable" in result.stderr
+
+
+def test_a_malformed_credentials_key_fails_the_checks():
+    result = manage("check", env={**PRODUCTION_ENV, "CREDENTIALS_KEY": "short"})
+
+    assert result.returncode != 0
+    assert "flows.E001" in result.stderr
+    assert "CREDENTIALS_KEY must be Fernet keys" in result.stderr
 
 
 def test_debug_runs_without_a_secret_key():

@@ -76,6 +76,12 @@ export async function loadAgents() {
   return agentsCache;
 }
 
+let credentialsCache = null;
+async function loadCredentials() {
+  if (!credentialsCache) credentialsCache = api("GET", "/api/credentials");
+  return credentialsCache;
+}
+
 export function fieldWidget(field, value, onChange, wrapper) {
   switch (field.widget) {
     case "code":
@@ -147,6 +153,21 @@ export function fieldWidget(field, value, onChange, wrapper) {
         input.replaceChildren(h("option", { value: "", text: agents.length ? "Choose an agent…" : "No agents yet (an admin adds them)" }));
         for (const agent of agents) input.append(h("option", { value: agent.id, text: `${agent.name} (${agent.model})` }));
         if (value && !agents.some((agent) => agent.id === value)) input.append(h("option", { value, text: `${value} (unknown)` }));
+        input.value = value ?? "";
+      }).catch(() => {});
+      return { element: input, input };
+    }
+    case "credential": {
+      // Only the id is stored in the flow; the value never reaches the builder.
+      const input = h("select", { onchange: () => onChange(input.value || null) },
+        h("option", { value: "", text: "No credential" }));
+      if (value) input.append(h("option", { value, text: value }));
+      input.value = value ?? "";
+      loadCredentials().then((credentials) => {
+        const usable = credentials.filter((c) => !field.kinds || field.kinds.includes(c.kind));
+        input.replaceChildren(h("option", { value: "", text: usable.length ? "No credential" : "No credentials yet (add one on the Credentials page)" }));
+        for (const c of usable) input.append(h("option", { value: c.id, text: `${c.name} (${c.kind})` }));
+        if (value && !usable.some((c) => c.id === value)) input.append(h("option", { value, text: "Missing credential" }));
         input.value = value ?? "";
       }).catch(() => {});
       return { element: input, input };
