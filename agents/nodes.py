@@ -52,7 +52,8 @@ class AgentNode(NodeKind):
             "API key credential",
             widget="credential",
             kinds=("bearer", "header"),
-            help="Optional: the provider key for this node; empty uses the agent's own.",
+            help="Optional: the provider key for this node; "
+            "empty uses the agent's own.",
         ),
     )
     # No agent chosen yet: the user picks one before the flow can be saved.
