@@ -4,7 +4,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config import schema  # noqa: F401  (registers OpenAPI extensions)
+from config import (
+    health,
+    schema,  # noqa: F401  (registers OpenAPI extensions)
+)
 
 api_patterns = [
     path("", include("config.accounts.api_urls")),
@@ -16,6 +19,8 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
     path("", include("config.accounts.urls")),

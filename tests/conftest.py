@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -78,3 +80,11 @@ def node_registry():
     yield NODE_KINDS
     NODE_KINDS.clear()
     NODE_KINDS.update(saved)
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port where nothing listens: a service that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
