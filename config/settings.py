@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.telemetry.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -220,10 +222,26 @@ AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 
+# JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
+# every line carries the request id and, inside a run, the run, flow and node.
+LOG_FORMAT = env("LOG_FORMAT", default="human" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "human"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or human, not {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "config.telemetry.logs.ContextFilter"}},
+    "formatters": {
+        "json": {"()": "config.telemetry.logs.JsonFormatter"},
+        "human": {"()": "config.telemetry.logs.HumanFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
 }
 CSRF_FAILURE_VIEW = "config.http.handlers.csrf_failure"

@@ -33,6 +33,13 @@ def bound(**values) -> Iterator[None]:
             var.reset(token)
 
 
+def set_request_id(value: str | None) -> None:
+    """For the request middleware: kept until the request is finished, so
+    Django's own line about a 4xx or 5xx answer, written after the middleware
+    returns, still carries it."""
+    _values["request_id"].set(value)
+
+
 def current() -> dict[str, str]:
     """The fields set now; unset ones are left out."""
     return {name: value for name, var in _values.items() if (value := var.get())}
