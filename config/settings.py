@@ -5,6 +5,7 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -204,6 +205,24 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 # Largest API request body (413 above it; the webhook has its own limit): a
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
+
+
+def _count(name: str, default: int) -> int:
+    """A whole number (0 or more) from the environment, or start-up stops."""
+    text = env.str(name, default=str(default)).strip()
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise ImproperlyConfigured(
+            f"{name} must be a whole number of 0 or more (0 turns the limit off), "
+            f"not {text!r}."
+        )
+    return int(text)
+
+
+# Run history (docs/operations.md, "Retention"): `manage.py prune_runs` deletes
+# finished, unpinned runs older than this many days, and past this many per
+# flow (newest kept). 0 turns a limit off.
+RUN_RETENTION_DAYS = _count("RUN_RETENTION_DAYS", 30)
+RUN_RETENTION_MAX_PER_FLOW = _count("RUN_RETENTION_MAX_PER_FLOW", 10_000)
 
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
