@@ -5,6 +5,7 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import sys
 from pathlib import Path
@@ -55,6 +56,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "config.telemetry.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -65,6 +67,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.http.handlers.ApiErrorMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -240,6 +243,25 @@ AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
 AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
+
+# GET /metrics (docs/operations.md, "Metrics"): open to `Authorization: Bearer
+# <METRICS_TOKEN>` or to a client address in METRICS_ALLOWED_IPS; 404 otherwise.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+
+
+def _networks(name: str) -> list:
+    networks = []
+    for item in env.list(name, default=[]):
+        try:
+            networks.append(ipaddress.ip_network(item.strip(), strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} holds {item!r}, which is not an IP address or CIDR range."
+            ) from None
+    return networks
+
+
+METRICS_ALLOWED_IPS = _networks("METRICS_ALLOWED_IPS")
 
 # JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
 # every line carries the request id and, inside a run, the run, flow and node.

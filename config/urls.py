@@ -8,6 +8,7 @@ from config import (
     health,
     schema,  # noqa: F401  (registers OpenAPI extensions)
 )
+from config.telemetry import views as telemetry_views
 
 api_patterns = [
     path("", include("config.accounts.api_urls")),
@@ -21,6 +22,7 @@ api_patterns = [
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", telemetry_views.metrics, name="metrics"),
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
     path("", include("config.accounts.urls")),

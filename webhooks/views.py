@@ -39,7 +39,7 @@ from config.http.errors import (
 )
 from flows.engine import run_flow, store
 from flows.models import Flow, FlowRun
-from webhooks import limits, signatures
+from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
 
@@ -82,6 +82,7 @@ def _refuse_replay(flow: Flow, msg_id: str) -> None:
 
 
 @csrf_exempt
+@metrics.timed
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     flow = _webhook_flow(flow_id)
     if request.method != "POST":

@@ -21,6 +21,8 @@ import threading
 import time
 from pathlib import Path
 
+from flows import metrics
+
 logger = logging.getLogger("weir.sandbox")
 
 WORKER_SCRIPT = str(Path(__file__).with_name("worker.py"))
@@ -169,6 +171,7 @@ class WorkerPool:
             workers, self._all = list(self._all), set()
         for worker in workers:
             worker.kill()
+            metrics.SANDBOX_WORKERS.dec()
 
     def _take(self) -> Worker:
         """An idle live worker, or a new one; dead idle workers are dropped."""
@@ -185,12 +188,15 @@ class WorkerPool:
         worker = Worker(self.memory_mb)
         with self._lock:
             self._all.add(worker)
+        metrics.SANDBOX_WORKERS.inc()
         return worker
 
     def _discard(self, worker: Worker) -> None:
         with self._lock:
             self._all.discard(worker)
         worker.kill()
+        metrics.SANDBOX_WORKERS.dec()
+        metrics.SANDBOX_RESTARTS.inc()
 
     def _replace_in_background(self) -> None:
         def replace():
