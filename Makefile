@@ -6,7 +6,7 @@ PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format e2e bench-engine bench-webhook clean
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-metrics bench-prune clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,13 @@ bench-engine: $(VENV)/.installed
 
 bench-webhook: $(VENV)/.installed
 	bash bench/webhook.sh
+
+bench-metrics: $(VENV)/.installed
+	WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+	MULTIPROC=1 WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+
+bench-prune: $(VENV)/.installed
+	$(PY) bench/prune.py
 
 clean:
 	rm -rf $(VENV) staticfiles
