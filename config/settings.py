@@ -56,7 +56,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "config.telemetry.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -67,7 +66,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.http.handlers.ApiErrorMiddleware",
-    "django_prometheus.middleware.PrometheusAfterMiddleware",
+    "config.telemetry.middleware.RequestMetricsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -69,3 +69,7 @@ def test_requests_are_counted_by_view_and_status(anon, gated):
         'django_http_responses_total_by_status_view_method_total{method="GET",'
         'status="200",view="healthz"}' in text
     )
+    assert (
+        'django_http_requests_latency_seconds_by_view_method_count{method="GET",'
+        'view="healthz"}' in text
+    )
