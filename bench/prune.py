@@ -47,6 +47,7 @@ ENV = {
     "SECRET_KEY": "bench-" + "k" * 60,
     "WEBHOOK_RATE_LIMIT": "100000000/min",
     "LOG_LEVEL": "WARNING",
+    "DJANGO_SETTINGS_MODULE": "config.settings",
 }
 
 SEED = f"""
