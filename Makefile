@@ -6,7 +6,7 @@ PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format e2e bench-engine bench-webhook clean credentials-key
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-metrics bench-prune clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -50,12 +50,14 @@ format: $(VENV)/.installed
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
 	WEIR_TESTING=1 $(BIN)/pytest $(PYTEST_ARGS)
-	@# The run store has one function per backend where SQL differs: on
-	@# PostgreSQL (CI), its tests run once more on SQLite so both are covered.
+	@# The run store, retention (row locks) and backups differ per backend: on
+	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \
-		echo "tests/flows/engine/test_store.py again on SQLite"; \
+		echo "The run store, retention and backup tests again on SQLite"; \
 		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
-			$(BIN)/pytest tests/flows/engine/test_store.py -q;; \
+			$(BIN)/pytest tests/flows/engine/test_store.py \
+			tests/flows/test_retention.py \
+			tests/flows/management/commands/test_backup_sqlite.py -q;; \
 	esac
 
 bench-engine: $(VENV)/.installed
@@ -63,6 +65,13 @@ bench-engine: $(VENV)/.installed
 
 bench-webhook: $(VENV)/.installed
 	bash bench/webhook.sh
+
+bench-metrics: $(VENV)/.installed
+	WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+	MULTIPROC=1 WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+
+bench-prune: $(VENV)/.installed
+	$(PY) bench/prune.py
 
 clean:
 	rm -rf $(VENV) staticfiles

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from agents import metrics
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
 from agents.providers import (
@@ -186,12 +187,14 @@ class _Turn:
             provider = provider_for(self.agent.model, api_key)
             result = provider.complete(request)
         except ProviderError as error:
+            metrics.call_failed(self.agent.model, error.code)
             Message.objects.create(
                 conversation=self.conversation,
                 role=Message.Role.ASSISTANT,
                 error=error.as_dict(),
             )
             raise ChatFailed(self.conversation, error) from error
+        metrics.call_succeeded(self.agent.model, result.usage)
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
         result.tool_calls = [

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import ipaddress
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -69,6 +72,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.telemetry.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -79,6 +83,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.http.handlers.ApiErrorMiddleware",
+    "config.telemetry.middleware.RequestMetricsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -263,6 +268,24 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 
+
+def _count(name: str, default: int) -> int:
+    """A whole number (0 or more) from the environment, or start-up stops."""
+    text = env.str(name, default=str(default)).strip()
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise ImproperlyConfigured(
+            f"{name} must be a whole number of 0 or more (0 turns the limit off), "
+            f"not {text!r}."
+        )
+    return int(text)
+
+
+# Run history (docs/operations.md, "Retention"): `manage.py prune_runs` deletes
+# finished, unpinned runs older than this many days, and past this many per
+# flow (newest kept). 0 turns a limit off.
+RUN_RETENTION_DAYS = _count("RUN_RETENTION_DAYS", 30)
+RUN_RETENTION_MAX_PER_FLOW = _count("RUN_RETENTION_MAX_PER_FLOW", 10_000)
+
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
 WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
@@ -311,10 +334,45 @@ AGENT_RATE = env("AGENT_RATE", default="120/min")
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 
+# GET /metrics (docs/operations.md, "Metrics"): open to `Authorization: Bearer
+# <METRICS_TOKEN>` or to a client address in METRICS_ALLOWED_IPS; 404 otherwise.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+
+
+def _networks(name: str) -> list:
+    networks = []
+    for item in env.list(name, default=[]):
+        try:
+            networks.append(ipaddress.ip_network(item.strip(), strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} holds {item!r}, which is not an IP address or CIDR range."
+            ) from None
+    return networks
+
+
+METRICS_ALLOWED_IPS = _networks("METRICS_ALLOWED_IPS")
+
+# JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
+# every line carries the request id and, inside a run, the run, flow and node.
+LOG_FORMAT = env("LOG_FORMAT", default="human" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "human"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or human, not {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "config.telemetry.logs.ContextFilter"}},
+    "formatters": {
+        "json": {"()": "config.telemetry.logs.JsonFormatter"},
+        "human": {"()": "config.telemetry.logs.HumanFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
 }
 CSRF_FAILURE_VIEW = "config.http.handlers.csrf_failure"

@@ -5,7 +5,11 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import schema  # noqa: F401  (registers OpenAPI extensions)
+from config import (
+    health,
+    schema,  # noqa: F401  (registers OpenAPI extensions)
+)
+from config.telemetry import views as telemetry_views
 
 api_patterns = [
     path("", include("config.accounts.api_urls")),
@@ -24,6 +28,9 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", telemetry_views.metrics, name="metrics"),
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
     path("", include("config.accounts.urls")),

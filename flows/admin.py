@@ -140,8 +140,17 @@ class RunStepInline(admin.TabularInline):
 class FlowRunAdmin(admin.ModelAdmin):
     """Runs are history: readable, filterable, never edited."""
 
-    list_display = ["id", "flow", "trigger", "status", "duration_ms", "created_at"]
-    list_filter = ["status", "trigger"]
+    list_display = [
+        "id",
+        "flow",
+        "trigger",
+        "status",
+        "pinned",
+        "duration_ms",
+        "created_at",
+    ]
+    list_filter = ["status", "trigger", "pinned"]
+    actions = ["pin", "unpin"]
     search_fields = ["flow__name", "id"]
     list_select_related = ["flow"]
     inlines = [RunStepInline]
@@ -160,6 +169,7 @@ class FlowRunAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
         "duration_ms",
+        "pinned",
     ]
     readonly_fields = fields
 
@@ -168,6 +178,16 @@ class FlowRunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    @admin.action(description="Pin: keep these runs whatever the retention")
+    def pin(self, request, queryset):
+        count = queryset.update(pinned=True)
+        self.message_user(request, f"Pinned {count} runs.")
+
+    @admin.action(description="Unpin: let retention delete these runs")
+    def unpin(self, request, queryset):
+        count = queryset.update(pinned=False)
+        self.message_user(request, f"Unpinned {count} runs.")
 
     @admin.display(description="Input")
     def pretty_input(self, run):

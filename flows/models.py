@@ -97,6 +97,34 @@ class FlowRunQuerySet(models.QuerySet):
             return self.none()
         return self.filter(flow__owner=user)
 
+    def prunable(self):
+        """Runs retention may delete: finished and not pinned."""
+        return self.exclude(
+            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING]
+        ).filter(pinned=False)
+
+    def queued(self):
+        return self.filter(status=FlowRun.Status.QUEUED)
+
+    def status_counts_since(self, since) -> dict[str, int]:
+        """{status: runs created since `since`}; one query (run_created_idx)."""
+        rows = (
+            self.filter(created_at__gte=since)
+            .order_by()
+            .values_list("status")
+            .annotate(count=models.Count("pk"))
+        )
+        return dict(rows)
+
+    def oldest_running(self):
+        """The run that has been running longest, or None (run_status_idx)."""
+        return (
+            self.filter(status=FlowRun.Status.RUNNING)
+            .select_related("flow")
+            .order_by("created_at")
+            .first()
+        )
+
     def stale(self, older_than: timedelta):
         """Runs still `queued` or `running` though created over `older_than` ago."""
         return self.filter(
@@ -156,6 +184,9 @@ class FlowRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
+    pinned = models.BooleanField(
+        default=False, help_text="Pinned runs are never deleted by retention."
+    )
 
     objects = FlowRunQuerySet.as_manager()
 
@@ -166,6 +197,9 @@ class FlowRun(models.Model):
             models.Index(fields=["flow", "-created_at"], name="run_flow_created_idx"),
             # The stale-run sweep: runs still marked running or queued.
             models.Index(fields=["status"], name="run_status_idx"),
+            # Retention's age cut-off across all flows, and the admin index's
+            # runs of the last hour.
+            models.Index(fields=["created_at"], name="run_created_idx"),
         ]
         constraints = [
             # One run per delivery of a flow's webhook, whichever process or

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -120,3 +122,29 @@ def node_registry():
     yield NODE_KINDS
     NODE_KINDS.clear()
     NODE_KINDS.update(saved)
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port where nothing listens: a service that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def json_logs():
+    """Every log line written during the test, as production writes them (JSON)."""
+    import io
+    import logging
+
+    from config.telemetry.logs import ContextFilter, JsonFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(ContextFilter())
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield stream
+    root.removeHandler(handler)

@@ -43,7 +43,7 @@ from config.http.errors import (
 from flows.engine import run_flow, store
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
-from webhooks import limits, signatures
+from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
 
@@ -107,6 +107,7 @@ def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
 
 
 @csrf_exempt
+@metrics.timed
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     flow = _webhook_flow(request, flow_id)
     if request.method != "POST":

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('agents', '0003_tool_messages_keep_only_summaries'),
-        ('flows', '0004_credential'),
+        ('flows', '0005_credential'),
     ]
 
     operations = [

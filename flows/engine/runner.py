@@ -21,6 +21,7 @@ leaving it `running` (see `Execution.finish`).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -31,6 +32,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
 
+from config.telemetry import context as log_context
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import store
 from flows.engine.deliveries import start_delivery
@@ -105,6 +107,28 @@ def json_text(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def _logged_as_run(method):
+    """Every log line written inside carries the run's and its flow's ids."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with log_context.bound(run_id=self.run.id, flow_id=self.flow.id):
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _logged_as_node(method):
+    """Every log line written inside carries the node's id as well."""
+
+    @functools.wraps(method)
+    def wrapper(self, planned, *args, **kwargs):
+        with log_context.bound(node_id=planned.node["id"]):
+            return method(self, planned, *args, **kwargs)
+
+    return wrapper
+
+
 class Execution:
     """One run in progress: results so far, buffered steps, the deadline."""
 
@@ -138,6 +162,7 @@ class Execution:
             # A run started by a node of another run ends with that run.
             self.deadline = min(self.deadline, deadline)
 
+    @_logged_as_run
     def execute(self) -> FlowRun:
         status, error = FlowRun.Status.SUCCEEDED, None
         try:
@@ -156,6 +181,7 @@ class Execution:
         self.finish(status, error)
         return self.run
 
+    @_logged_as_node
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 
+from flows import metrics
 from flows.models import Flow, FlowRun, RunStep
 
 # The most parameters one statement may carry: PostgreSQL's wire protocol
@@ -231,6 +232,7 @@ def start_run(
         return None
     run._state.adding = False
     run._state.db = using
+    metrics.run_started(trigger)
     return run
 
 
@@ -258,12 +260,17 @@ def finish_run(
     update = final.update_by_pk()
     params = [*final.values_of(run), final.pk_value(run.pk)]
     if not steps:
-        return _execute(using, update, params) > 0
-    step_table = Table.of(RunStep, None, using)
-    room = step_table.rows_per_statement(reserved=len(params))
-    if connections[using].vendor == "postgresql" and len(steps) <= room:
-        return _finish_in_one_statement(step_table, steps, update, params)
-    return _finish_in_transaction(step_table, steps, update, params)
+        stored = _execute(using, update, params) > 0
+    else:
+        step_table = Table.of(RunStep, None, using)
+        room = step_table.rows_per_statement(reserved=len(params))
+        if connections[using].vendor == "postgresql" and len(steps) <= room:
+            stored = _finish_in_one_statement(step_table, steps, update, params)
+        else:
+            stored = _finish_in_transaction(step_table, steps, update, params)
+    if stored:
+        metrics.run_finished(run.trigger, status, duration_ms, steps)
+    return stored
 
 
 def _finish_in_one_statement(step_table: Table, steps, update: str, params) -> bool:
@@ -294,6 +301,7 @@ def write_steps(rows: Sequence[dict], *, using=None) -> None:
     """Insert step rows (dicts keyed by field attname) in one `executemany`."""
     if rows:
         _write_step_rows(Table.of(RunStep, None, using or _write_alias(RunStep)), rows)
+        metrics.nodes_ran(rows)
 
 
 def _write_step_rows(table: Table, rows: Sequence[dict]) -> None:
@@ -314,6 +322,8 @@ def mark_unstorable(run: FlowRun, duration_ms: float) -> bool:
     stored = FlowRun.objects.filter(pk=run.pk).update(
         **{name: getattr(run, name) for name in fields}
     )
+    if stored:
+        metrics.run_finished(run.trigger, run.status, duration_ms, ())
     return stored > 0
 
 

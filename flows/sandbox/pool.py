@@ -21,6 +21,8 @@ import threading
 import time
 from pathlib import Path
 
+from flows import metrics
+
 logger = logging.getLogger("weir.sandbox")
 
 WORKER_SCRIPT = str(Path(__file__).with_name("worker.py"))
@@ -199,6 +201,7 @@ class WorkerPool:
             workers, self._all = list(self._all), set()
         for worker in workers:
             worker.kill()
+            metrics.SANDBOX_WORKERS.dec()
 
     def _take(self, deadline: float) -> Worker:
         """An idle live worker, or a new one if the bound allows; dead ones go.
@@ -241,6 +244,7 @@ class WorkerPool:
         with self._lock:
             self._starting -= 1
             self._all.add(worker)
+        metrics.SANDBOX_WORKERS.inc()
         return worker
 
     def _discard(self, worker: Worker) -> None:
@@ -248,6 +252,8 @@ class WorkerPool:
         worker.kill()
         with self._lock:
             self._all.discard(worker)
+        metrics.SANDBOX_WORKERS.dec()
+        metrics.SANDBOX_RESTARTS.inc()
 
     def _replace_in_background(self) -> None:
         if not self._reserve():

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PRODUCTION_ENV = {
@@ -113,3 +115,22 @@ def test_admission_caps_follow_the_thread_count_when_left_empty():
     assert admission_caps(WEB_THREADS="8", **empty) == "6 5 4"
     assert admission_caps(WEB_THREADS="2") == "1 1 1"
     assert admission_caps(WEB_THREADS="8", SYNC_RUNS_PER_FLOW="2") == "6 5 2"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("RUN_RETENTION_DAYS", "thirty"), ("RUN_RETENTION_MAX_PER_FLOW", "-5")],
+)
+def test_a_malformed_retention_setting_stops_start_up_with_a_clear_message(name, value):
+    result = manage("check", env={**PRODUCTION_ENV, name: value})
+
+    assert result.returncode != 0
+    assert f"{name} must be a whole number of 0 or more" in result.stderr
+    assert repr(value) in result.stderr
+
+
+def test_an_unknown_log_format_stops_start_up():
+    result = manage("check", env={**PRODUCTION_ENV, "LOG_FORMAT": "xml"})
+
+    assert result.returncode != 0
+    assert "LOG_FORMAT must be json or human, not 'xml'" in result.stderr

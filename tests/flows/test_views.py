@@ -264,3 +264,28 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         "succeeded",
         "failed",
     ]
+
+
+def test_the_builder_says_how_long_run_history_is_kept(
+    alice_client, alice_flow, settings
+):
+    settings.RUN_RETENTION_DAYS = 30
+    settings.RUN_RETENTION_MAX_PER_FLOW = 10_000
+
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    assert (
+        "Run history is kept for 30 days and up to the newest 10,000 runs; "
+        "pinned runs are kept." in html
+    )
+
+
+def test_the_builder_says_history_is_kept_when_no_limit_is_set(
+    alice_client, alice_flow, settings
+):
+    settings.RUN_RETENTION_DAYS = 0
+    settings.RUN_RETENTION_MAX_PER_FLOW = 0
+
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    assert "Run history is kept until you delete it." in html

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('flows', '0003_runstep_status_final_states_only'),
+        ('flows', '0004_flowrun_delivery_id'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
