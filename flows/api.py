@@ -13,6 +13,12 @@ from config.http.pagination import PagePagination
 from flows.engine import run_flow
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun, RunStep
+from flows.portable import (
+    EXPORTED_FIELDS,
+    FORMAT_VERSION,
+    export_filename,
+    export_flow,
+)
 from flows.storable import Unstorable, check_storable
 
 
@@ -69,6 +75,32 @@ class FlowSerializer(serializers.ModelSerializer):
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         return attrs
+
+
+def check_weir_version(document) -> None:
+    """Refuse anything but an export of a format this server reads."""
+    if not isinstance(document, dict):
+        raise ValidationFailed("The body must be a flow export (a JSON object).")
+    version = document.get("weir_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        message = (
+            "This is not a Weir flow export (no weir_version)."
+            if version is None
+            else f"weir_version {version!r} is not one this server reads "
+            f"(it reads {FORMAT_VERSION})."
+        )
+        raise ValidationFailed(message, details={"weir_version": [message]})
+
+
+def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
+    """Add each problem's node id and name, so an import's report reads by node."""
+    problems = (error.details or {}).get("nodes") if isinstance(nodes, list) else None
+    for problem in problems or []:
+        node = nodes[problem["index"]] if problem["index"] < len(nodes) else None
+        if isinstance(node, dict):
+            problem["node_id"] = node.get("id")
+            problem["node_name"] = node.get("name")
+    return error
 
 
 class RunStepSerializer(serializers.ModelSerializer):
@@ -198,6 +230,32 @@ class FlowViewSet(viewsets.ModelViewSet):
         response = Response(serializer.data)
         response["ETag"] = f'"{serializer.data["version"]}"'
         return response
+
+    @extend_schema(responses=dict)
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        """The flow as portable JSON (`weir_version`, no secrets), as a download."""
+        flow = self.get_object()
+        response = Response(export_flow(flow))
+        response["Content-Disposition"] = (
+            f'attachment; filename="{export_filename(flow)}"'
+        )
+        return response
+
+    @extend_schema(request=dict, responses={201: FlowSerializer})
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_flow(self, request):
+        """Create a flow from an export; the graph is validated as on create."""
+        document = request.data
+        check_weir_version(document)
+        fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
+        serializer = self.get_serializer(data=fields)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationFailed as error:
+            raise name_node_problems(error, fields.get("nodes")) from None
+        serializer.save(owner=request.user)
+        return Response(serializer.data, status=201)
 
     def destroy(self, request, *args, **kwargs):
         self.get_object().delete()
