@@ -242,3 +242,10 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         "succeeded",
         "failed",
     ]
+
+
+def test_the_flows_address_redirects_to_the_flow_list(alice_client):
+    response = alice_client.get("/flows/")
+
+    assert response.status_code == 302
+    assert response["Location"] == "/"
