@@ -19,6 +19,8 @@ from flows.portable import (
     export_filename,
     export_flow,
 )
+from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.run_stats import RANGES, run_stats
 from flows.storable import Unstorable, check_storable
 
 
@@ -145,6 +147,15 @@ class RunSummarySerializer(serializers.ModelSerializer):
         ]
 
 
+class RunListItemSerializer(RunSummarySerializer):
+    """A run in the list across flows: also its flow's name."""
+
+    flow_name = serializers.CharField(source="flow.name", read_only=True)
+
+    class Meta(RunSummarySerializer.Meta):
+        fields = [*RunSummarySerializer.Meta.fields, "flow_name"]
+
+
 class RunSerializer(RunSummarySerializer):
     """One run with its input, results, response and every step."""
 
@@ -169,6 +180,21 @@ class RunResultSerializer(serializers.Serializer):
     results = serializers.DictField()
     duration = serializers.FloatField(help_text="Milliseconds.")
     error = serializers.DictField(allow_null=True)
+
+
+RUN_FILTER_PARAMETERS = [
+    OpenApiParameter(name, str, description=description)
+    for name, description in zip(
+        FILTER_NAMES,
+        (
+            "A run status, e.g. failed.",
+            "manual, webhook, agent or schedule.",
+            "From this date or ISO 8601 time (inclusive).",
+            "Up to this date (inclusive) or ISO 8601 time (exclusive).",
+        ),
+        strict=True,
+    )
+]
 
 
 def parse_if_match(header: str) -> int | None:
@@ -279,20 +305,55 @@ class FlowViewSet(viewsets.ModelViewSet):
         run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
 
-    @extend_schema(responses=RunSummarySerializer(many=True))
+    @extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunSummarySerializer(many=True)
+    )
     @action(detail=True, methods=["get"], pagination_class=PagePagination)
     def runs(self, request, pk=None):
-        """The flow's runs, newest first, 20 to a page (`?page=2`)."""
+        """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
-        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at")
-        page = self.paginate_queryset(runs)
+        filters = parse_run_filters(request.query_params)
+        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        page = self.paginate_queryset(apply_run_filters(runs, filters))
         return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
 
 
-class RunViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """One run with its steps; runs of someone else's flow answer 404."""
+@extend_schema_view(
+    list=extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunListItemSerializer(many=True)
+    )
+)
+class RunViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """The user's runs across flows, and one run with its steps.
 
-    serializer_class = RunSerializer
+    Runs of someone else's flow do not exist here (404).
+    """
+
+    pagination_class = PagePagination
 
     def get_queryset(self):
-        return FlowRun.objects.for_user(self.request.user).prefetch_related("steps")
+        runs = FlowRun.objects.for_user(self.request.user)
+        if self.action == "retrieve":
+            return runs.prefetch_related("steps")
+        filters = parse_run_filters(self.request.query_params)
+        runs = runs.select_related("flow").order_by("-created_at", "-id")
+        return apply_run_filters(runs, filters)
+
+    def get_serializer_class(self):
+        return RunSerializer if self.action == "retrieve" else RunListItemSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("range", str, enum=list(RANGES))],
+        responses=dict,
+    )
+    @action(detail=False, methods=["get"])
+    def stats(self, request):
+        """Runs per hour (per day for 30d) by status, with p50/p95 durations."""
+        range_key = request.query_params.get("range", "24h")
+        if range_key not in RANGES:
+            message = f"Choose a range of {', '.join(RANGES)}."
+            raise ValidationFailed(message, details={"range": [message]})
+        runs = FlowRun.objects.for_user(request.user)
+        return Response(run_stats(runs, range_key))

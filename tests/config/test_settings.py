@@ -82,7 +82,8 @@ def print_base_url(env):
         "-v",
         "0",
         "-c",
-        "from django.conf import settings as s; print(s.BASE_URL, s.CSRF_TRUSTED_ORIGINS)",
+        "from django.conf import settings as s;"
+        " print(s.BASE_URL, s.CSRF_TRUSTED_ORIGINS)",
         env={"WEIR_ENV_FILE": "/dev/null", "DEBUG": "true", **env},
     )
     assert result.returncode == 0, result.stderr
