@@ -10,5 +10,6 @@ urlpatterns = [
     # /flows/ is where people guess the list is (the builder lives below it).
     path("flows/", RedirectView.as_view(pattern_name="flows:list")),
     path("flows/<uuid:flow_id>/", views.builder, name="builder"),
+    path("runs/", views.runs, name="runs"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
 ]

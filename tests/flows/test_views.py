@@ -226,7 +226,7 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         {
             "id": "c",
             "type": "code",
-            "name": "C",
+            "name": "Brew coffee",
             "data": {"code": "throw new Error('no coffee');"},
         },
     ]
@@ -236,7 +236,7 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
     html = alice_client.get(f"/runs/{run.id}/").content.decode()
 
     assert run.status == "failed"
-    assert "Node c failed" in html
+    assert "<strong>Brew coffee failed</strong>" in html
     assert "no coffee" in html
     assert re.findall(r'<li class="timeline-step status-(\w+)">', html) == [
         "succeeded",
