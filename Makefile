@@ -31,11 +31,12 @@ credentials-key: .env
 
 run: $(VENV)/.installed .env credentials-key
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py seed_demo
+	@# PORT reaches the settings, so BASE_URL (webhook URLs) follows the port served.
+	PORT=$(PORT) $(PY) manage.py seed_demo
 	$(PY) manage.py sweep_stale_runs
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Weir is serving on http://$(HOST):$(PORT)/"
-	$(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \
+	PORT=$(PORT) $(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \
 		--worker-class config.gunicorn.QueueStampingWorker --access-logfile -
 
 lint: $(VENV)/.installed

@@ -44,7 +44,9 @@ if DEBUG or TESTING:
 else:
     CREDENTIALS_KEY = env("CREDENTIALS_KEY")
 
-BASE_URL = env("BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# The port `make run` serves on; unless BASE_URL is set, webhook URLs follow it.
+PORT = env.int("PORT", default=8000)
+BASE_URL = env("BASE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
 _base = urlsplit(BASE_URL)
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[_base.hostname or "127.0.0.1", "localhost", "127.0.0.1"]

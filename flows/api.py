@@ -20,6 +20,14 @@ from flows.credentials.usage import check_owned
 from flows.engine import run_flow
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun, RunStep
+from flows.portable import (
+    EXPORTED_FIELDS,
+    FORMAT_VERSION,
+    export_filename,
+    export_flow,
+)
+from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.run_stats import RANGES, run_stats
 from flows.storable import Unstorable, check_storable
 
 
@@ -98,6 +106,32 @@ class FlowSerializer(serializers.ModelSerializer):
         return attrs
 
 
+def check_weir_version(document) -> None:
+    """Refuse anything but an export of a format this server reads."""
+    if not isinstance(document, dict):
+        raise ValidationFailed("The body must be a flow export (a JSON object).")
+    version = document.get("weir_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        message = (
+            "This is not a Weir flow export (no weir_version)."
+            if version is None
+            else f"weir_version {version!r} is not one this server reads "
+            f"(it reads {FORMAT_VERSION})."
+        )
+        raise ValidationFailed(message, details={"weir_version": [message]})
+
+
+def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
+    """Add each problem's node id and name, so an import's report reads by node."""
+    problems = (error.details or {}).get("nodes") if isinstance(nodes, list) else None
+    for problem in problems or []:
+        node = nodes[problem["index"]] if problem["index"] < len(nodes) else None
+        if isinstance(node, dict):
+            problem["node_id"] = node.get("id")
+            problem["node_name"] = node.get("name")
+    return error
+
+
 class RunStepSerializer(serializers.ModelSerializer):
     duration = serializers.FloatField(
         source="duration_ms", read_only=True, allow_null=True
@@ -144,6 +178,15 @@ class RunSummarySerializer(serializers.ModelSerializer):
         ]
 
 
+class RunListItemSerializer(RunSummarySerializer):
+    """A run in the list across flows: also its flow's name."""
+
+    flow_name = serializers.CharField(source="flow.name", read_only=True)
+
+    class Meta(RunSummarySerializer.Meta):
+        fields = [*RunSummarySerializer.Meta.fields, "flow_name"]
+
+
 class RunSerializer(RunSummarySerializer):
     """One run with its input, results, response and every step."""
 
@@ -168,6 +211,21 @@ class RunResultSerializer(serializers.Serializer):
     results = serializers.DictField()
     duration = serializers.FloatField(help_text="Milliseconds.")
     error = serializers.DictField(allow_null=True)
+
+
+RUN_FILTER_PARAMETERS = [
+    OpenApiParameter(name, str, description=description)
+    for name, description in zip(
+        FILTER_NAMES,
+        (
+            "A run status, e.g. failed.",
+            "manual, webhook, agent or schedule.",
+            "From this date or ISO 8601 time (inclusive).",
+            "Up to this date (inclusive) or ISO 8601 time (exclusive).",
+        ),
+        strict=True,
+    )
+]
 
 
 def parse_if_match(header: str) -> int | None:
@@ -237,6 +295,32 @@ class FlowViewSet(viewsets.ModelViewSet):
         response["ETag"] = f'"{serializer.data["version"]}"'
         return response
 
+    @extend_schema(responses=dict)
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        """The flow as portable JSON (`weir_version`, no secrets), as a download."""
+        flow = self.get_object()
+        response = Response(export_flow(flow))
+        response["Content-Disposition"] = (
+            f'attachment; filename="{export_filename(flow)}"'
+        )
+        return response
+
+    @extend_schema(request=dict, responses={201: FlowSerializer})
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_flow(self, request):
+        """Create a flow from an export; the graph is validated as on create."""
+        document = request.data
+        check_weir_version(document)
+        fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
+        serializer = self.get_serializer(data=fields)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationFailed as error:
+            raise name_node_problems(error, fields.get("nodes")) from None
+        serializer.save(owner=request.user)
+        return Response(serializer.data, status=201)
+
     def destroy(self, request, *args, **kwargs):
         self.get_object().delete()
         return Response({"success": True})
@@ -261,20 +345,55 @@ class FlowViewSet(viewsets.ModelViewSet):
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
 
-    @extend_schema(responses=RunSummarySerializer(many=True))
+    @extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunSummarySerializer(many=True)
+    )
     @action(detail=True, methods=["get"], pagination_class=PagePagination)
     def runs(self, request, pk=None):
-        """The flow's runs, newest first, 20 to a page (`?page=2`)."""
+        """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
-        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at")
-        page = self.paginate_queryset(runs)
+        filters = parse_run_filters(request.query_params)
+        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        page = self.paginate_queryset(apply_run_filters(runs, filters))
         return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
 
 
-class RunViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """One run with its steps; runs of someone else's flow answer 404."""
+@extend_schema_view(
+    list=extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunListItemSerializer(many=True)
+    )
+)
+class RunViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """The user's runs across flows, and one run with its steps.
 
-    serializer_class = RunSerializer
+    Runs of someone else's flow do not exist here (404).
+    """
+
+    pagination_class = PagePagination
 
     def get_queryset(self):
-        return FlowRun.objects.for_user(self.request.user).prefetch_related("steps")
+        runs = FlowRun.objects.for_user(self.request.user)
+        if self.action == "retrieve":
+            return runs.prefetch_related("steps")
+        filters = parse_run_filters(self.request.query_params)
+        runs = runs.select_related("flow").order_by("-created_at", "-id")
+        return apply_run_filters(runs, filters)
+
+    def get_serializer_class(self):
+        return RunSerializer if self.action == "retrieve" else RunListItemSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("range", str, enum=list(RANGES))],
+        responses=dict,
+    )
+    @action(detail=False, methods=["get"])
+    def stats(self, request):
+        """Runs per hour (per day for 30d) by status, with p50/p95 durations."""
+        range_key = request.query_params.get("range", "24h")
+        if range_key not in RANGES:
+            message = f"Choose a range of {', '.join(RANGES)}."
+            raise ValidationFailed(message, details={"range": [message]})
+        runs = FlowRun.objects.for_user(request.user)
+        return Response(run_stats(runs, range_key))

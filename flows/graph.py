@@ -209,6 +209,30 @@ def topological_order(
     return order
 
 
+def reachable_from_triggers(nodes: list[dict], edges: list[dict]) -> set[str]:
+    """Ids of the trigger nodes and of every node a path of edges leads to from one.
+
+    Only these run (DESIGN.md 6); any other node is skipped with a reason, so a
+    node left unconnected on the canvas can never fail a run. Edges pointing at
+    unknown nodes are ignored here (the validator reports them).
+    """
+    outgoing: dict[str, list[str]] = {}
+    for edge in edges:
+        outgoing.setdefault(edge.get("source"), []).append(edge.get("target"))
+    stack = [
+        node["id"]
+        for node in nodes
+        if getattr(get_kind(node.get("type")), "is_trigger", False)
+    ]
+    reached = set(stack)
+    while stack:
+        for target in outgoing.get(stack.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                stack.append(target)
+    return reached
+
+
 def _check_cycles(nodes_by_id: dict, links: list, errors: GraphErrors) -> None:
     ordered = set(topological_order(nodes_by_id, links))
     on_cycle = [node_id for node_id in nodes_by_id if node_id not in ordered]

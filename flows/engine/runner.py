@@ -1,6 +1,8 @@
 """`run_flow`: execute a flow's graph once and store what happened.
 
 Nodes run in topological order (ties keep the order of the flow's node list).
+Only nodes a path of edges leads to from a trigger run; any other node is
+`skipped` with the reason `unreachable` and cannot fail the run.
 A node runs when every incoming edge has fired; an edge fires when its source
 node succeeded and, for a branching node, left through the handle it chose. A
 node with an incoming edge that did not fire is `skipped`, and its own edges do
@@ -36,7 +38,7 @@ from config.telemetry import context as log_context
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import store
 from flows.engine.deliveries import start_delivery
-from flows.graph import topological_order
+from flows.graph import reachable_from_triggers, topological_order
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
 from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
@@ -46,6 +48,12 @@ logger = logging.getLogger("weir.engine")
 STEP_FLUSH_SECONDS = 1.0
 LOG_BUDGET_MARKER = "[the run's log budget is spent: later lines were dropped]"
 
+# The reason stored on the step of a node no trigger leads to (it never runs).
+UNREACHABLE = {
+    "code": "unreachable",
+    "message": "Skipped: no path from a trigger node leads to this node.",
+}
+
 
 @dataclass
 class PlannedNode:
@@ -53,6 +61,7 @@ class PlannedNode:
     kind: NodeKind
     incoming: list[int]  # indexes of edges that must fire
     outgoing: list[tuple[int, str | None]]  # (edge index, source handle)
+    reachable: bool = True  # a path of edges leads here from a trigger
 
 
 class RunStopped(Exception):
@@ -72,14 +81,19 @@ def plan(flow: Flow) -> list[PlannedNode]:
         if kind is None:
             raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
         nodes[node["id"]] = PlannedNode(node, kind, [], [])
+    reachable = reachable_from_triggers(flow.nodes, flow.edges)
     links = []
     for index, edge in enumerate(flow.edges):
         source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
         if source is None or target is None:
             raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
         source.outgoing.append((index, edge.get("sourceHandle")))
-        target.incoming.append(index)
+        # An edge from a node that never runs must not hold its target back.
+        if edge["source"] in reachable:
+            target.incoming.append(index)
         links.append((edge["source"], edge["target"]))
+    for node_id, planned in nodes.items():
+        planned.reachable = node_id in reachable
     order = topological_order(nodes, links)
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")
@@ -185,6 +199,11 @@ class Execution:
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]
+        if not planned.reachable:
+            self.record(
+                node, RunStep.Status.SKIPPED, error=UNREACHABLE | {"node_id": node_id}
+            )
+            return
         if not all(index in self.fired for index in planned.incoming):
             self.record(node, RunStep.Status.SKIPPED)
             return

@@ -134,3 +134,46 @@ def test_an_unknown_log_format_stops_start_up():
 
     assert result.returncode != 0
     assert "LOG_FORMAT must be json or human, not 'xml'" in result.stderr
+
+
+def print_base_url(env):
+    result = manage(
+        "shell",
+        "-v",
+        "0",
+        "-c",
+        "from django.conf import settings as s;"
+        " print(s.BASE_URL, s.CSRF_TRUSTED_ORIGINS)",
+        env={"WEIR_ENV_FILE": "/dev/null", "DEBUG": "true", **env},
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_webhook_urls_follow_the_port_served_unless_base_url_is_set():
+    assert print_base_url({"PORT": "8123"}) == [
+        "http://127.0.0.1:8123",
+        "['http://127.0.0.1:8123']",
+    ]
+    assert print_base_url({"PORT": "8123", "BASE_URL": "https://weir.example.com"})[
+        0
+    ] == ("https://weir.example.com")
+
+
+def test_make_run_hands_its_port_to_the_settings():
+    result = subprocess.run(
+        ["make", "-n", "run", "PORT=8123"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    commands = result.stdout.splitlines()
+    assert any(
+        line.startswith("PORT=8123 ") and "seed_demo" in line for line in commands
+    )
+    assert any(
+        line.startswith("PORT=8123 ") and "--bind 127.0.0.1:8123" in line
+        for line in commands
+    )

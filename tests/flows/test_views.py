@@ -248,7 +248,7 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         {
             "id": "c",
             "type": "code",
-            "name": "C",
+            "name": "Brew coffee",
             "data": {"code": "throw new Error('no coffee');"},
         },
     ]
@@ -258,7 +258,7 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
     html = alice_client.get(f"/runs/{run.id}/").content.decode()
 
     assert run.status == "failed"
-    assert "Node c failed" in html
+    assert "<strong>Brew coffee failed</strong>" in html
     assert "no coffee" in html
     assert re.findall(r'<li class="timeline-step status-(\w+)">', html) == [
         "succeeded",
@@ -289,3 +289,10 @@ def test_the_builder_says_history_is_kept_when_no_limit_is_set(
     html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
 
     assert "Run history is kept until you delete it." in html
+
+
+def test_the_flows_address_redirects_to_the_flow_list(alice_client):
+    response = alice_client.get("/flows/")
+
+    assert response.status_code == 302
+    assert response["Location"] == "/"
