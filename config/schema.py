@@ -130,9 +130,9 @@ def _error_statuses(path: str, method: str, operation: dict) -> list[str]:
     if {} not in operation.get("security", [{}]):
         statuses.append("401")
     if method in UNSAFE:
-        statuses += ["400", "403"]
-    if "requestBody" in operation:
-        statuses += ["413", "415"]
+        # Any unsafe request may send a body, documented or not: too large (413)
+        # or of a type the API does not parse (415) is refused the same way.
+        statuses += ["400", "403", "413", "415"]
     parameters = {parameter["name"] for parameter in operation.get("parameters", [])}
     if "{id}" in path or "page" in parameters:  # an unknown id, or past the last page
         statuses.append("404")

@@ -1,0 +1,23 @@
+// The flow builder page: the entry module the template loads. Each job lives in
+// its own module under builder/; importing them wires their event handlers.
+// Everything the user typed reaches the DOM through textContent, or through
+// graph_format.nodeHtml() (escaped) for Drawflow's innerHTML.
+import "./builder/canvas.js";
+import { refreshEmptyHint, renderSaveState } from "./builder/context.js";
+import "./builder/history.js";
+import "./builder/keyboard.js";
+import { labelNodes } from "./builder/keyboard_access.js";
+import "./builder/run_panel.js";
+import "./builder/tabs.js";
+import { startUndo } from "./builder/undo.js";
+import { fitView, graphOverflowsView, renderMinimap } from "./builder/view.js";
+import { renderSigning } from "./builder/webhook_panel.js";
+
+renderSigning();
+refreshEmptyHint();
+if (graphOverflowsView()) fitView();
+renderMinimap();
+labelNodes();
+renderSaveState();
+startUndo();
+document.body.dataset.builderReady = "true";
