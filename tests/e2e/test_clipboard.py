@@ -70,7 +70,7 @@ def test_nodes_and_their_edge_are_copied_into_another_flow(
     existing = {**source.nodes[1], "id": "code_1", "position": {"x": 40, "y": 300}}
     target = FlowFactory(owner=alice, name="Other", nodes=[existing], edges=[])
     open_builder(page, live_url, source)
-    page.locator("#drawflow").click(position={"x": 600, "y": 600})
+    page.locator("#drawflow").click(position={"x": 300, "y": 640})
     page.keyboard.press("Control+a")
     page.keyboard.press("Control+c")
     copied = json.loads(page.evaluate("navigator.clipboard.readText()"))
@@ -80,7 +80,7 @@ def test_nodes_and_their_edge_are_copied_into_another_flow(
     ]
 
     open_builder(page, live_url, target)
-    page.locator("#drawflow").click(position={"x": 600, "y": 600})
+    page.locator("#drawflow").click(position={"x": 300, "y": 640})
     page.keyboard.press("Control+v")
     expect(page.locator(".drawflow-node")).to_have_count(3)
     expect(page.locator(".connection")).to_have_count(1)
@@ -110,7 +110,7 @@ def test_a_flow_copied_from_the_api_pastes_into_the_builder(
     open_builder(page, live_url, flow)
 
     page.evaluate("text => navigator.clipboard.writeText(text)", json.dumps(api_flow))
-    page.locator("#drawflow").click(position={"x": 600, "y": 600})
+    page.locator("#drawflow").click(position={"x": 300, "y": 640})
     page.keyboard.press("Control+v")
 
     expect(canvas_node(page, "Greet")).to_be_visible()

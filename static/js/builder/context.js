@@ -25,7 +25,6 @@ export const state = {
   savedGraphJson: JSON.stringify({ name: flow.name, nodes: flow.nodes, edges: flow.edges }),
   selected: null,
   nodeErrors: new Map(), // dfId -> [{field, message}]
-  lastSteps: null,
 };
 
 export function isDirty() {
