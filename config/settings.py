@@ -10,6 +10,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -103,11 +105,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 
 REDIS_URL = env("REDIS_URL", default="")
+# Redis holds only rate-limit counters and the webhook replay window, and both
+# fail open when it is away (docs/operations.md): so every call gives up after
+# REDIS_TIMEOUT_MS, without retries, rather than holding a request thread.
+REDIS_TIMEOUT_SECONDS = env.int("REDIS_TIMEOUT_MS", default=50) / 1000
+REDIS_CACHE_OPTIONS = {
+    "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+    "socket_timeout": REDIS_TIMEOUT_SECONDS,
+    "retry": Retry(NoBackoff(), 0),
+}
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:

@@ -24,6 +24,7 @@ errors; `config.http.handlers.ApiErrorMiddleware` writes them in the envelope.
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 
 from django.conf import settings
@@ -31,6 +32,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from config.http import ratelimit
 from config.http.errors import (
     Conflict,
     MethodNotAllowed,
@@ -42,6 +44,8 @@ from flows.models import Flow, FlowRun
 from webhooks import limits, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
+
+logger = logging.getLogger("weir.webhooks")
 
 
 def _webhook_flow(flow_id: str) -> Flow:
@@ -75,7 +79,14 @@ def _refuse_replay(flow: Flow, msg_id: str) -> None:
     """
     digest = hashlib.sha256(msg_id.encode()).hexdigest()  # any id, a valid key
     key = f"webhook-id:{flow.pk}:{digest}"
-    if not cache.add(key, 1, timeout=2 * signatures.TOLERANCE_SECONDS):
+    try:
+        fresh = cache.add(key, 1, timeout=2 * signatures.TOLERANCE_SECONDS)
+    except ratelimit.CACHE_ERRORS as error:
+        # Fails open, like the rate limit: the signature and its five-minute
+        # timestamp window still hold; only a replay inside it goes unseen.
+        logger.warning("Cache unavailable, replay check not applied: %s", error)
+        return
+    if not fresh:
         raise Conflict(
             "This webhook-id was already delivered; send a new id for a new event."
         )
