@@ -91,6 +91,17 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A database that stops answering must not hold request threads (the API then
+# answers 503 `unavailable`): connecting gives up after DB_CONNECT_TIMEOUT_SECONDS,
+# a statement after DB_STATEMENT_TIMEOUT_MS (PostgreSQL).
+DB_CONNECT_TIMEOUT_SECONDS = env.int("DB_CONNECT_TIMEOUT_SECONDS", default=5)
+DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
+POSTGRES_OPTIONS = {
+    "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
+    "options": f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS}",
+}
+if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
+    DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRES_OPTIONS)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers on the default setup (docs/operations.md): every
     # transaction takes the write lock when it begins (IMMEDIATE), so none fails
