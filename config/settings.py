@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -111,6 +113,17 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A database that stops answering must not hold request threads (the API then
+# answers 503 `unavailable`): connecting gives up after DB_CONNECT_TIMEOUT_SECONDS,
+# a statement after DB_STATEMENT_TIMEOUT_MS (PostgreSQL).
+DB_CONNECT_TIMEOUT_SECONDS = env.int("DB_CONNECT_TIMEOUT_SECONDS", default=5)
+DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
+POSTGRES_OPTIONS = {
+    "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
+    "options": f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS}",
+}
+if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
+    DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRES_OPTIONS)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers on the default setup (docs/operations.md): every
     # transaction takes the write lock when it begins (IMMEDIATE), so none fails
@@ -125,11 +138,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 
 REDIS_URL = env("REDIS_URL", default="")
+# Redis holds only rate-limit counters and the webhook replay window, and both
+# fail open when it is away (docs/operations.md): so every call gives up after
+# REDIS_TIMEOUT_MS, without retries, rather than holding a request thread.
+REDIS_TIMEOUT_SECONDS = env.int("REDIS_TIMEOUT_MS", default=50) / 1000
+REDIS_CACHE_OPTIONS = {
+    "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+    "socket_timeout": REDIS_TIMEOUT_SECONDS,
+    "retry": Retry(NoBackoff(), 0),
+}
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:

@@ -159,6 +159,9 @@ def _check_edges(
             continue
         source, target = edge["source"], edge["target"]
         source_kind = get_kind(nodes_by_id[source].get("type"))
+        target_kind = get_kind(nodes_by_id[target].get("type"))
+        if source_kind is None or target_kind is None:
+            continue  # the node's own "Unknown node type" error says why
         handle = edge.get("sourceHandle")
         if handle not in source_kind.output_handles:
             allowed = [h for h in source_kind.output_handles if h is not None]
@@ -172,7 +175,7 @@ def _check_edges(
         if source == target:
             errors.edge(index, "target", "An edge cannot connect a node to itself.")
             continue
-        if get_kind(nodes_by_id[target].get("type")).is_trigger:
+        if target_kind.is_trigger:
             errors.edge(index, "target", "A trigger node cannot have incoming edges.")
             continue
         link = (source, handle, target)

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 
@@ -166,6 +167,19 @@ class UpstreamError(ApiError):
     default_detail = "The upstream service failed."
 
 
+# What a database that is down, unreachable or past its statement timeout raises.
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+
+
+class Unavailable(ApiError):
+    status_code = 503
+    default_code = "unavailable"
+    default_detail = "The service is briefly unavailable; try again shortly."
+
+    def __init__(self, message=None, retry_after: int = 5):
+        super().__init__(message, headers={"Retry-After": str(retry_after)})
+
+
 class GatewayTimeout(ApiError):
     status_code = 504
     default_code = "timeout"
@@ -253,6 +267,10 @@ def as_api_error(exc: Exception) -> ApiError:
         return Throttled(exc.wait or 0)
     if isinstance(exc, exceptions.APIException):
         return _with_status(exc.status_code, str(exc.detail))
+    if isinstance(exc, DATABASE_UNAVAILABLE):
+        # Connection refused or lost, a statement past its timeout: the
+        # database is away for now, which is not the client's fault nor a bug.
+        return Unavailable("The database is briefly unavailable; try again shortly.")
     return _with_status(500, DEFAULT_MESSAGES[500])
 
 

@@ -51,7 +51,8 @@ def register(kind: NodeKind) -> NodeKind:
 
 
 def get_kind(type_name: str) -> NodeKind | None:
-    return NODE_KINDS.get(type_name)
+    """The kind registered as `type_name`; None for anything else (any JSON value)."""
+    return NODE_KINDS.get(type_name) if isinstance(type_name, str) else None
 
 
 BUILTIN_KINDS: tuple[NodeKind, ...] = (

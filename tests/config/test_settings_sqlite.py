@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -94,8 +95,12 @@ def sqlite_server(tmp_path):
         except OSError:
             time.sleep(0.1)
     yield base, state
-    server.terminate()
-    server.wait(timeout=10)
+    server.send_signal(signal.SIGINT)  # gunicorn's quick shutdown
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 def test_sixteen_concurrent_writers_get_no_server_errors(sqlite_server):
