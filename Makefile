@@ -42,12 +42,12 @@ format: $(VENV)/.installed
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
 	WEIR_TESTING=1 $(BIN)/pytest $(PYTEST_ARGS)
-	@# The run store has one function per backend where SQL differs: on
+	@# The run store has SQL that differs per backend: on
 	@# PostgreSQL (CI), its tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \
-		echo "tests/flows/engine/test_store.py again on SQLite"; \
-		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
-			$(BIN)/pytest tests/flows/engine/test_store.py -q;; \
+		echo "tests/flows/engine/test_store.py, test_deliveries.py again on SQLite"; \
+		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 $(BIN)/pytest -q \
+			tests/flows/engine/test_store.py tests/flows/engine/test_deliveries.py;; \
 	esac
 
 bench-engine: $(VENV)/.installed
