@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+WORKERS ?= 2
 
-.PHONY: run test lint format e2e bench-engine bench-webhook clean
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +25,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 run: $(VENV)/.installed .env
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	$(PY) manage.py sweep_stale_runs
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	@echo "Weir is serving on http://$(HOST):$(PORT)/"
-	$(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \
-		--access-logfile -
+	@echo "Weir is serving on http://$(HOST):$(PORT)/ with $(WORKERS) run workers and the supervisor; Ctrl+C stops them all."
+	HOST=$(HOST) $(BIN)/honcho start --procfile Procfile --port $(PORT) \
+		--concurrency web=1,worker=$(WORKERS),supervisor=1
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -46,6 +47,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
     "flows",
     "agents",
     "webhooks",
@@ -86,6 +89,13 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # `make run` has web, workers and the supervisor writing one SQLite file:
+    # WAL lets readers go on while one writes, and a writer waits for the lock
+    # (up to 20 s) instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+    )
 
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
@@ -201,6 +211,27 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 # Largest API request body (413 above it; the webhook has its own limit): a
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
+
+# Background runs (DESIGN section 9): Django's tasks framework (the
+# `django-tasks` backport on Django 5.2). `database` keeps the queue in the
+# project's database (django-tasks-db; no extra service); `rq` puts it on
+# Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
+TASKS_BACKEND = env("TASKS_BACKEND", default="database")
+TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
+# How often an idle database worker looks for a queued task.
+WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+if TASKS_BACKEND == "database":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+elif TASKS_BACKEND == "rq":
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {"URL": TASKS_REDIS_URL}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
+else:
+    raise ImproperlyConfigured(
+        f"TASKS_BACKEND is {TASKS_BACKEND!r}; it must be 'database' or 'rq'."
+    )
+# How often the supervisor (`manage.py supervise`) looks for stranded runs.
+SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
 
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)

@@ -9,8 +9,9 @@ from rest_framework.test import APIClient
 
 from tests.factories import FlowFactory, UserFactory
 
-# The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
-pytest_plugins = ["tests.llm_server"]
+# The LLM protocol server (`llm_server`) for agent and chat-page tests; real
+# gunicorn, worker and PostgreSQL processes (`processes`, `engine`) for fault tests.
+pytest_plugins = ["tests.llm_server", "tests.processes"]
 
 
 @pytest.fixture(autouse=True)
