@@ -194,6 +194,9 @@ SPECTACULAR_SETTINGS = {
 
 # Flows, runs and the sandbox (DESIGN sections 6 and 8).
 RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
+# A running run's lease: renewed by its executor while it lives; once it has
+# expired the supervisor resumes (background) or interrupts (synchronous) it.
+RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)

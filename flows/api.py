@@ -11,9 +11,33 @@ from rest_framework.response import Response
 
 from config.api_errors import PreconditionFailed, ValidationFailed
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun, RunStep
 from flows.storable import Unstorable, check_storable
+
+TRUE = ("1", "true", "yes")
+
+
+def prefers_async(request) -> bool:
+    """`Prefer: respond-async` (RFC 7240) on the request."""
+    prefer = request.headers.get("Prefer", "")
+    return any(
+        part.split("=")[0].strip().lower() == "respond-async"
+        for part in prefer.replace(";", ",").split(",")
+    )
+
+
+def accepted(run: FlowRun) -> Response:
+    """202 for a queued background run: where to poll it."""
+    return Response(
+        {"run_id": str(run.id), "status": run.status},
+        status=202,
+        headers={
+            "Location": f"/api/runs/{run.id}",
+            "Preference-Applied": "respond-async",
+        },
+    )
 
 
 def storable(value) -> None:
@@ -42,6 +66,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_url",
             "webhook_enabled",
             "webhook_signed",
+            "webhook_response_mode",
             "version",
             "created_at",
             "updated_at",
@@ -105,6 +130,8 @@ class RunSummarySerializer(serializers.ModelSerializer):
             "trigger",
             "status",
             "success",
+            "background",
+            "cancel_requested",
             "error",
             "created_at",
             "started_at",
@@ -215,6 +242,8 @@ class FlowViewSet(viewsets.ModelViewSet):
         """Run the flow now with the body (a JSON object, or nothing) as `input`.
 
         Answers 200 even when the run failed: `success` and `error` say so.
+        With `Prefer: respond-async` or `?async=true`, the run is queued for a
+        worker instead: 202 `{run_id, status: "queued"}`; poll /api/runs/:id.
         """
         flow = self.get_object()
         body = request.data if request.body else {}
@@ -224,6 +253,8 @@ class FlowViewSet(viewsets.ModelViewSet):
             check_storable(body, what="The JSON body")
         except Unstorable as problem:
             raise ValidationFailed(str(problem)) from None
+        if prefers_async(request) or request.query_params.get("async") in TRUE:
+            return accepted(enqueue_run(flow, body, FlowRun.Trigger.MANUAL))
         run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
 
@@ -244,3 +275,11 @@ class RunViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self):
         return FlowRun.objects.for_user(self.request.user).prefetch_related("steps")
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel the run: a queued run ends `cancelled` now, a running one
+        before its next node. 200 with the run; a finished run is unchanged."""
+        run = self.get_object()
+        run.request_cancel()
+        return Response(self.get_serializer(self.get_object()).data)

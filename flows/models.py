@@ -70,6 +70,18 @@ class Flow(models.Model):
         blank=True,
         help_text="Signing secret for incoming webhooks; empty means unsigned.",
     )
+
+    class ResponseMode(models.TextChoices):
+        COMPLETED = "completed", "When the flow completes"
+        IMMEDIATELY = "immediately", "Immediately (202, run on a worker)"
+
+    webhook_response_mode = models.CharField(
+        max_length=16,
+        choices=ResponseMode.choices,
+        default=ResponseMode.COMPLETED,
+        help_text="When the webhook answers; a request may ask for "
+        "`Prefer: respond-async` either way.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -84,6 +96,7 @@ class Flow(models.Model):
         "edges",
         "webhook_enabled",
         "webhook_secret",
+        "webhook_response_mode",
     )
 
     class Meta:
@@ -117,11 +130,11 @@ class FlowRunQuerySet(models.QuerySet):
             return self.none()
         return self.filter(flow__owner=user)
 
-    def stale(self, older_than: timedelta):
-        """Runs still `queued` or `running` though created over `older_than` ago."""
+    def lease_expired(self):
+        """Queued or running runs whose executor stopped renewing the lease."""
         return self.filter(
             status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
-            created_at__lt=timezone.now() - older_than,
+            lease_expires_at__lt=timezone.now(),
         )
 
     def start(
@@ -146,6 +159,8 @@ class FlowRunQuerySet(models.QuerySet):
             request_meta=request_meta,
             created_at=now,
             started_at=now,
+            lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
+            attempts=1,
         )
         db = self._db or router.db_for_write(FlowRun)
         connection = connections[db]
@@ -167,10 +182,11 @@ class FlowRunQuerySet(models.QuerySet):
         return run
 
     def mark_interrupted(self) -> int:
-        """End these runs as failed with code `interrupted`; returns how many."""
+        """End these runs `interrupted`; returns how many."""
         now = timezone.now()
         return self.update(
-            status=FlowRun.Status.FAILED,
+            status=FlowRun.Status.INTERRUPTED,
+            lease_expires_at=None,
             finished_at=now,
             error={
                 "node_id": None,
@@ -195,10 +211,19 @@ class FlowRun(models.Model):
         SUCCEEDED = "succeeded"
         FAILED = "failed"
         TIMED_OUT = "timed_out"
+        CANCELLED = "cancelled"
+        INTERRUPTED = "interrupted"
 
-    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.TIMED_OUT)
+    FINISHED = (
+        Status.SUCCEEDED,
+        Status.FAILED,
+        Status.TIMED_OUT,
+        Status.CANCELLED,
+        Status.INTERRUPTED,
+    )
     # What `finish` writes.
     FINAL_FIELDS = (
+        "lease_expires_at",
         "status",
         "results",
         "error",
@@ -235,6 +260,21 @@ class FlowRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
+    background = models.BooleanField(
+        default=False,
+        help_text="Executed by a worker (resumable), not by the request that "
+        "started it.",
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Its executor renews this while the run goes on; past it, the "
+        "supervisor resumes or interrupts the run.",
+    )
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="How many executors have taken the run (resumes + 1)."
+    )
+    cancel_requested = models.BooleanField(default=False)
 
     objects = FlowRunQuerySet.as_manager()
 
@@ -243,8 +283,10 @@ class FlowRun(models.Model):
         indexes = [
             # A flow's run history, newest first.
             models.Index(fields=["flow", "-created_at"], name="run_flow_created_idx"),
-            # The stale-run sweep: runs still marked running or queued.
-            models.Index(fields=["status"], name="run_status_idx"),
+            # The supervisor: queued or running runs whose lease has expired.
+            models.Index(
+                fields=["status", "lease_expires_at"], name="run_status_lease_idx"
+            ),
         ]
 
     def __str__(self):
@@ -265,7 +307,8 @@ class FlowRun(models.Model):
     ) -> bool:
         """Store the final state and the run's last step rows, atomically.
 
-        False when there was no row to update: the run was deleted with its flow.
+        False when there was no row to update: the run was deleted with its
+        flow, or this executor no longer holds it (see `_final_update`).
 
         `response` was set on the instance by its node. On PostgreSQL this is one
         statement (the steps' INSERT in the UPDATE's `WITH` clause): one round
@@ -279,6 +322,7 @@ class FlowRun(models.Model):
         self.error = error
         self.finished_at = timezone.now()
         self.duration_ms = duration_ms
+        self.lease_expires_at = None
         connection = connections[self._state.db or router.db_for_write(FlowRun)]
         step_rows = RunStep.objects.using(connection.alias)
         sql, params = self._final_update(connection)
@@ -304,17 +348,41 @@ class FlowRun(models.Model):
         quote = connection.ops.quote_name
         fields = [self._meta.get_field(name) for name in self.FINAL_FIELDS]
         pk = self._meta.pk
-        sql = "UPDATE {} SET {} WHERE {} = %s".format(
+        # Fenced: only the executor that holds the run may end it. The
+        # supervisor may have interrupted it (lease expired) or handed it to
+        # another worker (`attempts` went up) meanwhile.
+        sql = "UPDATE {} SET {} WHERE {} = %s AND {} = %s AND {} = %s".format(
             quote(self._meta.db_table),
             ", ".join(f"{quote(field.column)} = %s" for field in fields),
             quote(pk.column),
+            quote("attempts"),
+            quote("status"),
         )
         params = [
             field.get_db_prep_save(getattr(self, field.attname), connection)
             for field in fields
         ]
         params.append(pk.get_db_prep_value(self.pk, connection))
+        params += [self.attempts, FlowRun.Status.RUNNING]
         return sql, params
+
+    def request_cancel(self) -> None:
+        """Ask the run to stop: a queued one is `cancelled` at once, a running
+        one stops before its next node (its executor sees the flag within a
+        lease tick, flows/engine/lease.py). A finished run is left as it is."""
+        runs = FlowRun.objects.filter(pk=self.pk)
+        runs.filter(status=FlowRun.Status.QUEUED).update(
+            status=FlowRun.Status.CANCELLED,
+            cancel_requested=True,
+            finished_at=timezone.now(),
+            lease_expires_at=None,
+            error={
+                "node_id": None,
+                "code": "cancelled",
+                "message": "The run was cancelled before it started.",
+            },
+        )
+        runs.filter(status=FlowRun.Status.RUNNING).update(cancel_requested=True)
 
     def as_result(self) -> dict:
         """The run result of DESIGN.md section 4 (duration in milliseconds)."""
@@ -409,6 +477,13 @@ class RunStep(models.Model):
     node_type = models.CharField(max_length=32)
     node_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices)
+    handle = models.CharField(
+        max_length=100,
+        blank=True,
+        default="",
+        help_text="The output a branching node left through; a resumed run "
+        "fires the same edges.",
+    )
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)
     logs = models.JSONField(default=list, blank=True)

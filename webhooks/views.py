@@ -11,7 +11,10 @@ check first, then runs the flow once. The order is part of the contract:
 6. body not JSON, not an object, too deep → 400
 7. over the flow's rate limit → 429 with Retry-After
 8. signed delivery whose webhook-id was already accepted → 409
-9. run the flow: exactly one FlowRun, then answer with its result
+9. run the flow: exactly one FlowRun, then answer with its result; or, when
+   the flow's response mode is "immediately" or the request says
+   `Prefer: respond-async`, store it `queued` for a worker and answer 202
+   `{run_id, status: "queued"}`
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The replay
@@ -32,11 +35,13 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from config.api_errors import ApiError, Conflict, error_response
+from flows.api import prefers_async
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.models import Flow, FlowRun
 from webhooks import limits, signatures
 from webhooks.request_meta import request_meta
-from webhooks.responses import run_response
+from webhooks.responses import queued_response, run_response
 
 
 class MethodNotAllowed(ApiError):
@@ -128,10 +133,11 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     limits.check_rate(str(flow.pk))
     if msg_id is not None:
         _refuse_replay(flow, msg_id)
-    run = run_flow(
-        flow,
-        payload,
-        FlowRun.Trigger.WEBHOOK,
-        request_meta=request_meta(request, len(body)),
-    )
+    meta = request_meta(request, len(body))
+    if flow.webhook_response_mode == Flow.ResponseMode.IMMEDIATELY or prefers_async(
+        request
+    ):
+        run = enqueue_run(flow, payload, FlowRun.Trigger.WEBHOOK, request_meta=meta)
+        return queued_response(run)
+    run = run_flow(flow, payload, FlowRun.Trigger.WEBHOOK, request_meta=meta)
     return run_response(run)

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.utils import timezone
 
+from flows.engine import lease
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
 from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
@@ -39,6 +40,14 @@ from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_tex
 logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
+# How long the final write is retried while the database is unreachable.
+FINAL_WRITE_RETRY_SECONDS = 5.0
+INTERRUPTED = {
+    "node_id": None,
+    "code": "interrupted",
+    "message": "The run was interrupted (its process stopped, or the database "
+    "was unreachable, mid-run).",
+}
 
 
 @dataclass
@@ -114,14 +123,25 @@ def json_text(value: Any) -> str:
 class Execution:
     """One run in progress: results so far, buffered steps, the deadline."""
 
-    def __init__(self, flow: Flow, run: FlowRun, *, deadline: float | None = None):
+    def __init__(
+        self,
+        flow: Flow,
+        run: FlowRun,
+        *,
+        deadline: float | None = None,
+        stored_steps: list[dict] = (),
+    ):
         self.flow = flow
         self.run = run
+        # A background run stores each step as it completes, so that a run
+        # whose worker died resumes after its last stored step.
+        self.step_by_step = run.background
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.fired: set[int] = set()
-        self.steps: list[dict] = []  # RunStep rows, written in batches
-        self.flushed = 0
+        self.steps: list[dict] = list(stored_steps)  # RunStep rows
+        self.flushed = len(self.steps)  # rows already in the database
+        self.done = {row["node_id"]: row for row in stored_steps}
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
@@ -131,9 +151,13 @@ class Execution:
 
     def execute(self) -> FlowRun:
         status, error = FlowRun.Status.SUCCEEDED, None
+        lease.hold(self.run.id)
         try:
             for planned in plan(self.flow):
-                self.step(planned)
+                if planned.node["id"] in self.done:
+                    self.replay(planned)
+                else:
+                    self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
         except Exception:
@@ -144,8 +168,23 @@ class Execution:
                 "code": "internal_error",
                 "message": "The engine failed; the error has been logged.",
             }
+        finally:
+            lease.release(self.run.id)
         self.finish(status, error)
         return self.run
+
+    def replay(self, planned: PlannedNode) -> None:
+        """A node a previous attempt stored: take its output, fire its edges."""
+        row = self.done[planned.node["id"]]
+        if row["status"] != RunStep.Status.SUCCEEDED:
+            return  # skipped; a failed step would have ended that attempt
+        self.results[planned.node["id"]] = row["output"]
+        if planned.kind.type == "response":
+            self.run.response = row["output"]
+        branching = planned.kind.output_handles != (None,)
+        for index, handle in planned.outgoing:
+            if not branching or handle == (row["handle"] or None):
+                self.fired.add(index)
 
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
@@ -153,6 +192,15 @@ class Execution:
         if not all(index in self.fired for index in planned.incoming):
             self.record(node, RunStep.Status.SKIPPED)
             return
+        if lease.is_cancelled(self.run.id):
+            raise RunStopped(
+                FlowRun.Status.CANCELLED,
+                {
+                    "node_id": node_id,
+                    "code": "cancelled",
+                    "message": "The run was cancelled before this node.",
+                },
+            )
         if time.monotonic() >= self.deadline:
             raise RunStopped(
                 FlowRun.Status.TIMED_OUT,
@@ -275,6 +323,7 @@ class Execution:
                 "node_type": node.get("type", ""),
                 "node_name": (node.get("name") or "")[:200],
                 "status": status,
+                "handle": (ctx.handle or "") if ctx else "",
                 "output": output,
                 "error": error,
                 "logs": logs,
@@ -283,7 +332,7 @@ class Execution:
                 "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
             }
         )
-        if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
+        if self.step_by_step or time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
 
     def flush_steps(self) -> None:
@@ -302,18 +351,54 @@ class Execution:
         """
         duration_ms = (time.monotonic() - self.started) * 1000
         steps = self.steps[self.flushed :]
-        try:
-            stored = self.run.finish(
-                status, self.results, error, duration_ms, steps=steps
-            )
-        except (DatabaseError, ValueError, RecursionError):
-            logger.exception("Run %s could not be stored as it ended", self.run.id)
-            self.store_as_unstorable(duration_ms)
-            return
-        if not stored:  # no row to update: the flow, and its runs, were deleted
-            self.store_as_unstorable(duration_ms)
+        give_up = time.monotonic() + FINAL_WRITE_RETRY_SECONDS
+        while True:
+            try:
+                stored = self.run.finish(
+                    status, self.results, error, duration_ms, steps=steps
+                )
+                break
+            except (OperationalError, InterfaceError):
+                # The database is away (a restart, a failover): try again for a
+                # while; the run is still ours as long as its lease holds.
+                connection.close()
+                if time.monotonic() > give_up:
+                    logger.exception("Run %s: the database stayed away", self.run.id)
+                    self.leave_to_supervisor()
+                    return
+                time.sleep(0.2)
+            except (DatabaseError, ValueError, RecursionError):
+                logger.exception("Run %s could not be stored as it ended", self.run.id)
+                self.store_as_unstorable(duration_ms)
+                return
+        if not stored:  # deleted with its flow, or no longer this executor's
+            if not self.taken_over():
+                self.store_as_unstorable(duration_ms)
             return
         self.flushed = len(self.steps)
+
+    def taken_over(self) -> bool:
+        """Whether the supervisor ended the run or gave it to another worker
+        while this executor ran it; if so `self.run` becomes what is stored,
+        so the caller is told what the database says."""
+        stored = (
+            FlowRun.objects.filter(pk=self.run.pk)
+            .values(*FlowRun.FINAL_FIELDS, "attempts", "response")
+            .first()
+        )
+        if stored is None:
+            return False
+        for name, value in stored.items():
+            setattr(self.run, name, value)
+        return True
+
+    def leave_to_supervisor(self) -> None:
+        """The end could not be stored: the row stays `running` until its lease
+        expires and the supervisor marks it `interrupted`, so that is what the
+        caller is told, and what the database will say."""
+        self.run.status = FlowRun.Status.INTERRUPTED
+        self.run.results, self.run.response = {}, None
+        self.run.error = dict(INTERRUPTED)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
         run = self.run
@@ -328,7 +413,9 @@ class Execution:
         run.finished_at, run.duration_ms = timezone.now(), duration_ms
         fields = ["status", "results", "response", "error", "finished_at"]
         try:
-            stored = FlowRun.objects.filter(pk=run.pk).update(
+            stored = FlowRun.objects.filter(
+                pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
+            ).update(
                 duration_ms=duration_ms,
                 **{name: getattr(run, name) for name in fields},
             )

@@ -48,13 +48,16 @@ class Command(BaseCommand):
 
     def tick(self) -> None:
         try:
-            count = supervisor.recover()
+            done = supervisor.recover()
         except DatabaseError:
             logger.warning("Supervisor pass failed; retrying next tick", exc_info=True)
             connection.close()  # a broken connection is not reused
             return
-        if count or self.once:
-            self.stdout.write(f"Ended or resumed {count} stranded run(s).")
+        if done.total or self.once:
+            self.stdout.write(
+                f"Stranded runs: {done.interrupted} interrupted, "
+                f"{done.requeued} resumed, {done.cancelled} cancelled."
+            )
 
     def stop(self, signum, frame) -> None:
         self.stopping = True

@@ -18,11 +18,12 @@ from tests.processes import ROOT, base_env, needs_postgres, wait_until
 
 
 def stranded(**fields) -> FlowRun:
-    run = FlowRunFactory(status=FlowRun.Status.RUNNING, **fields)
-    FlowRun.objects.filter(pk=run.pk).update(
-        created_at=timezone.now() - timedelta(hours=1)
+    """A synchronous run whose process died: still `running`, lease expired."""
+    return FlowRunFactory(
+        status=FlowRun.Status.RUNNING,
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+        **fields,
     )
-    return run
 
 
 def status_of(run: FlowRun) -> str:
@@ -37,8 +38,9 @@ def test_once_makes_one_pass_and_exits():
     call_command("supervise", "--once", stdout=out)
 
     run.refresh_from_db()
+    assert run.status == "interrupted"
     assert run.error["code"] == "interrupted"
-    assert "1 stranded run(s)" in out.getvalue()
+    assert "1 interrupted, 0 resumed, 0 cancelled" in out.getvalue()
 
 
 @needs_postgres
@@ -65,11 +67,8 @@ def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
         private_postgres.restart()
         make_stranded_run = (
             "from tests.factories import FlowRunFactory as F;"
-            "from flows.models import FlowRun;"
-            "from django.utils import timezone; from datetime import timedelta;"
-            "r = F(status='running');"
-            "FlowRun.objects.filter(pk=r.pk).update("
-            "created_at=timezone.now() - timedelta(hours=1));"
+            "from django.utils import timezone;"
+            "r = F(status='running', lease_expires_at=timezone.now());"
             "print(r.pk)"
         )
         made = subprocess.run(
@@ -89,7 +88,9 @@ def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
                 ).fetchone()
             return row[0]
 
-        assert wait_until(lambda: status() == "failed", 10, interval=0.2), made.stdout
+        assert wait_until(lambda: status() == "interrupted", 10, interval=0.2), (
+            made.stdout
+        )
         assert supervisor.poll() is None
     finally:
         supervisor.kill()
