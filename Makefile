@@ -33,6 +33,7 @@ run: $(VENV)/.installed .env
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 
 format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
@@ -41,6 +42,13 @@ format: $(VENV)/.installed
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
 	WEIR_TESTING=1 $(BIN)/pytest $(PYTEST_ARGS)
+	@# The run store has one function per backend where SQL differs: on
+	@# PostgreSQL (CI), its tests run once more on SQLite so both are covered.
+	@case "$$DATABASE_URL" in postgres*) \
+		echo "tests/flows/engine/test_store.py again on SQLite"; \
+		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
+			$(BIN)/pytest tests/flows/engine/test_store.py -q;; \
+	esac
 
 bench-engine: $(VENV)/.installed
 	WEIR_TESTING=1 $(PY) bench/engine.py

@@ -9,14 +9,14 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
 from agents.tools import Toolbox
-from config.api_errors import GatewayTimeout, UpstreamError
+from config.http.errors import GatewayTimeout, UpstreamError
+from config.http.pagination import PagePagination
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -34,14 +34,6 @@ class AgentSerializer(serializers.ModelSerializer):
             {"name": spec.name, "title": spec.title, "description": spec.description}
             for spec in Toolbox.for_agent(agent).specs
         ]
-
-
-class ConversationPagination(PageNumberPagination):
-    """Like a flow's run history: 20 to a page, `?page=2`, `?page_size=` up to 100."""
-
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
 
 
 def messages_with_run_owner() -> Prefetch:
@@ -176,7 +168,7 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(ChatReplySerializer(reply).data)
 
     @extend_schema(responses=ConversationSerializer(many=True))
-    @action(detail=True, methods=["get"], pagination_class=ConversationPagination)
+    @action(detail=True, methods=["get"], pagination_class=PagePagination)
     def conversations(self, request, pk=None):
         """The caller's conversations with this agent, most recent first, 20 to a
         page (`?page=2`)."""
@@ -203,7 +195,7 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
 class ConversationViewSet(viewsets.ReadOnlyModelViewSet):
     """The caller's own conversations (20 to a page); anyone else's do not exist."""
 
-    pagination_class = ConversationPagination
+    pagination_class = PagePagination
 
     def get_queryset(self):
         conversations = Conversation.objects.for_user(self.request.user)

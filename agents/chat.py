@@ -196,15 +196,7 @@ class _Turn:
         return min(limit, remaining)
 
     def _run_tool(self, call) -> None:
-        outcome = self.toolbox.call(
-            call,
-            meta={
-                "agent_id": str(self.agent.pk),
-                "conversation_id": str(self.conversation.pk),
-                "agent_depth": self.depth + 1,
-            },
-            deadline=self.deadline,
-        )
+        outcome = self.toolbox.call(call, depth=self.depth + 1, deadline=self.deadline)
         self._record_tool(call, outcome)
 
     def _refuse_tool(self, call) -> None:

@@ -90,10 +90,12 @@ class Toolbox:
         return cls(agent.usable_tools())
 
     def call(
-        self, call: ToolCall, *, meta: dict, deadline: float | None = None
+        self, call: ToolCall, *, depth: int, deadline: float | None = None
     ) -> ToolOutcome:
         """Run the flow behind `call.name` with `call.arguments` as its input.
 
+        `depth` is the calling agent's depth plus one: an agent node inside the
+        flow passes it on, so agents calling agents stop at MAX_AGENT_DEPTH.
         `deadline` (a `time.monotonic()` value) ends the run early, as
         `timed_out`, when the caller has less time left than a run normally gets.
         """
@@ -106,7 +108,7 @@ class Toolbox:
             return refusal("invalid_arguments", "Tool arguments must be a JSON object.")
         try:
             run = run_flow(
-                flow, call.arguments, "agent", request_meta=meta, deadline=deadline
+                flow, call.arguments, "agent", deadline=deadline, depth=depth
             )
         except Exception:
             # run_flow reports node failures in the run; this is a bug elsewhere,

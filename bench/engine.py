@@ -38,6 +38,7 @@ from django.db import connection  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
 from flows import sandbox  # noqa: E402
+from flows.demo import webhook_code_graph  # noqa: E402
 from flows.engine import run_flow  # noqa: E402
 from flows.engine.runner import Execution  # noqa: E402
 from flows.models import Flow, FlowRun  # noqa: E402
@@ -105,16 +106,7 @@ def transform_chain(owner, length: int) -> Flow:
 
 
 def code_flow(owner) -> Flow:
-    nodes = [
-        node("trigger", "webhook", method="POST"),
-        node(
-            "greet",
-            "code",
-            language="javascript",
-            code="return {greeting: 'hi ' + input.name};",
-        ),
-    ]
-    edges = [{"id": "e1", "source": "trigger", "target": "greet", "sourceHandle": None}]
+    nodes, edges = webhook_code_graph("return {greeting: 'hi ' + input.name};")
     return Flow.objects.create(owner=owner, name="code", nodes=nodes, edges=edges)
 
 

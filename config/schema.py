@@ -6,7 +6,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 class SessionCookieScheme(OpenApiAuthenticationExtension):
     """The API's session cookie (plus the X-CSRFToken header on unsafe methods)."""
 
-    target_class = "config.authentication.SessionAuthentication401"
+    target_class = "config.accounts.authentication.SessionAuthentication401"
     name = "cookieAuth"
 
     def get_security_definition(self, auto_schema):

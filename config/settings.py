@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "config.accounts",
     "django_tasks",
     "django_tasks_db",
     "flows",
@@ -63,7 +64,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.api_errors.ApiErrorMiddleware",
+    "config.http.handlers.ApiErrorMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -162,14 +163,14 @@ if env.bool("BEHIND_TLS_PROXY", default=False):
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.authentication.SessionAuthentication401"
+        "config.accounts.authentication.SessionAuthentication401"
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.http.parsers.JSONParser"],
     # Escape non-ASCII in answers: a stored odd string can never break one.
     "UNICODE_JSON": False,
-    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "config.http.handlers.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -259,4 +260,4 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
 }
-CSRF_FAILURE_VIEW = "config.api_errors.csrf_failure"
+CSRF_FAILURE_VIEW = "config.http.handlers.csrf_failure"

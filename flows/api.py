@@ -6,10 +6,10 @@ from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from config.api_errors import PreconditionFailed, ValidationFailed
+from config.http.errors import PreconditionFailed, ValidationFailed
+from config.http.pagination import PagePagination
 from flows.engine import run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
@@ -166,12 +166,6 @@ class RunResultSerializer(serializers.Serializer):
     error = serializers.DictField(allow_null=True)
 
 
-class RunPagination(PageNumberPagination):
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
-
-
 def parse_if_match(header: str) -> int | None:
     """`"3"`, `W/"3"` or `3` → 3; `*` or nothing → None; anything else is stale."""
     value = header.strip()
@@ -259,7 +253,7 @@ class FlowViewSet(viewsets.ModelViewSet):
         return Response(run.as_result())
 
     @extend_schema(responses=RunSummarySerializer(many=True))
-    @action(detail=True, methods=["get"], pagination_class=RunPagination)
+    @action(detail=True, methods=["get"], pagination_class=PagePagination)
     def runs(self, request, pk=None):
         """The flow's runs, newest first, 20 to a page (`?page=2`)."""
         flow = self.get_object()

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Iterable
 
 from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS
 
 from flows.nodes import get_kind
 
@@ -40,6 +42,22 @@ class GraphErrors:
     def as_details(self) -> dict:
         sections = {"graph": self.graph, "nodes": self.nodes, "edges": self.edges}
         return {key: value for key, value in sections.items() if value}
+
+    def by_field(self) -> dict[str, list[str]]:
+        """The problems as a model's ValidationError wants them: by field name."""
+        fields: dict[str, list[str]] = {}
+        for problem in self.graph:
+            field = problem["field"] if problem["field"] in ("nodes", "edges") else ""
+            fields.setdefault(field or NON_FIELD_ERRORS, []).append(problem["message"])
+        for field, kind, problems in (
+            ("nodes", "Node", self.nodes),
+            ("edges", "Edge", self.edges),
+        ):
+            for problem in problems:
+                fields.setdefault(field, []).append(
+                    f"{kind} {problem['index']}: {problem['message']}"
+                )
+        return fields
 
     def summary(self) -> str:
         first = (self.graph or self.nodes or self.edges)[0]
@@ -166,21 +184,34 @@ def _check_edges(
     return links
 
 
-def _check_cycles(nodes_by_id: dict, links: list, errors: GraphErrors) -> None:
-    """Kahn's algorithm; any node left over sits on a cycle."""
-    indegree = dict.fromkeys(nodes_by_id, 0)
-    outgoing: dict[str, list[str]] = {node_id: [] for node_id in nodes_by_id}
+def topological_order(
+    node_ids: Iterable[str], links: Iterable[tuple[str, str]]
+) -> list[str]:
+    """`node_ids` in an order where every link's source comes before its target.
+
+    Kahn's algorithm; ties keep the order of `node_ids`. A node on a cycle, or
+    downstream of one, never becomes ready, so it is missing from the result.
+    """
+    indegree = dict.fromkeys(node_ids, 0)
+    outgoing: dict[str, list[str]] = {node_id: [] for node_id in indegree}
     for source, target in links:
         outgoing[source].append(target)
         indegree[target] += 1
     ready = deque(node_id for node_id, degree in indegree.items() if degree == 0)
+    order = []
     while ready:
         node_id = ready.popleft()
+        order.append(node_id)
         for target in outgoing[node_id]:
             indegree[target] -= 1
             if indegree[target] == 0:
                 ready.append(target)
-    on_cycle = [node_id for node_id, degree in indegree.items() if degree > 0]
+    return order
+
+
+def _check_cycles(nodes_by_id: dict, links: list, errors: GraphErrors) -> None:
+    ordered = set(topological_order(nodes_by_id, links))
+    on_cycle = [node_id for node_id in nodes_by_id if node_id not in ordered]
     if on_cycle:
         errors.whole(
             "edges",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from datetime import timedelta
 
 from django.conf import settings
-from django.db import connections, models, router, transaction
+from django.core.exceptions import ValidationError
+from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
@@ -18,26 +17,6 @@ class FlowQuerySet(models.QuerySet):
         if not user.is_authenticated:
             return self.none()
         return self.filter(owner=user)
-
-    def webhook_target(self, pk: uuid.UUID) -> Flow | None:
-        """The flow with this id if its webhook is enabled, else None.
-
-        Loads only what a webhook and its run read; any other field loads on
-        first access (one query). A hand-written SELECT through `raw()`, because
-        this runs on every webhook and `get()` spends about 0.2 ms of CPU more
-        compiling the query than `raw()` does (bench/README.md, "Webhook").
-        """
-        connection = connections[self.db]
-        quote = connection.ops.quote_name
-        fields = [Flow._meta.get_field(name) for name in Flow.WEBHOOK_FIELDS]
-        sql = "SELECT {} FROM {} WHERE {} = %s AND {}".format(
-            ", ".join(quote(field.column) for field in fields),
-            quote(Flow._meta.db_table),
-            quote(Flow._meta.pk.column),
-            quote(Flow._meta.get_field("webhook_enabled").column),
-        )
-        params = [Flow._meta.pk.get_db_prep_value(pk, connection)]
-        return next(iter(self.raw(sql, params)), None)
 
 
 class Flow(models.Model):
@@ -87,18 +66,6 @@ class Flow(models.Model):
 
     objects = FlowQuerySet.as_manager()
 
-    # What `Flow.objects.webhook_target` loads: the webhook's checks and the run.
-    WEBHOOK_FIELDS = (
-        "id",
-        "owner",
-        "version",
-        "nodes",
-        "edges",
-        "webhook_enabled",
-        "webhook_secret",
-        "webhook_response_mode",
-    )
-
     class Meta:
         ordering = ["-created_at"]
         indexes = [
@@ -113,6 +80,14 @@ class Flow(models.Model):
 
     def get_absolute_url(self):
         return reverse("flows:builder", args=[self.id])
+
+    def clean(self):
+        """Refuse a broken graph (the admin's form) with the API's messages."""
+        from flows.graph import validate_graph  # node kinds import models
+
+        errors = validate_graph(self.nodes, self.edges)
+        if errors:
+            raise ValidationError(errors.by_field())
 
     @property
     def webhook_path(self) -> str:
@@ -137,64 +112,6 @@ class FlowRunQuerySet(models.QuerySet):
             lease_expires_at__lt=timezone.now(),
         )
 
-    def start(
-        self, flow: Flow, trigger: str, input: dict, request_meta: dict
-    ) -> FlowRun:
-        """A new run of `flow`, stored already `running` (one INSERT).
-
-        Runs start in the caller's thread the moment they are created, so they
-        are never stored `queued` first: that was a second write and a second
-        commit per run for a state nobody could observe for long. The INSERT is
-        written by hand (no `save()`, so no signals; nothing listens to them):
-        `create()` spent about 0.2 ms of CPU compiling it, more than the
-        database spent running it (bench/README.md, "Webhook").
-        """
-        now = timezone.now()
-        run = FlowRun(
-            flow=flow,
-            flow_version=flow.version,
-            trigger=trigger,
-            status=FlowRun.Status.RUNNING,
-            input=input,
-            request_meta=request_meta,
-            created_at=now,
-            started_at=now,
-            lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
-            attempts=1,
-        )
-        db = self._db or router.db_for_write(FlowRun)
-        connection = connections[db]
-        quote = connection.ops.quote_name
-        fields = FlowRun._meta.concrete_fields
-        sql = "INSERT INTO {} ({}) VALUES ({})".format(
-            quote(FlowRun._meta.db_table),
-            ", ".join(quote(field.column) for field in fields),
-            ", ".join(["%s"] * len(fields)),
-        )
-        params = [
-            field.get_db_prep_save(getattr(run, field.attname), connection)
-            for field in fields
-        ]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-        run._state.adding = False
-        run._state.db = db
-        return run
-
-    def mark_interrupted(self) -> int:
-        """End these runs `interrupted`; returns how many."""
-        now = timezone.now()
-        return self.update(
-            status=FlowRun.Status.INTERRUPTED,
-            lease_expires_at=None,
-            finished_at=now,
-            error={
-                "node_id": None,
-                "code": "interrupted",
-                "message": "The run was interrupted (the server stopped mid-run).",
-            },
-        )
-
 
 class FlowRun(models.Model):
     """One execution of a flow: what started it, its input, its steps and its result."""
@@ -213,24 +130,6 @@ class FlowRun(models.Model):
         TIMED_OUT = "timed_out"
         CANCELLED = "cancelled"
         INTERRUPTED = "interrupted"
-
-    FINISHED = (
-        Status.SUCCEEDED,
-        Status.FAILED,
-        Status.TIMED_OUT,
-        Status.CANCELLED,
-        Status.INTERRUPTED,
-    )
-    # What `finish` writes.
-    FINAL_FIELDS = (
-        "lease_expires_at",
-        "status",
-        "results",
-        "error",
-        "response",
-        "finished_at",
-        "duration_ms",
-    )
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="runs")
@@ -296,76 +195,6 @@ class FlowRun(models.Model):
     def success(self) -> bool:
         return self.status == self.Status.SUCCEEDED
 
-    def finish(
-        self,
-        status: str,
-        results: dict,
-        error: dict | None,
-        duration_ms: float,
-        *,
-        steps: Sequence[dict] = (),
-    ) -> bool:
-        """Store the final state and the run's last step rows, atomically.
-
-        False when there was no row to update: the run was deleted with its
-        flow, or this executor no longer holds it (see `_final_update`).
-
-        `response` was set on the instance by its node. On PostgreSQL this is one
-        statement (the steps' INSERT in the UPDATE's `WITH` clause): one round
-        trip and one commit instead of four round trips (BEGIN, INSERT, UPDATE,
-        COMMIT). Elsewhere it is a transaction of the two. The UPDATE is
-        written by hand: `save(update_fields=...)` spent more CPU compiling it
-        than the database spent running it (bench/README.md, "Webhook").
-        """
-        self.status = status
-        self.results = results
-        self.error = error
-        self.finished_at = timezone.now()
-        self.duration_ms = duration_ms
-        self.lease_expires_at = None
-        connection = connections[self._state.db or router.db_for_write(FlowRun)]
-        step_rows = RunStep.objects.using(connection.alias)
-        sql, params = self._final_update(connection)
-        if steps and connection.vendor == "postgresql" and len(steps) <= 5000:
-            # At 12 parameters a row, 5000 rows stay below the 65535 parameters a
-            # statement may have when psycopg binds them on the server; a bigger
-            # batch (a flow past FLOW_MAX_NODES, saved through the admin) takes
-            # the transaction below.
-            steps_sql, steps_params = step_rows.insert_statement(steps)
-            sql = f"WITH steps AS ({steps_sql}) {sql}"
-            params = steps_params + params
-        elif steps:
-            with transaction.atomic(using=connection.alias):
-                step_rows.insert_rows(steps)
-                with connection.cursor() as cursor:
-                    cursor.execute(sql, params)
-                    return cursor.rowcount > 0
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.rowcount > 0
-
-    def _final_update(self, connection) -> tuple[str, list]:
-        quote = connection.ops.quote_name
-        fields = [self._meta.get_field(name) for name in self.FINAL_FIELDS]
-        pk = self._meta.pk
-        # Fenced: only the executor that holds the run may end it. The
-        # supervisor may have interrupted it (lease expired) or handed it to
-        # another worker (`attempts` went up) meanwhile.
-        sql = "UPDATE {} SET {} WHERE {} = %s AND {} = %s AND {} = %s".format(
-            quote(self._meta.db_table),
-            ", ".join(f"{quote(field.column)} = %s" for field in fields),
-            quote(pk.column),
-            quote("attempts"),
-            quote("status"),
-        )
-        params = [
-            field.get_db_prep_save(getattr(self, field.attname), connection)
-            for field in fields
-        ]
-        params.append(pk.get_db_prep_value(self.pk, connection))
-        params += [self.attempts, FlowRun.Status.RUNNING]
-        return sql, params
-
     def request_cancel(self) -> None:
         """Ask the run to stop: a queued one is `cancelled` at once, a running
         one stops before its next node (its executor sees the flag within a
@@ -394,65 +223,6 @@ class FlowRun(models.Model):
             "duration": self.duration_ms,
             "error": self.error,
         }
-
-
-class RunStepQuerySet(models.QuerySet):
-    """Step rows are written by hand: `bulk_create` compiles every row through
-    the ORM, about 100 µs a row, and the engine writes a row per node."""
-
-    def insert_rows(self, rows: list[dict]) -> None:
-        """Insert step rows (dicts keyed by field attname) in one `executemany`."""
-        if not rows:
-            return
-        head, row_sql, prepare = self._insert_parts()
-        with connections[self.db].cursor() as cursor:
-            cursor.executemany(head + row_sql, [prepare(row) for row in rows])
-
-    def insert_statement(self, rows: list[dict]) -> tuple[str, list]:
-        """One multi-row `INSERT` of these step rows: its SQL and parameters."""
-        head, row_sql, prepare = self._insert_parts()
-        params = [value for row in rows for value in prepare(row)]
-        return head + ", ".join([row_sql] * len(rows)), params
-
-    def _insert_parts(self):
-        """`INSERT INTO ... VALUES `, one row's placeholders, and a function
-        from a row to its prepared values."""
-        connection = connections[self.db]
-        fields = _step_fields()
-        quote = connection.ops.quote_name
-        head = "INSERT INTO {} ({}) VALUES ".format(
-            quote(RunStep._meta.db_table),
-            ", ".join(quote(field.column) for field in fields),
-        )
-        row_sql = "({})".format(", ".join(["%s"] * len(fields)))
-        preparers = [
-            (field.attname, _preparer(field, connection), field.get_default())
-            for field in fields
-        ]
-
-        def prepare(row: dict) -> list:
-            return [
-                prepare(row.get(name, default)) for name, prepare, default in preparers
-            ]
-
-        return head, row_sql, prepare
-
-
-def _step_fields() -> list:
-    return [field for field in RunStep._meta.concrete_fields if not field.primary_key]
-
-
-def _preparer(field, connection):
-    """The cheapest correct conversion of one field's values for the database."""
-    if isinstance(field, models.JSONField):
-        adapt_json, encoder = connection.ops.adapt_json_value, field.encoder
-        return lambda value: None if value is None else adapt_json(value, encoder)
-    if isinstance(field, models.DateTimeField):
-        adapt_datetime = connection.ops.adapt_datetimefield_value
-        return lambda value: None if value is None else adapt_datetime(value)
-    if isinstance(field, models.ForeignKey):
-        return lambda value: field.get_db_prep_save(value, connection)
-    return lambda value: value
 
 
 class RunStep(models.Model):
@@ -490,8 +260,6 @@ class RunStep(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
-
-    objects = RunStepQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "position"]

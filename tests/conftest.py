@@ -9,9 +9,10 @@ from rest_framework.test import APIClient
 
 from tests.factories import FlowFactory, UserFactory
 
-# The LLM protocol server (`llm_server`) for agent and chat-page tests; real
-# gunicorn, worker and PostgreSQL processes (`processes`, `engine`) for fault tests.
-pytest_plugins = ["tests.llm_server", "tests.processes"]
+# The LLM protocol server (`llm_server`) for agent and chat-page tests, a
+# loopback HTTP server; real gunicorn, worker and PostgreSQL processes
+# (`processes`, `engine`) for fault tests.
+pytest_plugins = ["tests.llm_server", "tests.http_server", "tests.processes"]
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +69,14 @@ def alice_flow(alice):
 @pytest.fixture
 def bob_flow(bob):
     return FlowFactory(owner=bob, name="Bob's flow")
+
+
+@pytest.fixture
+def node_registry():
+    """The node registry, restored afterwards: a test may register its own kinds."""
+    from flows.nodes import NODE_KINDS
+
+    saved = dict(NODE_KINDS)
+    yield NODE_KINDS
+    NODE_KINDS.clear()
+    NODE_KINDS.update(saved)

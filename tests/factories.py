@@ -1,4 +1,8 @@
-"""factory-boy factories shared by the whole suite."""
+"""factory-boy factories shared by the whole suite.
+
+The default flow is the demo graph (`flows.demo.webhook_code_graph`): a webhook
+trigger feeding one code node, re-exported here for the tests that build it.
+"""
 
 from __future__ import annotations
 
@@ -6,31 +10,10 @@ import factory
 from django.contrib.auth import get_user_model
 
 from agents.models import Agent
+from flows.demo import webhook_code_graph
 from flows.models import Flow, FlowRun
 
 PASSWORD = "correct horse battery staple"
-
-
-def webhook_code_graph(code="return {greeting: 'hi ' + input.name};"):
-    """The smallest useful flow: a webhook trigger feeding one code node."""
-    nodes = [
-        {
-            "id": "trigger",
-            "type": "webhook",
-            "name": "Webhook",
-            "position": {"x": 40, "y": 80},
-            "data": {"method": "POST"},
-        },
-        {
-            "id": "greet",
-            "type": "code",
-            "name": "Greet",
-            "position": {"x": 300, "y": 80},
-            "data": {"language": "javascript", "code": code},
-        },
-    ]
-    edges = [{"id": "e1", "source": "trigger", "target": "greet", "sourceHandle": None}]
-    return nodes, edges
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -1,6 +1,6 @@
 """What a webhook request must satisfy before it may start a run.
 
-Each check raises one of the API's errors (config/api_errors.py) and costs as
+Each check raises one of the API's errors (config/http/errors.py) and costs as
 little as possible: the size is refused from `Content-Length` before any byte of
 the body is read, and the JSON checks that walk the payload only run when a
 cheap scan of the raw bytes says they could find something.
@@ -14,8 +14,8 @@ import math
 from django.conf import settings
 from django.http import HttpRequest
 
-from config import ratelimit
-from config.api_errors import (
+from config.http import ratelimit
+from config.http.errors import (
     InvalidJson,
     PayloadTooLarge,
     Throttled,

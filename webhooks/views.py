@@ -20,67 +20,33 @@ Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The replay
 check comes last so a sender retrying after a 429 with the same webhook-id is
 not refused as a replay. Sessions and CSRF play no part: a signed-in browser
-gets exactly what any other client gets.
+gets exactly what any other client gets. Refusals are raised as the API's
+errors; `config.http.handlers.ApiErrorMiddleware` writes them in the envelope.
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from config.api_errors import ApiError, Conflict, error_response
+from config.http.errors import (
+    Conflict,
+    MethodNotAllowed,
+    NotAuthenticated,
+    NotFound,
+)
 from flows.api import prefers_async
-from flows.engine import run_flow
+from flows.engine import run_flow, store
 from flows.engine.background import enqueue_run
 from flows.models import Flow, FlowRun
 from webhooks import limits, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import queued_response, run_response
-
-
-class MethodNotAllowed(ApiError):
-    status_code = 405
-    default_code = "method_not_allowed"
-    default_detail = "Webhooks accept POST only."
-
-    def __init__(self):
-        super().__init__(headers={"Allow": "POST"})
-
-
-class NotFound(ApiError):
-    status_code = 404
-    default_code = "not_found"
-    default_detail = "Not found."
-
-
-class BadSignature(ApiError):
-    status_code = 401
-    default_code = "not_authenticated"
-
-
-def renders_api_errors(view):
-    """Plain views raise the API's errors too; this writes them in the envelope."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except ApiError as exc:
-            return error_response(
-                exc.status_code,
-                exc.error_code,
-                str(exc.detail),
-                details=exc.details,
-                headers=exc.headers,
-            )
-
-    return wrapper
 
 
 def _webhook_flow(flow_id: str) -> Flow:
@@ -89,7 +55,7 @@ def _webhook_flow(flow_id: str) -> Flow:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise NotFound() from None
-    flow = Flow.objects.webhook_target(pk)
+    flow = store.webhook_target(pk)
     if flow is None:
         raise NotFound()
     return flow
@@ -102,7 +68,7 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
     try:
         return signatures.verify(flow.webhook_secret, request.headers, body)
     except signatures.SignatureError as exc:
-        raise BadSignature(str(exc)) from None
+        raise NotAuthenticated(str(exc)) from None
 
 
 def _refuse_replay(flow: Flow, msg_id: str) -> None:
@@ -121,11 +87,10 @@ def _refuse_replay(flow: Flow, msg_id: str) -> None:
 
 
 @csrf_exempt
-@renders_api_errors
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     flow = _webhook_flow(flow_id)
     if request.method != "POST":
-        raise MethodNotAllowed()
+        raise MethodNotAllowed(["POST"], "Webhooks accept POST only.")
     limits.check_content_type(request)
     body = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     msg_id = _verify_signature(flow, request, body)

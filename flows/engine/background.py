@@ -1,7 +1,7 @@
 """Background runs: stored `queued`, executed by a worker through the task engine.
 
 `enqueue_run` stores the run and hands its id to Django's tasks framework
-(`flows.tasks.execute_run`); a worker calls `execute_queued`, which claims the
+(the task `execute_run`); a worker calls `execute_queued`, which claims the
 run with one conditional UPDATE (`queued` -> `running`, `attempts` + 1), so a
 task delivered twice, or re-enqueued by the supervisor while a first copy
 waits, executes the run once. Each step is stored as it completes; a run whose
@@ -18,6 +18,7 @@ from datetime import timedelta
 from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django_tasks import task
 
 from flows.engine import lease
 from flows.engine.runner import Execution
@@ -63,8 +64,6 @@ def enqueue_run(
     (Redis away); the run then stays `queued` and the supervisor enqueues it
     again after QUEUED_RECHECK_SECONDS.
     """
-    from flows.tasks import execute_run
-
     run = FlowRun.objects.create(
         flow=flow,
         flow_version=flow.version,
@@ -108,3 +107,9 @@ def execute_queued(run_id: str) -> str | None:
         logger.info("Run %s resumes after %d stored step(s)", run_id, len(stored))
     Execution(run.flow, run, stored_steps=stored).execute()
     return run.status
+
+
+@task
+def execute_run(run_id: str) -> str | None:
+    """The task a worker runs: execute the queued background run `run_id`."""
+    return execute_queued(run_id)

@@ -11,7 +11,7 @@ waiting in a queue), then updated once with its final state. Step rows are
 buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
 during a long run), because a row per node would cost more than the engine
 itself; a crash mid-run therefore leaves a visibly `running` run for
-`sweep_stale_runs` to mark `interrupted`.
+the supervisor to resume or mark `interrupted` once its lease expires.
 
 What is stored must be storable (flows/storable.py): a run's input and every
 node's output are checked, and a final write that still fails (a flow deleted
@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +31,8 @@ from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from flows.engine import lease
+from flows.engine import lease, store
+from flows.graph import topological_order
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
 from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
@@ -75,28 +75,18 @@ def plan(flow: Flow) -> list[PlannedNode]:
         if kind is None:
             raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
         nodes[node["id"]] = PlannedNode(node, kind, [], [])
-    indegree = dict.fromkeys(nodes, 0)
-    targets: dict[str, list[str]] = {node_id: [] for node_id in nodes}
+    links = []
     for index, edge in enumerate(flow.edges):
         source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
         if source is None or target is None:
             raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
         source.outgoing.append((index, edge.get("sourceHandle")))
         target.incoming.append(index)
-        targets[edge["source"]].append(edge["target"])
-        indegree[edge["target"]] += 1
-    ready = deque(node_id for node_id, degree in indegree.items() if degree == 0)
-    order = []
-    while ready:
-        node_id = ready.popleft()
-        order.append(nodes[node_id])
-        for target in targets[node_id]:
-            indegree[target] -= 1
-            if indegree[target] == 0:
-                ready.append(target)
+        links.append((edge["source"], edge["target"]))
+    order = topological_order(nodes, links)
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")
-    return order
+    return [nodes[node_id] for node_id in order]
 
 
 def _invalid(node_id, message: str) -> RunStopped:
@@ -129,10 +119,12 @@ class Execution:
         run: FlowRun,
         *,
         deadline: float | None = None,
+        depth: int = 0,
         stored_steps: list[dict] = (),
     ):
         self.flow = flow
         self.run = run
+        self.depth = depth
         # A background run stores each step as it completes, so that a run
         # whose worker died resumes after its last stored step.
         self.step_by_step = run.background
@@ -212,22 +204,19 @@ class Execution:
                 },
             )
         ctx = NodeContext(
-            flow=self.flow,
-            run=self.run,
-            node=node,
+            owner_id=self.flow.owner_id,
             input=self.run.input,
             prev=self.prev(planned),
             results=self.results,
             deadline=self.deadline,
+            depth=self.depth,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
-        response_before = self.run.response
         try:
             output = planned.kind.run(node.get("data") or {}, ctx)
             self.check_size(output)
         except Exception as exception:
-            self.run.response = response_before  # a failed node answers nothing
             failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
@@ -247,6 +236,8 @@ class Execution:
             )
             raise RunStopped(status, error) from failure
         self.results[node_id] = output
+        if planned.kind.sets_response:  # only a node that succeeded answers
+            self.run.response = output
         self.record(
             node,
             RunStep.Status.SUCCEEDED,
@@ -336,7 +327,7 @@ class Execution:
             self.flush_steps()
 
     def flush_steps(self) -> None:
-        RunStep.objects.insert_rows(self.steps[self.flushed :])
+        store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
 
@@ -354,8 +345,8 @@ class Execution:
         give_up = time.monotonic() + FINAL_WRITE_RETRY_SECONDS
         while True:
             try:
-                stored = self.run.finish(
-                    status, self.results, error, duration_ms, steps=steps
+                stored = store.finish_run(
+                    self.run, status, self.results, error, duration_ms, steps=steps
                 )
                 break
             except (OperationalError, InterfaceError):
@@ -383,7 +374,7 @@ class Execution:
         so the caller is told what the database says."""
         stored = (
             FlowRun.objects.filter(pk=self.run.pk)
-            .values(*FlowRun.FINAL_FIELDS, "attempts", "response")
+            .values(*store.FINAL_FIELDS, "attempts")
             .first()
         )
         if stored is None:
@@ -401,29 +392,13 @@ class Execution:
         self.run.error = dict(INTERRUPTED)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
-        run = self.run
-        run.status = FlowRun.Status.FAILED
-        run.results, run.response = {}, None
-        run.error = {
-            "node_id": None,
-            "code": "unstorable_output",
-            "message": "The run ended but its results could not be stored, so they "
-            "were dropped. The error has been logged.",
-        }
-        run.finished_at, run.duration_ms = timezone.now(), duration_ms
-        fields = ["status", "results", "response", "error", "finished_at"]
         try:
-            stored = FlowRun.objects.filter(
-                pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
-            ).update(
-                duration_ms=duration_ms,
-                **{name: getattr(run, name) for name in fields},
-            )
+            stored = store.mark_unstorable(self.run, duration_ms)
         except DatabaseError:
-            logger.exception("Run %s could not be marked failed either", run.id)
-            return  # still `running` in the database: sweep_stale_runs ends it
+            logger.exception("Run %s could not be marked failed either", self.run.id)
+            return  # still `running`: the supervisor ends it when its lease expires
         if not stored:
-            run.error = {
+            self.run.error = {
                 "node_id": None,
                 "code": "flow_deleted",
                 "message": "The flow was deleted while it ran; the run was not kept.",
@@ -437,21 +412,25 @@ def run_flow(
     *,
     request_meta: dict | None = None,
     deadline: float | None = None,
+    depth: int = 0,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
     Never raises for a node failure: the run ends `failed` or `timed_out` and
     `run.as_result()` describes it. Runs synchronously in the caller's thread.
+    `request_meta` holds safe facts about the triggering HTTP request only.
     `deadline` (a `time.monotonic()` value) ends the run sooner than
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
+    `depth` counts the agents waiting above this run (an agent's tool call
+    passes its own depth + 1); nodes read it from their context.
     """
     try:
         check_storable(input, what="The run's input")
         refused = None
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
-    run = FlowRun.objects.start(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline)
+    run = store.start_run(flow, trigger, input, request_meta or {})
+    execution = Execution(flow, run, deadline=deadline, depth=depth)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from flows.engine.background import queued_lease
+from flows.engine import store
+from flows.engine.background import execute_run, queued_lease
 from flows.models import FlowRun
 
 CANCELLED = {
@@ -44,8 +45,6 @@ class Recovery:
 
 
 def recover() -> Recovery:
-    from flows.tasks import execute_run
-
     done = Recovery()
     expired = FlowRun.objects.lease_expired()
     done.cancelled = expired.filter(cancel_requested=True).update(
@@ -54,7 +53,7 @@ def recover() -> Recovery:
         lease_expires_at=None,
         error=CANCELLED,
     )
-    done.interrupted = expired.filter(background=False).mark_interrupted()
+    done.interrupted = store.mark_interrupted(expired.filter(background=False))
     for run_id in expired.filter(background=True).values_list("pk", flat=True):
         # Conditional on the lease still being expired: of two supervisors
         # racing here, one re-enqueues.

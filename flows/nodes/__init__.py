@@ -1,13 +1,15 @@
 """The node registry: every kind a flow may use, by its `type` name.
 
-A kind is a `NodeKind` subclass in its own module; adding one means adding its
-instance to `ALL_KINDS` below. The graph validator and the engine both look kinds
-up here, so a registered kind is checked at save time and runnable at once.
+A kind is a `NodeKind` subclass in its own module. The built-in kinds below are
+registered when this package is imported; an app adds its own with `register`
+from its `AppConfig.ready()` (agents adds the `agent` kind that way), so flows
+never imports the apps that extend it. The graph validator, the engine and the
+builder's palette all read the registry when they run, so a registered kind is
+checked at save time, runnable and offered in the builder at once.
 """
 
 from __future__ import annotations
 
-from flows.nodes.agent import AgentNode
 from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
@@ -17,30 +19,55 @@ from flows.nodes.response import ResponseNode
 from flows.nodes.transform import TransformNode
 from flows.nodes.webhook import WebhookNode
 
-ALL_KINDS: list[NodeKind] = [
-    WebhookNode(),
-    CodeNode(),
-    ConditionNode(),
-    TransformNode(),
-    HttpRequestNode(),
-    AgentNode(),
-    DelayNode(),
-    ResponseNode(),
-]
+NODE_KINDS: dict[str, NodeKind] = {}
 
-NODE_KINDS: dict[str, NodeKind] = {kind.type: kind for kind in ALL_KINDS}
+
+class DuplicateNodeKind(Exception):
+    """A second kind claimed a `type` name that is already registered."""
+
+
+def register(kind: NodeKind) -> NodeKind:
+    """Make `kind` available to flows under `kind.type`; a taken name is refused.
+
+    Refusing (rather than replacing) keeps one app from silently changing what
+    another's saved flows do.
+    """
+    if not kind.type:
+        raise ValueError(f"{type(kind).__name__} has no `type` name.")
+    if kind.type in NODE_KINDS:
+        raise DuplicateNodeKind(
+            f"Node type {kind.type!r} is already registered "
+            f"by {type(NODE_KINDS[kind.type]).__name__}."
+        )
+    NODE_KINDS[kind.type] = kind
+    return kind
 
 
 def get_kind(type_name: str) -> NodeKind | None:
     return NODE_KINDS.get(type_name)
 
 
+BUILTIN_KINDS: tuple[NodeKind, ...] = (
+    WebhookNode(),
+    CodeNode(),
+    ConditionNode(),
+    TransformNode(),
+    HttpRequestNode(),
+    DelayNode(),
+    ResponseNode(),
+)
+for builtin in BUILTIN_KINDS:
+    register(builtin)
+
+
 __all__ = [
     "NODE_KINDS",
+    "DuplicateNodeKind",
     "FieldError",
     "NodeContext",
     "NodeError",
     "NodeKind",
     "NodeTimeout",
     "get_kind",
+    "register",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 # Defined in flows.nodes.errors, which templates.py can import without a cycle;
 # node kinds keep importing them from here.
@@ -12,9 +12,6 @@ from flows.nodes.errors import NodeTimeout as NodeTimeout
 from flows.nodes.errors import sandbox_failure
 from flows.nodes.templates import NOT_SIMPLE, UNDEFINED, lookup_path, render
 from flows.sandbox import SandboxError, evaluate
-
-if TYPE_CHECKING:
-    from flows.models import Flow, FlowRun
 
 
 @dataclass(frozen=True)
@@ -29,6 +26,11 @@ class FieldError:
 class NodeContext:
     """What a running node sees. The engine builds one per node.
 
+    Only facts and outputs, never the `Flow` or `FlowRun`: a node returns its
+    output and the engine decides what that does to the run. `owner_id` is the
+    flow's owner (the user a node acts for); `depth` counts the agents waiting
+    above this run (0 unless an agent's tool call started it; see agents.nodes).
+
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
     `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`
     gives one JavaScript expression's value; `log(line)` appends to the step's
@@ -36,13 +38,12 @@ class NodeContext:
     A node that picks a branch sets `handle` ("true" or "false").
     """
 
-    flow: Flow
-    run: FlowRun
-    node: dict
+    owner_id: Any
     input: Any
     prev: Any
     results: dict
     deadline: float
+    depth: int = 0
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
@@ -75,6 +76,8 @@ class NodeKind:
     `output_handles` lists the source handles an edge may leave from; `(None,)`
     means one unnamed output. A node that picks a branch sets `ctx.handle` to
     the handle whose edges fire (the condition node sets "true" or "false").
+    A kind with `sets_response` returns `{status, headers, body}`, and the
+    engine makes that output the run's webhook response once the node succeeds.
     """
 
     type: str = ""
@@ -82,6 +85,7 @@ class NodeKind:
     description: str = ""
     is_trigger: bool = False
     output_handles: tuple[str | None, ...] = (None,)
+    sets_response: bool = False
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """Problems in this node's `data`; an empty list when it is valid."""

@@ -1,4 +1,8 @@
-"""The response node: sets the HTTP response a webhook caller receives."""
+"""The response node: sets the HTTP response a webhook caller receives.
+
+It declares `sets_response`: its output is the response, and the engine (not
+the node) stores it on the run.
+"""
 
 from __future__ import annotations
 
@@ -80,6 +84,7 @@ class ResponseNode(NodeKind):
     type = "response"
     label = "Response"
     description = "Sets the webhook's HTTP response."
+    sets_response = True
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []
@@ -108,13 +113,11 @@ class ResponseNode(NodeKind):
                     "invalid_header",
                     f"Header {name!r} must be one line of Latin-1 text.",
                 )
-        response = {
+        return {
             "status": status,
             "headers": headers,
             "body": ctx.render(data.get("body")),
         }
-        ctx.run.response = response
-        return response
 
 
 def _status(value: Any) -> int:

@@ -2,13 +2,14 @@
 // Message HTML comes from the server already sanitised (agents/markdown.py, nh3);
 // everything else (tool names, arguments, results, errors) is set as text.
 
+import { api } from "./api.js";
+
 const data = JSON.parse(document.getElementById("chat-data").textContent);
 const list = document.getElementById("chat-messages");
 const typing = document.getElementById("chat-typing");
 const form = document.getElementById("chat-form");
 const input = document.getElementById("chat-input");
 const send = document.getElementById("chat-send");
-const csrfToken = form.querySelector("input[name=csrfmiddlewaretoken]").value;
 
 let conversationId = data.conversation_id;
 
@@ -132,21 +133,7 @@ async function submit(event) {
   try {
     const body = { content };
     if (conversationId) body.conversation_id = conversationId;
-    const response = await fetch(`/api/agents/${data.agent.id}/chat`, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
-      body: JSON.stringify(body),
-    });
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const error = answer.error || { message: `Request failed (${response.status}).` };
-      if (error.details && error.details.conversation_id) {
-        rememberConversation(error.details.conversation_id, content.slice(0, 80));
-      }
-      addError(error.message);
-      return;
-    }
+    const answer = await api("POST", `/api/agents/${data.agent.id}/chat`, body);
     rememberConversation(answer.conversation_id, content.slice(0, 80));
     for (const call of answer.tool_calls) {
       addToolCall({
@@ -159,7 +146,11 @@ async function submit(event) {
     }
     addBubble("assistant", { html: answer.message.html });
   } catch (error) {
-    addError(`Could not reach the server: ${error.message}`);
+    // A failed reply still stores the user's message in its conversation.
+    if (error.details && error.details.conversation_id) {
+      rememberConversation(error.details.conversation_id, content.slice(0, 80));
+    }
+    addError(error.message);
   } finally {
     typing.hidden = true;
     send.disabled = false;

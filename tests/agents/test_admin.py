@@ -1,19 +1,12 @@
-"""Agents in Django admin: tools are limited to the owner's flows."""
+"""Agents in Django admin: tools are limited to the owner's flows.
+
+`admin_client` is pytest-django's client signed in as a superuser.
+"""
 
 from __future__ import annotations
 
-import pytest
-from django.test import Client
-
 from agents.models import Agent
-from tests.factories import AgentFactory, FlowFactory, UserFactory
-
-
-@pytest.fixture
-def admin_client(db):
-    client = Client()
-    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
-    return client
+from tests.factories import AgentFactory, FlowFactory
 
 
 def test_change_form_offers_only_the_owners_flows(admin_client, alice, bob):
@@ -61,6 +54,27 @@ def test_admin_refuses_a_model_string_without_a_known_provider(admin_client):
     assert response.status_code == 200
     assert "provider:model-name" in response.content.decode()
     assert not Agent.objects.filter(name="Bad").exists()
+
+
+def test_admin_refuses_tools_from_another_owner(admin_client, alice, bob):
+    bob_flow = FlowFactory(owner=bob)
+
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Helper",
+            "model": "openai:gpt-4o-mini",
+            "temperature": "0.5",
+            "max_tokens": "512",
+            "owner": alice.pk,
+            "tools": [str(bob_flow.pk)],
+            "is_active": "on",
+        },
+    )
+
+    assert response.status_code == 200
+    assert "only use flows that belong to its owner" in response.content.decode()
+    assert not Agent.objects.filter(name="Helper").exists()
 
 
 def test_conversation_admin_shows_the_messages(admin_client, api, echo_agent):

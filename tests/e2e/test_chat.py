@@ -60,6 +60,27 @@ def test_the_typing_indicator_shows_while_the_model_thinks(chat_page, llm_server
     assert chat_page.errors == []
 
 
+def test_a_failed_reply_shows_the_error_and_keeps_the_conversation(
+    chat_page, alice, llm_server
+):
+    agent = AgentFactory(name="Down", model="openai:gpt-test")
+    llm_server.queue({"error": {"message": "boom"}}, status=500)
+    chat_page.open(agent)
+
+    send(chat_page, "Are you there?")
+
+    error = chat_page.locator(".chat-error")
+    expect(error).to_have_count(1)
+    conversation = Conversation.objects.get(user=alice)
+    expect(error).to_have_text(conversation.messages.last().error["message"])
+    expect(chat_page).to_have_url(f"{chat_page.url.split('?')[0]}?c={conversation.id}")
+    expect(chat_page.locator("#chat-conversations li.current")).to_have_text(
+        "Are you there?"
+    )
+    expect(chat_page.locator("#chat-send")).to_be_enabled()
+    assert chat_page.errors == []
+
+
 def test_a_tool_call_shows_collapsed_with_a_link_to_its_run(chat_page, alice):
     flow = FlowFactory(owner=alice, name="Say hello")
     agent = AgentFactory(owner=alice, model="echo:demo")

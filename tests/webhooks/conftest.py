@@ -65,3 +65,9 @@ def hook_flow(alice):
 
 def webhook_runs(flow) -> int:
     return FlowRun.objects.filter(flow=flow, trigger=FlowRun.Trigger.WEBHOOK).count()
+
+
+def post_webhook(client, flow, body, content_type="application/json", **extra):
+    """POST `body` to the flow's webhook through Django's test client."""
+    extra.setdefault("CONTENT_TYPE", content_type)  # also for an empty body
+    return client.generic("POST", f"/api/webhooks/{flow.id}", body, **extra)

@@ -1,39 +1,18 @@
-"""`manage.py seed_demo`: a demo user, agent and flow for a first look."""
+"""`manage.py seed_demo`: a demo user and flow for a first look, plus what apps add.
+
+The demo agent comes from agents, through `flows.demo.SEED_HOOKS` (filled by
+`AgentsConfig.ready()`), so this command never imports agents.
+"""
 
 from __future__ import annotations
 
 import secrets
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from agents.models import Agent, validate_model_string
+from flows.demo import DEMO_FLOW_NAME, SEED_HOOKS, webhook_code_graph
 from flows.models import Flow
-
-DEMO_FLOW_NODES = [
-    {
-        "id": "trigger",
-        "type": "webhook",
-        "name": "Webhook",
-        "position": {"x": 40, "y": 80},
-        "data": {"method": "POST"},
-    },
-    {
-        "id": "greet",
-        "type": "code",
-        "name": "Greet",
-        "position": {"x": 320, "y": 80},
-        "data": {
-            "language": "javascript",
-            "code": "return {greeting: 'hi ' + (input.name || 'there')};",
-        },
-    },
-]
-DEMO_FLOW_EDGES = [
-    {"id": "e1", "source": "trigger", "target": "greet", "sourceHandle": None}
-]
 
 
 class Command(BaseCommand):
@@ -52,46 +31,21 @@ class Command(BaseCommand):
         user = User.objects.filter(username="demo").first()
         if user is None:
             return
+        nodes, edges = webhook_code_graph()
         flow, created = Flow.objects.get_or_create(
             owner=user,
-            name="Say hello",
+            name=DEMO_FLOW_NAME,
             defaults={
                 "description": "Greets whoever is named in input.name.",
                 "input_schema": {
                     "type": "object",
                     "properties": {"name": {"type": "string"}},
                 },
-                "nodes": DEMO_FLOW_NODES,
-                "edges": DEMO_FLOW_EDGES,
+                "nodes": nodes,
+                "edges": edges,
             },
         )
         if created:
-            self.stdout.write(f"  Demo flow 'Say hello': {flow.webhook_url}")
-        agent, created = Agent.objects.get_or_create(
-            name="Echo",
-            defaults={
-                "owner": user,
-                "model": "echo:demo",
-                "description": "Offline demo agent: answers without any network.",
-                "system_prompt": "You are a helpful assistant.",
-            },
-        )
-        if created:
-            agent.tools.add(flow)
-            self.stdout.write("  Demo agent 'Echo' (model echo:demo).")
-        self.apply_demo_agent_model(agent)
-
-    def apply_demo_agent_model(self, agent):
-        """DEMO_AGENT_MODEL moves the demo agent to a real model (one setting)."""
-        model = settings.DEMO_AGENT_MODEL
-        if not model or agent.model == model:
-            return
-        try:
-            validate_model_string(model)
-        except ValidationError:
-            raise CommandError(
-                f"DEMO_AGENT_MODEL={model!r} is not provider:model-name."
-            ) from None
-        agent.model = model
-        agent.save(update_fields=["model", "updated_at"])
-        self.stdout.write(f"  Demo agent '{agent.name}' now uses {model}.")
+            self.stdout.write(f"  Demo flow '{flow.name}': {flow.webhook_url}")
+        for hook in SEED_HOOKS:
+            hook(user, flow, self.stdout)

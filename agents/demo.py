@@ -1,0 +1,46 @@
+"""The demo agent `manage.py seed_demo` adds, hooked in by `AgentsConfig.ready()`."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.management.base import CommandError
+
+from agents.models import Agent, validate_model_string
+
+
+def seed_demo_agent(user, flow, stdout) -> Agent:
+    """The offline `Echo` agent, owned by `user`, with the demo `flow` as its tool.
+
+    Created once; DEMO_AGENT_MODEL (one setting) moves it to a real model on
+    any later seed.
+    """
+    agent, created = Agent.objects.get_or_create(
+        name="Echo",
+        defaults={
+            "owner": user,
+            "model": "echo:demo",
+            "description": "Offline demo agent: answers without any network.",
+            "system_prompt": "You are a helpful assistant.",
+        },
+    )
+    if created:
+        agent.tools.add(flow)
+        stdout.write("  Demo agent 'Echo' (model echo:demo).")
+    _apply_demo_agent_model(agent, stdout)
+    return agent
+
+
+def _apply_demo_agent_model(agent: Agent, stdout) -> None:
+    model = settings.DEMO_AGENT_MODEL
+    if not model or agent.model == model:
+        return
+    try:
+        validate_model_string(model)
+    except ValidationError:
+        raise CommandError(
+            f"DEMO_AGENT_MODEL={model!r} is not provider:model-name."
+        ) from None
+    agent.model = model
+    agent.save(update_fields=["model", "updated_at"])
+    stdout.write(f"  Demo agent '{agent.name}' now uses {model}.")

@@ -1,0 +1,78 @@
+"""The agent node: sends a templated message to an agent, outputs its reply.
+
+Flows know nothing of agents: `AgentsConfig.ready()` registers this kind with
+`flows.nodes.register`. Each run starts a new conversation that belongs to the
+flow's owner, so the owner finds it on the agent's chat page. A provider
+failure fails the node (`upstream_error`), a provider timeout times the run out
+(`timeout`). The run's deadline bounds the whole exchange, every model call and
+every tool run; the run's `depth` (agents already waiting above it) bounds
+agents calling agents through flows.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from agents.chat import AgentTooDeep, ChatFailed, send_message
+from agents.models import Agent
+from flows.nodes import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.checks import text
+
+MAX_MESSAGE_CHARS = 32_000
+
+
+class AgentNode(NodeKind):
+    type = "agent"
+    label = "Agent"
+    description = "Sends a message to an agent and outputs its reply."
+
+    def validate_data(self, data: dict) -> list[FieldError]:
+        """`agent_id` names an active agent (one query); `message` is a template."""
+        problems = text(data, "message", max_length=MAX_MESSAGE_CHARS)
+        agent_id = _uuid(data.get("agent_id"))
+        if agent_id is None or not Agent.objects.active().filter(pk=agent_id).exists():
+            problems.append(
+                FieldError("data.agent_id", "Agent id must name an active agent.")
+            )
+        return problems
+
+    def run(self, data: dict, ctx: NodeContext) -> Any:
+        agent_id = _uuid(data.get("agent_id"))
+        agent = agent_id and Agent.objects.active().filter(pk=agent_id).first()
+        if not agent:
+            raise NodeError("agent_not_found", "The agent is gone or inactive.")
+        message = ctx.render(data["message"])
+        if not isinstance(message, str):
+            message = json.dumps(message)
+        if not message.strip() or len(message) > MAX_MESSAGE_CHARS:
+            raise NodeError(
+                "invalid_message",
+                f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
+                "once its templates are filled in.",
+            )
+        owner = get_user_model().objects.get(pk=ctx.owner_id)
+        try:
+            reply = send_message(
+                agent, owner, message, depth=ctx.depth, deadline=ctx.deadline
+            )
+        except ChatFailed as failure:
+            error = NodeTimeout if failure.error.code == "timeout" else NodeError
+            raise error(failure.error.code, failure.error.message) from failure
+        except AgentTooDeep as failure:
+            raise NodeError("agent_too_deep", str(failure)) from failure
+        ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
+        return {
+            "reply": reply.message.content,
+            "conversation_id": str(reply.conversation.pk),
+        }
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

@@ -1,0 +1,86 @@
+"""The `/api/auth/*` endpoints: CSRF token, sign in, sign out, session (DESIGN.md 2)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate, login, logout
+from django.middleware.csrf import get_token
+from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+
+from config.accounts import login_throttle
+from config.accounts.authentication import enforce_csrf
+from config.http.errors import ApiError, Throttled
+
+
+class LoginSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
+def user_body(user) -> dict:
+    return {"id": user.pk, "username": user.get_username()}
+
+
+UserSerializer = inline_serializer(
+    "User", {"id": serializers.IntegerField(), "username": serializers.CharField()}
+)
+
+
+@extend_schema(
+    responses=inline_serializer("Csrf", {"csrfToken": serializers.CharField()})
+)
+@api_view(["GET"])
+@permission_classes([AllowAny])
+@ensure_csrf_cookie
+def csrf(request):
+    """Sets the `csrftoken` cookie; send its value back as `X-CSRFToken`."""
+    return Response({"csrfToken": get_token(request)})
+
+
+@extend_schema(request=LoginSerializer, responses=UserSerializer)
+@api_view(["POST"])
+@permission_classes([AllowAny])
+def login_view(request):
+    """Signs in with username and password; the session cookie carries the login."""
+    enforce_csrf(request._request)
+    serializer = LoginSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    username = serializer.validated_data["username"]
+    try:
+        attempt = login_throttle.start_attempt(request._request, username)
+    except login_throttle.LoginThrottled as throttled:
+        raise Throttled(throttled.wait, throttled.message) from None
+    user = authenticate(
+        request._request,
+        username=username,
+        password=serializer.validated_data["password"],
+    )
+    if user is None:
+        raise ApiError("Wrong username or password.", code="invalid_credentials")
+    login_throttle.attempt_succeeded(attempt)
+    login(request._request, user)
+    return Response(user_body(user))
+
+
+@extend_schema(
+    request=None,
+    responses=inline_serializer("Success", {"success": serializers.BooleanField()}),
+)
+@api_view(["POST"])
+@permission_classes([AllowAny])
+def logout_view(request):
+    """Ends the session. Safe to call when already signed out."""
+    enforce_csrf(request._request)
+    logout(request._request)
+    return Response({"success": True})
+
+
+@extend_schema(responses=UserSerializer)
+@api_view(["GET"])
+def session_view(request):
+    """The signed-in user, or 401."""
+    return Response(user_body(request.user))

@@ -1,0 +1,43 @@
+"""Failed sign-ins per client address and username, for every way of signing in.
+
+The API's `/api/auth/login`, the `/login/` page and the admin's login all go
+through here. Each attempt is counted *before* the password is checked, with one
+atomic increment, so a burst of parallel guesses cannot all slip past a
+check-then-count gap; a successful sign-in gives its count back, so people who
+know their password are never slowed down.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from config.http import ratelimit
+
+
+class LoginThrottled(Exception):
+    """Too many failed attempts for this address and username; `wait` in seconds."""
+
+    message = "Too many failed sign-in attempts; try again later."
+
+    def __init__(self, wait: float):
+        super().__init__(self.message)
+        self.wait = wait
+
+
+def _rate() -> ratelimit.Rate:
+    return ratelimit.Rate.parse(settings.LOGIN_FAILURE_RATE)
+
+
+def start_attempt(request, username: str) -> str:
+    """Count one attempt; its key for `attempt_succeeded`. Raises LoginThrottled."""
+    address = request.META.get("REMOTE_ADDR", "unknown")
+    key = f"login-fail:{address}:{username.lower()}"
+    wait = ratelimit.hit(key, _rate())
+    if wait is not None:
+        raise LoginThrottled(wait)
+    return key
+
+
+def attempt_succeeded(key: str) -> None:
+    """The password was right: this attempt does not count as a failure."""
+    ratelimit.undo(key, _rate())

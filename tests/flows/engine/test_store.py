@@ -1,0 +1,208 @@
+"""Run persistence (flows/engine/store.py) on the database the suite runs on.
+
+`make test` runs this module a second time on SQLite when the suite runs on
+PostgreSQL, so both backends' paths of `finish_run` are covered in CI.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from flows.engine import store
+from flows.models import Flow, FlowRun, RunStep
+from tests.factories import FlowFactory
+from tests.flows.graphs import chain, trigger
+
+pytestmark = pytest.mark.django_db
+
+# How `finish_run` writes steps and the final state, by backend: PostgreSQL in
+# one statement while the batch fits, SQLite always in a transaction.
+ONE_STATEMENT = {"postgresql": True, "sqlite": False}
+
+
+@pytest.fixture
+def flow():
+    return FlowFactory(nodes=chain(trigger())[0], edges=[])
+
+
+def step(run, position: int, **fields) -> dict:
+    return {
+        "run_id": run.id,
+        "position": position,
+        "node_id": f"n{position}",
+        "status": "succeeded",
+        **fields,
+    }
+
+
+def writes(queries) -> list[str]:
+    """The first word of each statement that wrote (savepoints left out)."""
+    # Django logs an executemany as "<n> times: <sql>".
+    statements = [
+        query["sql"].partition(" times: ")[2] or query["sql"] for query in queries
+    ]
+    return [
+        sql.split()[0]
+        for sql in statements
+        if sql.startswith(("INSERT", "UPDATE", "WITH"))
+    ]
+
+
+def test_start_run_stores_the_run_running_in_one_insert(flow):
+    with CaptureQueriesContext(connection) as queries:
+        run = store.start_run(flow, "webhook", {"a": 1}, {"ip": "10.0.0.1"})
+
+    assert writes(queries) == ["INSERT"]
+    assert len(queries) == 1
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.trigger, stored.input) == (
+        "running",
+        "webhook",
+        {"a": 1},
+    )
+    assert stored.request_meta == {"ip": "10.0.0.1"}
+    assert stored.flow_version == flow.version
+    assert stored.started_at == stored.created_at == run.started_at
+
+
+def test_finish_run_stores_the_final_state_and_the_last_steps(flow):
+    run = store.start_run(flow, "manual", {}, {})
+    run.response = {"status": 201, "headers": {}, "body": "ok"}
+
+    stored = store.finish_run(
+        run,
+        "succeeded",
+        {"n0": {"x": 1}},
+        None,
+        12.5,
+        steps=[step(run, 0, output={"x": 1}), step(run, 1, status="skipped")],
+    )
+
+    assert stored is True
+    run = FlowRun.objects.get(pk=run.pk)
+    assert (run.status, run.results, run.duration_ms) == (
+        "succeeded",
+        {"n0": {"x": 1}},
+        12.5,
+    )
+    assert run.response == {"status": 201, "headers": {}, "body": "ok"}
+    assert run.finished_at >= run.started_at
+    assert list(run.steps.values_list("node_id", "status", "output", "logs")) == [
+        ("n0", "succeeded", {"x": 1}, []),
+        ("n1", "skipped", None, []),
+    ]
+
+
+def test_the_final_write_takes_one_statement_where_the_backend_allows(flow):
+    run = store.start_run(flow, "manual", {}, {})
+
+    with CaptureQueriesContext(connection) as queries:
+        store.finish_run(run, "succeeded", {}, None, 1.0, steps=[step(run, 0)])
+
+    if ONE_STATEMENT[connection.vendor]:
+        assert writes(queries) == ["WITH"]
+    else:
+        assert writes(queries) == ["INSERT", "UPDATE"]
+    assert RunStep.objects.filter(run=run).count() == 1
+
+
+def test_a_batch_past_one_statements_parameters_takes_the_transaction(
+    flow, monkeypatch
+):
+    run = store.start_run(flow, "manual", {}, {})
+    per_row = len(store.Table.of(RunStep, None, connection.alias).fields)
+    # and the primary key, and the fence (attempts, status)
+    final_parameters = len(store.FINAL_FIELDS) + 3
+    monkeypatch.setattr(store, "MAX_PARAMETERS", final_parameters + 2 * per_row)
+
+    with CaptureQueriesContext(connection) as fitting:
+        store.finish_run(
+            run, "running", {}, None, 1.0, steps=[step(run, 0), step(run, 1)]
+        )
+    with CaptureQueriesContext(connection) as too_many:
+        store.finish_run(
+            run, "succeeded", {}, None, 2.0, steps=[step(run, i) for i in range(2, 5)]
+        )
+
+    assert writes(fitting)[0] == (
+        "WITH" if ONE_STATEMENT[connection.vendor] else "INSERT"
+    )
+    assert writes(too_many) == ["INSERT", "UPDATE"]
+    assert RunStep.objects.filter(run=run).count() == 5
+    assert FlowRun.objects.get(pk=run.pk).status == "succeeded"
+
+
+def test_a_final_batch_too_big_for_one_statement_is_still_stored_whole(flow):
+    run = store.start_run(flow, "manual", {}, {})
+    count = store.Table.of(RunStep, None, connection.alias).rows_per_statement()
+    steps = [step(run, i) for i in range(count + 1)]  # past one statement's limit
+
+    store.finish_run(run, "succeeded", {"n0": 1}, None, 12.5, steps=steps)
+
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.results) == ("succeeded", {"n0": 1})
+    assert stored.steps.count() == count + 1
+    assert stored.steps.last().node_id == f"n{count}"
+
+
+def test_finishing_a_run_whose_flow_was_deleted_stores_nothing(flow):
+    run = store.start_run(flow, "manual", {}, {})
+    Flow.objects.filter(pk=flow.pk).delete()
+
+    assert store.finish_run(run, "succeeded", {}, None, 1.0) is False
+    assert not FlowRun.objects.filter(pk=run.pk).exists()
+
+
+def test_write_steps_fills_defaults_of_missing_fields(flow):
+    run = store.start_run(flow, "manual", {}, {})
+
+    store.write_steps([step(run, 0), step(run, 1, logs=["hi"], node_name="Two")])
+
+    rows = RunStep.objects.filter(run=run).values_list("node_name", "logs", "error")
+    assert list(rows) == [("", [], None), ("Two", ["hi"], None)]
+
+
+def test_mark_unstorable_ends_the_run_failed_without_results(flow):
+    run = store.start_run(flow, "manual", {}, {})
+    run.results, run.response = {"a": 1}, {"status": 200}
+
+    assert store.mark_unstorable(run, 3.0) is True
+
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.results, stored.response) == ("failed", {}, None)
+    assert stored.error["code"] == "unstorable_output"
+    assert stored.duration_ms == 3.0
+
+
+def test_mark_interrupted_ends_only_the_given_runs(flow):
+    stuck = store.start_run(flow, "manual", {}, {})
+    other = store.start_run(flow, "manual", {}, {})
+
+    assert store.mark_interrupted(FlowRun.objects.filter(pk=stuck.pk)) == 1
+
+    stuck.refresh_from_db()
+    assert (stuck.status, stuck.error["code"]) == ("interrupted", "interrupted")
+    assert stuck.lease_expires_at is None
+    assert stuck.finished_at is not None
+    assert FlowRun.objects.get(pk=other.pk).status == "running"
+
+
+def test_webhook_target_loads_an_enabled_flow_in_one_query(flow):
+    with CaptureQueriesContext(connection) as queries:
+        found = store.webhook_target(flow.pk)
+        seen = (found.id, found.owner_id, found.nodes, found.webhook_secret)
+
+    assert len(queries) == 1
+    assert seen == (flow.id, flow.owner_id, flow.nodes, "")
+    assert found.name == flow.name  # any other field loads on access
+
+
+def test_webhook_target_is_none_for_a_disabled_or_unknown_flow(flow):
+    Flow.objects.filter(pk=flow.pk).update(webhook_enabled=False)
+
+    assert store.webhook_target(flow.pk) is None
+    assert store.webhook_target(uuid.uuid4()) is None

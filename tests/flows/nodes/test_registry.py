@@ -1,0 +1,94 @@
+"""The node registry (flows/nodes/__init__.py): one kind per type name, and a kind
+an app registers is checked, run and offered like a built-in one."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.engine import run_flow
+from flows.graph import validate_graph
+from flows.nodes import DuplicateNodeKind, NodeKind, get_kind, register
+from flows.nodes.code import CodeNode
+from tests.factories import FlowFactory
+from tests.flows.graphs import chain, node, trigger
+from tests.flows.test_views import json_script
+
+
+class Shout(NodeKind):
+    type = "shout"
+    label = "Shout"
+    description = "Upper-cases its text."
+
+    def validate_data(self, data):
+        from flows.nodes import FieldError
+
+        if not isinstance(data.get("text"), str):
+            return [FieldError("data.text", "text must be a string.")]
+        return []
+
+    def run(self, data, ctx):
+        return ctx.render(data["text"]).upper()
+
+
+def test_a_second_kind_with_a_taken_type_is_refused(node_registry):
+    class Impostor(NodeKind):
+        type = "code"
+
+    with pytest.raises(DuplicateNodeKind, match="'code' is already registered"):
+        register(Impostor())
+
+    assert isinstance(get_kind("code"), CodeNode)
+
+
+def test_the_same_app_registering_its_kind_twice_is_refused(node_registry):
+    register(Shout())
+
+    with pytest.raises(DuplicateNodeKind):
+        register(Shout())
+
+
+def test_a_kind_without_a_type_name_is_refused(node_registry):
+    with pytest.raises(ValueError, match="no `type` name"):
+        register(NodeKind())
+
+    assert "" not in node_registry
+
+
+def test_a_registered_kind_is_validated_at_save_time(node_registry):
+    register(Shout())
+
+    good = validate_graph(*chain(trigger(), node("s", "shout", text="hi")))
+    bad = validate_graph(*chain(trigger(), node("s", "shout", text=3)))
+
+    assert not good
+    assert bad.as_details()["nodes"] == [
+        {"index": 1, "field": "data.text", "message": "text must be a string."}
+    ]
+
+
+def test_a_registered_kind_runs_in_the_engine(node_registry, alice):
+    register(Shout())
+    nodes, edges = chain(trigger(), node("s", "shout", text="hi {{ input.name }}"))
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+    run = run_flow(flow, {"name": "ada"}, "manual")
+
+    assert run.status == "succeeded"
+    assert run.results["s"] == "HI ADA"
+
+
+def test_a_registered_kind_is_offered_in_the_builder(
+    node_registry, alice_client, alice_flow
+):
+    register(Shout())
+
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    kinds = json_script(html, "node-kinds")
+    assert kinds[-1] == {
+        "type": "shout",
+        "label": "Shout",
+        "description": "Upper-cases its text.",
+        "is_trigger": False,
+        "output_handles": [None],
+    }

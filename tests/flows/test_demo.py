@@ -1,0 +1,49 @@
+"""The demo (flows/demo.py, `manage.py seed_demo`): a demo user and the "Say hello"
+flow built from the one demo graph. The demo agent: tests/agents/test_demo.py."""
+
+from __future__ import annotations
+
+from django.core.management import call_command
+
+from flows.demo import webhook_code_graph
+from flows.engine import run_flow
+from flows.graph import validate_graph
+from flows.models import Flow
+
+
+def test_seed_demo_creates_the_user_and_the_flow_once(db, capsys):
+    call_command("seed_demo")
+    first = capsys.readouterr().out
+    call_command("seed_demo")
+    second = capsys.readouterr().out
+
+    assert "Sign in at /login/ as  demo / " in first
+    assert "Demo flow 'Say hello': http" in first
+    assert "demo /" not in second and "Demo flow" not in second
+    flow = Flow.objects.get(name="Say hello", owner__username="demo")
+    assert (flow.nodes, flow.edges) == webhook_code_graph()
+
+
+def test_seed_demo_creates_no_user_when_users_exist(alice, capsys):
+    call_command("seed_demo")
+
+    assert "Demo user created" not in capsys.readouterr().out
+    assert not Flow.objects.filter(owner__username="demo").exists()
+
+
+def test_the_demo_flow_greets_whoever_is_named_and_someone_otherwise(db):
+    call_command("seed_demo")
+    flow = Flow.objects.get(name="Say hello")
+
+    named = run_flow(flow, {"name": "Ada"}, "manual")
+    anonymous = run_flow(flow, {}, "manual")
+
+    assert named.results["greet"] == {"greeting": "hi Ada"}
+    assert anonymous.results["greet"] == {"greeting": "hi there"}
+
+
+def test_the_demo_graph_with_any_code_is_a_valid_flow():
+    nodes, edges = webhook_code_graph("return 1;")
+
+    assert not validate_graph(nodes, edges)
+    assert nodes[1]["data"] == {"language": "javascript", "code": "return 1;"}

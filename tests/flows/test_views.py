@@ -1,0 +1,244 @@
+"""The server-rendered pages: who may see them and what they show."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from flows.engine import run_flow
+from flows.models import FlowRun
+from tests.factories import PASSWORD, AgentFactory, FlowFactory, FlowRunFactory
+
+
+@pytest.fixture
+def alice_run(alice_flow):
+    return run_flow(alice_flow, {"name": "Ada"}, FlowRun.Trigger.MANUAL)
+
+
+@pytest.fixture
+def bob_run(bob_flow):
+    return FlowRunFactory(flow=bob_flow)
+
+
+def left_panel(html: str) -> str:
+    match = re.search(r'<aside class="panel left-panel".*?</aside>', html, re.S)
+    assert match, "the builder has a left panel"
+    return match.group(0)
+
+
+def json_script(html: str, element_id: str):
+    match = re.search(
+        rf'<script id="{element_id}" type="application/json">(.*?)</script>', html, re.S
+    )
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("path", ["/", "/agents/"])
+def test_anonymous_visitors_are_sent_to_the_login_page(db, path):
+    response = Client().get(path)
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/login/?next={path}"
+
+
+def test_anonymous_visitors_cannot_open_a_builder_or_a_run(alice_flow, alice_run):
+    client = Client()
+
+    for path in (f"/flows/{alice_flow.id}/", f"/runs/{alice_run.id}/"):
+        response = client.get(path)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/login/?next=")
+
+
+def test_the_login_page_shows_the_error_next_to_the_form(alice):
+    response = Client().post(
+        "/login/", {"username": "alice", "password": "wrong"}, follow=False
+    )
+
+    assert response.status_code == 200
+    assert "Wrong username or password" in response.content.decode()
+
+
+def test_the_login_page_signs_in_with_the_right_password(alice):
+    client = Client()
+    response = client.post("/login/", {"username": "alice", "password": PASSWORD})
+
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+    assert client.get("/").status_code == 200
+
+
+def test_the_flow_list_shows_only_the_users_own_flows(
+    alice_client, alice_flow, bob_flow
+):
+    response = alice_client.get("/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Alice&#x27;s flow" in html
+    assert "Bob&#x27;s flow" not in html
+
+
+def test_the_flow_list_shows_node_count_last_run_and_webhook_state(alice_client, alice):
+    flow = FlowFactory(owner=alice, name="Greeter", webhook_enabled=False)
+    FlowRunFactory(flow=flow, status=FlowRun.Status.SUCCEEDED)
+    FlowRunFactory(flow=flow, status=FlowRun.Status.TIMED_OUT)
+
+    html = alice_client.get("/").content.decode()
+
+    row = re.search(r'<tr class="flow-row".*?</tr>', html, re.S).group(0)
+    assert '<td class="num">2</td>' in row
+    assert "status-timed_out" in row
+    assert '<span class="pill off">Off</span>' in row
+
+
+def test_the_flow_list_has_an_empty_state(alice_client):
+    html = alice_client.get("/").content.decode()
+
+    assert 'id="empty-flows"' in html
+    assert "No flows yet" in html
+
+
+def test_the_flow_list_costs_the_same_queries_for_many_flows(
+    alice_client, alice, django_assert_max_num_queries
+):
+    for index in range(5):
+        FlowRunFactory(flow=FlowFactory(owner=alice, name=f"Flow {index}"))
+
+    # Session, user, and one query for the flows with their latest run.
+    with django_assert_max_num_queries(3):
+        response = alice_client.get("/")
+
+    assert response.content.decode().count('class="flow-row"') == 5
+
+
+def test_the_builder_shows_the_webhook_url_in_the_left_panel(
+    alice_client, alice_flow, settings
+):
+    settings.BASE_URL = "https://weir.example.com"
+
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    panel = left_panel(html)
+    url = f"https://weir.example.com/api/webhooks/{alice_flow.id}"
+    assert f'<code class="url-box" id="webhook-url">{url}</code>' in panel
+    assert json_script(html, "flow-data")["webhook_url"] == url
+
+
+def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
+    alice_client, alice_flow
+):
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    flow_data = json_script(html, "flow-data")
+    assert flow_data["nodes"] == alice_flow.nodes
+    assert flow_data["edges"] == alice_flow.edges
+    assert flow_data["version"] == alice_flow.version
+    kinds = [kind["type"] for kind in json_script(html, "node-kinds")]
+    assert kinds == [  # the built-in kinds, then those apps register (agents)
+        "webhook",
+        "code",
+        "condition",
+        "transform",
+        "http_request",
+        "delay",
+        "response",
+        "agent",
+    ]
+    assert 'data-kind="http_request"' in left_panel(html)
+
+
+def test_a_flow_name_cannot_break_out_of_the_json_script(alice_client, alice):
+    attack = "</script><script>alert(1)</script>"
+    flow = FlowFactory(owner=alice, name=attack)
+
+    html = alice_client.get(f"/flows/{flow.id}/").content.decode()
+
+    assert "<script>alert(1)" not in html
+    assert json_script(html, "flow-data")["name"] == attack
+
+
+def test_another_users_flow_is_not_found_in_the_builder(alice_client, bob_flow):
+    response = alice_client.get(f"/flows/{bob_flow.id}/")
+
+    assert response.status_code == 404
+    assert "Bob" not in response.content.decode()
+
+
+def test_an_unknown_flow_id_is_not_found(alice_client):
+    assert alice_client.get("/flows/not-a-uuid/").status_code == 404
+    missing = "/flows/00000000-0000-0000-0000-000000000000/"
+    assert alice_client.get(missing).status_code == 404
+
+
+def test_the_run_page_shows_each_step_in_order(alice_client, alice_run):
+    html = alice_client.get(f"/runs/{alice_run.id}/").content.decode()
+
+    steps = re.findall(r'<li class="timeline-step status-(\w+)">', html)
+    assert steps == ["succeeded", "succeeded"]
+    assert html.index("Webhook") < html.index("Greet")
+    assert "&quot;greeting&quot;: &quot;hi Ada&quot;" in html
+
+
+def test_the_run_page_escapes_outputs_and_logs(alice_client, alice):
+    attack = "<img src=x onerror=alert(1)>"
+    nodes = [
+        {"id": "t", "type": "webhook", "name": "T", "data": {}},
+        {
+            "id": "c",
+            "type": "code",
+            "name": "C",
+            "data": {"code": f"console.log({attack!r}); return {attack!r};"},
+        },
+    ]
+    edges = [{"id": "e", "source": "t", "target": "c", "sourceHandle": None}]
+    run = run_flow(FlowFactory(owner=alice, nodes=nodes, edges=edges), {}, "manual")
+
+    html = alice_client.get(f"/runs/{run.id}/").content.decode()
+
+    assert run.status == "succeeded"
+    assert attack not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_another_users_run_is_not_found(alice_client, bob_run):
+    response = alice_client.get(f"/runs/{bob_run.id}/")
+
+    assert response.status_code == 404
+
+
+def test_the_agents_page_lists_active_agents(alice_client):
+    AgentFactory(name="Echo")
+    AgentFactory(name="Retired", is_active=False)
+
+    html = alice_client.get("/agents/").content.decode()
+
+    assert "Echo" in html
+    assert "Retired" not in html
+
+
+def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
+    nodes = [
+        {"id": "t", "type": "webhook", "name": "T", "data": {}},
+        {
+            "id": "c",
+            "type": "code",
+            "name": "C",
+            "data": {"code": "throw new Error('no coffee');"},
+        },
+    ]
+    edges = [{"id": "e", "source": "t", "target": "c", "sourceHandle": None}]
+    run = run_flow(FlowFactory(owner=alice, nodes=nodes, edges=edges), {}, "manual")
+
+    html = alice_client.get(f"/runs/{run.id}/").content.decode()
+
+    assert run.status == "failed"
+    assert "Node c failed" in html
+    assert "no coffee" in html
+    assert re.findall(r'<li class="timeline-step status-(\w+)">', html) == [
+        "succeeded",
+        "failed",
+    ]

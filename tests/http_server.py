@@ -1,0 +1,78 @@
+"""A loopback HTTP server for outbound tests: fixtures `server`, `allow_loopback`."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body: bytes, content_type="application/json", extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.server.hits.append(self.path)
+        parts = urlsplit(self.path)
+        query = parse_qs(parts.query)
+        if parts.path == "/json":
+            self.reply(200, b'{"items": [1, 2], "ok": true}', extra=[("X-Id", "7")])
+        elif parts.path == "/text":
+            self.reply(200, "héllo".encode(), "text/plain; charset=utf-8")
+        elif parts.path == "/redirect":
+            self.reply(302, b"", "text/plain", extra=[("Location", query["to"][0])])
+        elif parts.path == "/big":
+            self.reply(200, b"x" * 5000, "text/plain")
+        elif parts.path == "/slow":
+            time.sleep(2.0)
+            self.reply(200, b"{}")
+        else:
+            self.reply(404, b'{"error": "nope"}')
+
+    def do_POST(self):
+        self.server.hits.append(self.path)
+        length = int(self.headers.get("Content-Length", 0))
+        received = self.rfile.read(length).decode()
+        echo = {
+            "method": "POST",
+            "content_type": self.headers.get("Content-Type"),
+            "host": self.headers.get("Host"),
+            "token": self.headers.get("X-Token"),
+            "user_agent": self.headers.get("User-Agent"),
+            "body": received,
+        }
+        self.reply(200, json.dumps(echo).encode())
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.hits = []
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def allow_loopback(settings):
+    settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
+
+
+def base(server) -> str:
+    """The loopback server's root URL."""
+    return f"http://127.0.0.1:{server.server_address[1]}"

@@ -1,0 +1,103 @@
+"""The webhook view: which flows answer, which methods, and the order of refusals.
+
+Through Django's test client; the request checks themselves are in
+test_limits.py, what only a real server shows in test_views_over_http.py.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.test import Client
+
+from tests.factories import FlowFactory
+from tests.webhooks.conftest import post_webhook, webhook_runs
+from webhooks.signatures import generate_secret
+
+
+def test_unknown_flow_is_not_found(client, hook_flow):
+    response = client.post(
+        f"/api/webhooks/{uuid.uuid4()}", b"{}", content_type="application/json"
+    )
+
+    assert response.status_code == 404
+    assert response.json() == {"error": {"code": "not_found", "message": "Not found."}}
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_malformed_flow_id_is_not_found(client, db):
+    response = client.post(
+        "/api/webhooks/not-a-uuid", b"{}", content_type="application/json"
+    )
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_disabled_webhook_is_not_found(client, alice):
+    flow = FlowFactory(owner=alice, webhook_enabled=False)
+
+    response = post_webhook(client, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert webhook_runs(flow) == 0
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
+def test_every_method_but_post_is_not_allowed(client, hook_flow, method):
+    response = client.generic(method, f"/api/webhooks/{hook_flow.id}")
+
+    assert response.status_code == 405
+    assert response["Allow"] == "POST"
+    if method != "HEAD":
+        error = response.json()["error"]
+        assert error == {
+            "code": "method_not_allowed",
+            "message": "Webhooks accept POST only.",
+        }
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_unknown_flow_answers_404_before_405(client, db):
+    response = client.get("/api/webhooks/00000000-0000-0000-0000-000000000000")
+
+    assert response.status_code == 404
+
+
+def test_a_signed_in_browser_session_changes_nothing(
+    client, hook_flow, alice, settings
+):
+    """No CSRF token is needed, and the session grants no way past the checks."""
+    settings.WEBHOOK_MAX_BODY_BYTES = 5
+    csrf_client = Client(enforce_csrf_checks=True)
+    csrf_client.force_login(alice)
+
+    response = post_webhook(csrf_client, hook_flow, b'{"a": 1}')
+
+    assert response.status_code == 413
+    assert "Set-Cookie" not in response
+
+
+def test_the_owners_session_does_not_stand_in_for_a_signature(alice):
+    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
+    browser = Client()
+    browser.force_login(alice)
+
+    response = post_webhook(browser, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert webhook_runs(flow) == 0
+
+
+def test_the_owners_session_does_not_open_a_disabled_webhook(alice):
+    flow = FlowFactory(owner=alice, webhook_enabled=False)
+    browser = Client()
+    browser.force_login(alice)
+
+    response = post_webhook(browser, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 404
+    assert webhook_runs(flow) == 0
