@@ -142,7 +142,7 @@ class Processes:
             except OSError:
                 return False
 
-        assert wait_until(answering, 30), process.output()
+        assert wait_until(answering, 90), process.output()
         # The first request imports the app; pay for it here, not in the test.
         get(process, "/login/")
         return process
@@ -193,6 +193,7 @@ def base_env() -> dict:
         WEIR_ENV_FILE="/nonexistent",  # a developer's .env must not leak in
         LOG_LEVEL="WARNING",
         SUPERVISE_INTERVAL_SECONDS="0.5",
+        RUN_LEASE_SECONDS="2",
         WORKER_POLL_SECONDS="0.05",
         TASKS_REDIS_URL=TEST_REDIS_URL,
     )

@@ -21,7 +21,7 @@ def test_a_worker_runs_a_task_enqueued_by_another_process(engine, processes, tmp
 
     worker = processes.worker()
 
-    assert wait_until(lambda: len(lines(notes)) == 2, 20), worker.output()
+    assert wait_until(lambda: len(lines(notes)) == 2, 90), worker.output()
     # The worker itself or, on rq, the work horse it forks for the task.
     (start, pid), (done, same_pid) = (line.split() for line in lines(notes))
     assert (start, done) == ("start", "done")
@@ -36,7 +36,7 @@ def test_a_task_whose_worker_was_killed_is_not_run_again_by_the_engine(
     notes = tmp_path / "notes"
     note_pid.enqueue(str(notes), sleep_seconds=30)
     first = processes.worker()
-    assert wait_until(lambda: lines(notes), 20), first.output()
+    assert wait_until(lambda: lines(notes), 90), first.output()
 
     first.kill_9()
     second = processes.worker()
