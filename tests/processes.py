@@ -66,6 +66,14 @@ def wait_until(predicate, timeout: float, interval: float = 0.05):
         time.sleep(interval)
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+    return [int(child) for child in text.split()]
+
+
 @dataclass
 class Process:
     name: str
@@ -78,16 +86,19 @@ class Process:
         return self.popen.pid
 
     def children(self) -> list[int]:
-        path = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        try:
-            return [int(pid) for pid in path.read_text().split()]
-        except FileNotFoundError:
-            return []
+        return _children(self.pid)
 
     def kill_9(self) -> None:
-        """SIGKILL to the process and everything it started: no cleanup at all."""
+        """SIGKILL to the process and everything it started (rq's work horse
+        leaves the process group): no cleanup at all, as on a lost machine."""
+        doomed = [self.pid]
+        for pid in doomed:
+            doomed.extend(_children(pid))
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
+        for pid in doomed:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         self.popen.wait(timeout=10)
 
     def stop(self) -> None:
