@@ -162,7 +162,10 @@ class Processes:
         return self.manage("work", env=env)
 
     def supervisor(self, env=None) -> Process:
-        return self.manage("supervise", env=env)
+        """The supervisor loop, once it is up (a cold start can take seconds)."""
+        process = self.manage("supervise", env=env)
+        assert wait_until(lambda: "Supervising" in process.output(), 90)
+        return process
 
     def stop_all(self) -> None:
         for process in reversed(self.started):

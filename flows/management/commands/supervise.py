@@ -35,6 +35,11 @@ class Command(BaseCommand):
         if not options["once"]:
             signal.signal(signal.SIGTERM, self.stop)
             signal.signal(signal.SIGINT, self.stop)
+        if not self.once:
+            self.stdout.write(
+                f"Supervising runs every {settings.SUPERVISE_INTERVAL_SECONDS:g} s."
+            )
+            self.stdout.flush()
         while True:
             self.tick()
             if options["once"] or self.stopping:
