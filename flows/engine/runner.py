@@ -171,7 +171,7 @@ class Execution:
         if row["status"] != RunStep.Status.SUCCEEDED:
             return  # skipped; a failed step would have ended that attempt
         self.results[planned.node["id"]] = row["output"]
-        if planned.kind.type == "response":
+        if planned.kind.sets_response:
             self.run.response = row["output"]
         branching = planned.kind.output_handles != (None,)
         for index, handle in planned.outgoing:
@@ -210,6 +210,7 @@ class Execution:
             results=self.results,
             deadline=self.deadline,
             depth=self.depth,
+            idempotency_key=f"{self.run.id}:{node_id}",
         )
         started_at = timezone.now()
         clock = time.perf_counter()

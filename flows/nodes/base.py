@@ -36,6 +36,8 @@ class NodeContext:
     gives one JavaScript expression's value; `log(line)` appends to the step's
     logs. `deadline` is the `time.monotonic()` by which the whole run must end.
     A node that picks a branch sets `handle` ("true" or "false").
+    `idempotency_key` is `<run id>:<node id>`, the same on every attempt at the
+    node (a resumed run may repeat one), for nodes that call out.
     """
 
     owner_id: Any
@@ -44,6 +46,7 @@ class NodeContext:
     results: dict
     deadline: float
     depth: int = 0
+    idempotency_key: str = ""
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
