@@ -58,3 +58,7 @@ bench-webhook: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) staticfiles
+
+bench-workers: $(VENV)/.installed
+	$(PY) bench/workers.py database
+	$(PY) bench/workers.py rq

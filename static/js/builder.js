@@ -1000,6 +1000,19 @@ $("webhook-enabled").addEventListener("change", async (event) => {
   renderSigning();
 });
 
+$("webhook-response-mode").addEventListener("change", async (event) => {
+  const wanted = event.target.value;
+  showText($("webhook-error"), "");
+  try {
+    const updated = await api("PATCH", `/api/flows/${flow.id}`, { webhook_response_mode: wanted });
+    event.target.value = updated.webhook_response_mode;
+    await adoptVersionIfGraphUnchanged(updated);
+  } catch (error) {
+    event.target.value = wanted === "immediately" ? "completed" : "immediately";
+    showText($("webhook-error"), error.message);
+  }
+});
+
 $("secret-create").addEventListener("click", async () => {
   showText($("webhook-error"), "");
   if (webhookState.signed && !window.confirm("Rotate the signing secret? Senders using the old one will be refused.")) return;

@@ -128,6 +128,17 @@ def test_the_builder_shows_the_webhook_url_in_the_left_panel(
     assert json_script(html, "flow-data")["webhook_url"] == url
 
 
+def test_the_webhook_panel_selects_the_flows_response_mode(alice_client, alice):
+    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+
+    html = alice_client.get(f"/flows/{flow.id}/").content.decode()
+
+    panel = left_panel(html)
+    assert '<select id="webhook-response-mode"' in panel
+    assert '<option value="immediately" selected>' in panel
+    assert '<option value="completed" >When the flow completes</option>' in panel
+
+
 def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
     alice_client, alice_flow
 ):
