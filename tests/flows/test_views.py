@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.models import FlowRun
 from tests.factories import PASSWORD, AgentFactory, FlowFactory, FlowRunFactory
 
@@ -253,3 +254,19 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         "succeeded",
         "failed",
     ]
+
+
+def test_a_queued_run_page_offers_cancel_and_follows_the_run(alice_client, alice_flow):
+    run = enqueue_run(alice_flow, {}, FlowRun.Trigger.MANUAL)
+
+    html = alice_client.get(f"/runs/{run.id}/").content.decode()
+
+    assert '<button type="button" id="run-cancel" >Cancel run</button>' in html
+    assert "js/run_detail.js" in html
+
+
+def test_a_finished_run_page_has_no_cancel(alice_client, alice_run):
+    html = alice_client.get(f"/runs/{alice_run.id}/").content.decode()
+
+    assert "run-cancel" not in html
+    assert "run_detail.js" not in html
