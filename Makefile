@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+WORKERS ?= 2
 
-.PHONY: run test lint format e2e bench-engine bench-webhook bench-metrics bench-prune clean credentials-key
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -33,11 +34,10 @@ run: $(VENV)/.installed .env credentials-key
 	$(PY) manage.py migrate --noinput
 	@# PORT reaches the settings, so BASE_URL (webhook URLs) follows the port served.
 	PORT=$(PORT) $(PY) manage.py seed_demo
-	$(PY) manage.py sweep_stale_runs
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	@echo "Weir is serving on http://$(HOST):$(PORT)/"
-	PORT=$(PORT) $(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \
-		--worker-class config.gunicorn.QueueStampingWorker --access-logfile -
+	@echo "Weir is serving on http://$(HOST):$(PORT)/ with $(WORKERS) run workers and the supervisor; Ctrl+C stops them all."
+	HOST=$(HOST) WEB_PORT=$(PORT) $(BIN)/honcho start --procfile Procfile --port $(PORT) \
+		--concurrency web=1,worker=$(WORKERS),supervisor=1
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -77,3 +77,7 @@ bench-prune: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) staticfiles
+
+bench-workers: $(VENV)/.installed
+	$(PY) bench/workers.py database
+	$(PY) bench/workers.py rq

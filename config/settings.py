@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "config.accounts",
+    "django_tasks",
+    "django_tasks_db",
     "flows",
     "agents",
     "webhooks",
@@ -273,6 +275,9 @@ SPECTACULAR_SETTINGS = {
 
 # Flows, runs and the sandbox (DESIGN sections 6 and 8).
 RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
+# A running run's lease: renewed by its executor while it lives; once it has
+# expired the supervisor resumes (background) or interrupts (synchronous) it.
+RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
@@ -310,6 +315,27 @@ def _count(name: str, default: int) -> int:
 # flow (newest kept). 0 turns a limit off.
 RUN_RETENTION_DAYS = _count("RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = _count("RUN_RETENTION_MAX_PER_FLOW", 10_000)
+
+# Background runs (DESIGN section 9): Django's tasks framework (the
+# `django-tasks` backport on Django 5.2). `database` keeps the queue in the
+# project's database (django-tasks-db; no extra service); `rq` puts it on
+# Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
+TASKS_BACKEND = env("TASKS_BACKEND", default="database")
+TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
+# How often an idle database worker looks for a queued task.
+WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+if TASKS_BACKEND == "database":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+elif TASKS_BACKEND == "rq":
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {"URL": TASKS_REDIS_URL}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
+else:
+    raise ImproperlyConfigured(
+        f"TASKS_BACKEND is {TASKS_BACKEND!r}; it must be 'database' or 'rq'."
+    )
+# How often the supervisor (`manage.py supervise`) looks for stranded runs.
+SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
 
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)

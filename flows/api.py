@@ -18,6 +18,7 @@ from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
 from flows.credentials.usage import check_owned
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun, RunStep
 from flows.portable import (
@@ -29,6 +30,29 @@ from flows.portable import (
 from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.run_stats import RANGES, run_stats
 from flows.storable import Unstorable, check_storable
+
+TRUE = ("1", "true", "yes")
+
+
+def prefers_async(request) -> bool:
+    """`Prefer: respond-async` (RFC 7240) on the request."""
+    prefer = request.headers.get("Prefer", "")
+    return any(
+        part.split("=")[0].strip().lower() == "respond-async"
+        for part in prefer.replace(";", ",").split(",")
+    )
+
+
+def accepted(run: FlowRun) -> Response:
+    """202 for a queued background run: where to poll it."""
+    return Response(
+        {"run_id": str(run.id), "status": run.status},
+        status=202,
+        headers={
+            "Location": f"/api/runs/{run.id}",
+            "Preference-Applied": "respond-async",
+        },
+    )
 
 
 def storable(value) -> None:
@@ -59,6 +83,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_enabled",
             "webhook_signed",
             "warnings",
+            "webhook_response_mode",
             "version",
             "created_at",
             "updated_at",
@@ -170,6 +195,8 @@ class RunSummarySerializer(serializers.ModelSerializer):
             "trigger",
             "status",
             "success",
+            "background",
+            "cancel_requested",
             "error",
             "created_at",
             "started_at",
@@ -332,6 +359,8 @@ class FlowViewSet(viewsets.ModelViewSet):
 
         Answers 200 even when the run failed: `success` and `error` say so.
         Counts against the admission caps like a webhook (503/429 above them).
+        With `Prefer: respond-async` or `?async=true`, the run is queued for a
+        worker instead: 202 `{run_id, status: "queued"}`; poll /api/runs/:id.
         """
         flow = self.get_object()
         body = request.data if request.body else {}
@@ -341,6 +370,8 @@ class FlowViewSet(viewsets.ModelViewSet):
             check_storable(body, what="The JSON body")
         except Unstorable as problem:
             raise ValidationFailed(str(problem)) from None
+        if prefers_async(request) or request.query_params.get("async") in TRUE:
+            return accepted(enqueue_run(flow, body, FlowRun.Trigger.MANUAL))
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
@@ -397,3 +428,11 @@ class RunViewSet(
             raise ValidationFailed(message, details={"range": [message]})
         runs = FlowRun.objects.for_user(request.user)
         return Response(run_stats(runs, range_key))
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel the run: a queued run ends `cancelled` now, a running one
+        before its next node. 200 with the run; a finished run is unchanged."""
+        run = self.get_object()
+        run.request_cancel()
+        return Response(self.get_serializer(self.get_object()).data)

@@ -79,7 +79,12 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
     return render(
         request,
         "flows/builder.html",
-        {"flow": flow, "flow_data": flow_data, "node_kinds": node_kinds_for_palette()},
+        {
+            "flow": flow,
+            "flow_data": flow_data,
+            "node_kinds": node_kinds_for_palette(),
+            "response_modes": Flow.ResponseMode.choices,
+        },
     )
 
 

@@ -17,6 +17,7 @@ pytest_plugins = [
     "tests.http_server",
     "tests.gunicorn_server",
     "tests.openapi_contract",
+    "tests.processes",
 ]
 
 

@@ -63,6 +63,7 @@ class Handler(BaseHTTPRequestHandler):
             "content_type": self.headers.get("Content-Type"),
             "host": self.headers.get("Host"),
             "token": self.headers.get("X-Token"),
+            "idempotency_key": self.headers.get("Idempotency-Key"),
             "user_agent": self.headers.get("User-Agent"),
             "body": received,
         }

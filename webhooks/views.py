@@ -14,7 +14,10 @@ check first, then runs the flow once. The order is part of the contract:
    the flow or its owner at its cap of synchronous runs → 429 (admission)
 9. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
    or 409 while that run is still going or when the body differs
-10. run the flow: exactly one FlowRun, then answer with its result
+10. run the flow: exactly one FlowRun, then answer with its result; or, when
+   the flow's response mode is "immediately" or the request says
+   `Prefer: respond-async`, store it `queued` for a worker and answer 202
+   `{run_id, status: "queued"}` (no admission cap: it holds no thread)
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The
@@ -40,12 +43,14 @@ from config.http.errors import (
     NotAuthenticated,
     ValidationFailed,
 )
+from flows.api import prefers_async
 from flows.engine import run_flow, store
+from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
 from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
-from webhooks.responses import run_response
+from webhooks.responses import queued_response, run_response
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -119,16 +124,30 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
     payload = limits.parse_json_object(body)
     delivery_id = _delivery_id(request, msg_id)
     limits.check_rate(str(flow.pk))
-    with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
-        try:
+    meta = request_meta(request, len(body))
+    try:
+        if flow.webhook_response_mode == Flow.ResponseMode.IMMEDIATELY or (
+            prefers_async(request)
+        ):
+            # The hop count goes with the queued run, so a loop of webhooks
+            # answered at once still stops at WEBHOOK_MAX_HOPS.
+            run = enqueue_run(
+                flow,
+                payload,
+                FlowRun.Trigger.WEBHOOK,
+                request_meta={**meta, "hops": hops},
+                delivery_id=delivery_id,
+            )
+            return queued_response(run)
+        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             run = run_flow(
                 flow,
                 payload,
                 FlowRun.Trigger.WEBHOOK,
-                request_meta=request_meta(request, len(body)),
+                request_meta=meta,
                 delivery_id=delivery_id,
                 hops=hops,
             )
-        except DeliveryExists as repeat:
-            return _answer_repeat(repeat.run, payload)
+    except DeliveryExists as repeat:
+        return _answer_repeat(repeat.run, payload)
     return run_response(run)

@@ -21,12 +21,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from flows.engine import store
+from flows.engine import lease, store
 from flows.models import Flow, FlowRun, RunStep
 
-# Interrupted runs are `failed` with code `interrupted` (store.mark_interrupted);
-# the status `interrupted` is matched too, so a dedicated state changes nothing here.
-INTERRUPTED = Q(status="interrupted") | Q(
+# Runs stored before the `interrupted` state existed were `failed` with code
+# `interrupted` (migration 0007 moves them; old rows restored from a backup may not).
+INTERRUPTED = Q(status=FlowRun.Status.INTERRUPTED) | Q(
     status=FlowRun.Status.FAILED, error__code="interrupted"
 )
 # Claim, look up, reset: each step can lose a race to another copy of the
@@ -43,7 +43,7 @@ class DeliveryExists(Exception):
 
 
 def was_interrupted(run: FlowRun) -> bool:
-    return run.status == "interrupted" or (
+    return run.status == FlowRun.Status.INTERRUPTED or (
         run.status == FlowRun.Status.FAILED
         and (run.error or {}).get("code") == "interrupted"
     )
@@ -93,6 +93,12 @@ def _restart(
         "started_at": now,
         "finished_at": None,
         "duration_ms": None,
+        # A fresh lease and attempt: the supervisor watches it like a new run,
+        # and a late write of the dead attempt is fenced off.
+        "lease_expires_at": lease.lease_end(),
+        "attempts": run.attempts + 1,
+        "background": False,
+        "cancel_requested": False,
     }
     with transaction.atomic():
         if not FlowRun.objects.filter(INTERRUPTED, pk=run.pk).update(**fresh):

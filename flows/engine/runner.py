@@ -13,7 +13,7 @@ waiting in a queue), then updated once with its final state. Step rows are
 buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
 during a long run), because a row per node would cost more than the engine
 itself; a crash mid-run therefore leaves a visibly `running` run for
-`sweep_stale_runs` to mark `interrupted`.
+the supervisor to resume or mark `interrupted` once its lease expires.
 
 What is stored must be storable (flows/storable.py): a run's input and every
 node's output are checked, and a final write that still fails (a flow deleted
@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from config.telemetry import context as log_context
 from flows.credentials.resolve import RunSecrets, mentions_secrets
-from flows.engine import store
+from flows.engine import lease, store
 from flows.engine.deliveries import start_delivery
 from flows.graph import reachable_from_triggers, topological_order
 from flows.models import Flow, FlowRun, RunStep
@@ -52,6 +52,14 @@ LOG_BUDGET_MARKER = "[the run's log budget is spent: later lines were dropped]"
 UNREACHABLE = {
     "code": "unreachable",
     "message": "Skipped: no path from a trigger node leads to this node.",
+}
+# How long the final write is retried while the database is unreachable.
+FINAL_WRITE_RETRY_SECONDS = 5.0
+INTERRUPTED = {
+    "node_id": None,
+    "code": "interrupted",
+    "message": "The run was interrupted (its process stopped, or the database "
+    "was unreachable, mid-run).",
 }
 
 
@@ -154,6 +162,7 @@ class Execution:
         deadline: float | None = None,
         depth: int = 0,
         hops: int = 0,
+        stored_steps: list[dict] = (),
     ):
         self.flow = flow
         self.run = run
@@ -163,12 +172,16 @@ class Execution:
         # value opened is redacted from what this run stores and answers.
         self.secrets = RunSecrets(flow.owner_id)
         self.redactor = self.secrets.redactor
+        # A background run stores each step as it completes, so that a run
+        # whose worker died resumes after its last stored step.
+        self.step_by_step = run.background
         self.results: dict[str, Any] = {}
         self.result_bytes = 0
         self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
         self.fired: set[int] = set()
-        self.steps: list[dict] = []  # RunStep rows, written in batches
-        self.flushed = 0
+        self.steps: list[dict] = list(stored_steps)  # RunStep rows
+        self.flushed = len(self.steps)  # rows already in the database
+        self.done = {row["node_id"]: row for row in stored_steps}
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
@@ -179,9 +192,13 @@ class Execution:
     @_logged_as_run
     def execute(self) -> FlowRun:
         status, error = FlowRun.Status.SUCCEEDED, None
+        lease.hold(self.run.id)
         try:
             for planned in plan(self.flow):
-                self.step(planned)
+                if planned.node["id"] in self.done:
+                    self.replay(planned)
+                else:
+                    self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
         except Exception:
@@ -192,10 +209,25 @@ class Execution:
                 "code": "internal_error",
                 "message": "The engine failed; the error has been logged.",
             }
+        finally:
+            lease.release(self.run.id)
         self.finish(status, error)
         return self.run
 
     @_logged_as_node
+    def replay(self, planned: PlannedNode) -> None:
+        """A node a previous attempt stored: take its output, fire its edges."""
+        row = self.done[planned.node["id"]]
+        if row["status"] != RunStep.Status.SUCCEEDED:
+            return  # skipped; a failed step would have ended that attempt
+        self.results[planned.node["id"]] = row["output"]
+        if planned.kind.sets_response:
+            self.run.response = row["output"]
+        branching = planned.kind.output_handles != (None,)
+        for index, handle in planned.outgoing:
+            if not branching or handle == (row["handle"] or None):
+                self.fired.add(index)
+
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]
@@ -207,6 +239,15 @@ class Execution:
         if not all(index in self.fired for index in planned.incoming):
             self.record(node, RunStep.Status.SKIPPED)
             return
+        if lease.is_cancelled(self.run.id):
+            raise RunStopped(
+                FlowRun.Status.CANCELLED,
+                {
+                    "node_id": node_id,
+                    "code": "cancelled",
+                    "message": "The run was cancelled before this node.",
+                },
+            )
         if time.monotonic() >= self.deadline:
             raise RunStopped(
                 FlowRun.Status.TIMED_OUT,
@@ -229,6 +270,7 @@ class Execution:
             label=f"{node.get('name') or node_id!r} ({node_id})",
             secrets=self.secrets,
             exposes_secrets=mentions_secrets(data),
+            idempotency_key=f"{self.run.id}:{node_id}",
         )
         started_at = timezone.now()
         clock = time.perf_counter()
@@ -335,6 +377,7 @@ class Execution:
                 "node_type": node.get("type", ""),
                 "node_name": (node.get("name") or "")[:200],
                 "status": status,
+                "handle": (ctx.handle or "") if ctx else "",
                 "output": output,
                 "error": error,
                 "logs": logs,
@@ -343,7 +386,7 @@ class Execution:
                 "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
             }
         )
-        if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
+        if self.step_by_step or time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
 
     def within_log_budget(self, logs: list[str]) -> list[str]:
@@ -379,25 +422,61 @@ class Execution:
         """
         duration_ms = (time.monotonic() - self.started) * 1000
         steps = self.steps[self.flushed :]
-        try:
-            stored = store.finish_run(
-                self.run, status, self.results, error, duration_ms, steps=steps
-            )
-        except (DatabaseError, ValueError, RecursionError):
-            logger.exception("Run %s could not be stored as it ended", self.run.id)
-            self.store_as_unstorable(duration_ms)
-            return
-        if not stored:  # no row to update: the flow, and its runs, were deleted
-            self.store_as_unstorable(duration_ms)
+        give_up = time.monotonic() + FINAL_WRITE_RETRY_SECONDS
+        while True:
+            try:
+                stored = store.finish_run(
+                    self.run, status, self.results, error, duration_ms, steps=steps
+                )
+                break
+            except (OperationalError, InterfaceError):
+                # The database is away (a restart, a failover): try again for a
+                # while; the run is still ours as long as its lease holds.
+                connection.close()
+                if time.monotonic() > give_up:
+                    logger.exception("Run %s: the database stayed away", self.run.id)
+                    self.leave_to_supervisor()
+                    return
+                time.sleep(0.2)
+            except (DatabaseError, ValueError, RecursionError):
+                logger.exception("Run %s could not be stored as it ended", self.run.id)
+                self.store_as_unstorable(duration_ms)
+                return
+        if not stored:  # deleted with its flow, or no longer this executor's
+            if not self.taken_over():
+                self.store_as_unstorable(duration_ms)
             return
         self.flushed = len(self.steps)
+
+    def taken_over(self) -> bool:
+        """Whether the supervisor ended the run or gave it to another worker
+        while this executor ran it; if so `self.run` becomes what is stored,
+        so the caller is told what the database says."""
+        stored = (
+            FlowRun.objects.filter(pk=self.run.pk)
+            .values(*store.FINAL_FIELDS, "attempts")
+            .first()
+        )
+        if stored is None:
+            return False
+        for name, value in stored.items():
+            setattr(self.run, name, value)
+        return True
+
+    def leave_to_supervisor(self) -> None:
+        """The end could not be stored: the row stays `running` until its lease
+        expires and the supervisor marks it `interrupted`, so that is what the
+        caller is told, and what the database will say."""
+        self.run.status = FlowRun.Status.INTERRUPTED
+        self.run.results, self.run.response = {}, None
+        self.run.error = dict(INTERRUPTED)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
         try:
             stored = store.mark_unstorable(self.run, duration_ms)
         except DatabaseError:
             logger.exception("Run %s could not be marked failed either", self.run.id)
-            return  # still `running` in the database: sweep_stale_runs ends it
+            return  # still `running`: the supervisor ends it when its lease expires
         if not stored:
             self.run.error = {
                 "node_id": None,

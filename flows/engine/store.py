@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 
@@ -29,7 +31,15 @@ MAX_PARAMETERS = 65535
 
 # What `finish_run` writes, and what `webhook_target` loads: the webhook's
 # checks and the run (any other field loads on first access, one query).
-FINAL_FIELDS = ("status", "results", "error", "response", "finished_at", "duration_ms")
+FINAL_FIELDS = (
+    "status",
+    "results",
+    "error",
+    "response",
+    "finished_at",
+    "duration_ms",
+    "lease_expires_at",
+)
 WEBHOOK_FIELDS = (
     "id",
     "owner",
@@ -38,12 +48,14 @@ WEBHOOK_FIELDS = (
     "edges",
     "webhook_enabled",
     "webhook_secret",
+    "webhook_response_mode",
 )
 
 INTERRUPTED = {
     "node_id": None,
     "code": "interrupted",
-    "message": "The run was interrupted (the server stopped mid-run).",
+    "message": "The run was interrupted (its process stopped, or the database "
+    "was unreachable, mid-run).",
 }
 UNSTORABLE = {
     "node_id": None,
@@ -102,9 +114,10 @@ class Table:
             self.name, ", ".join(self.columns), ", ".join([row] * rows)
         )
 
-    def update_by_pk(self) -> str:
+    def update_by_pk(self, condition: str = "") -> str:
         assignments = ", ".join(f"{column} = %s" for column in self.columns)
-        return f"UPDATE {self.name} SET {assignments} WHERE {self.pk_column} = %s"
+        where = f"{self.pk_column} = %s" + (f" AND {condition}" if condition else "")
+        return f"UPDATE {self.name} SET {assignments} WHERE {where}"
 
     def select_by_pk(self, condition: str = "") -> str:
         where = f"{self.pk_column} = %s" + (f" AND {condition}" if condition else "")
@@ -220,6 +233,8 @@ def start_run(
         delivery_id=delivery_id,
         created_at=now,
         started_at=now,
+        lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
+        attempts=1,
     )
     using = using or _write_alias(FlowRun)
     table = Table.of(FlowRun, None, using)
@@ -247,7 +262,10 @@ def finish_run(
 ) -> bool:
     """Store the run's final state and its last step rows, atomically.
 
-    False when there was no row to update: the run was deleted with its flow.
+    False when there was no row to update: the run was deleted with its flow,
+    or this executor no longer holds it. The UPDATE is fenced: only while the
+    run is `running` under this executor's `attempts`, since the supervisor
+    may have interrupted it (lease expired) or handed it to another worker.
     `response` is taken as set on the instance.
     """
     run.status = status
@@ -255,10 +273,13 @@ def finish_run(
     run.error = error
     run.finished_at = timezone.now()
     run.duration_ms = duration_ms
+    run.lease_expires_at = None
     using = _write_alias(FlowRun, run)
     final = Table.of(FlowRun, FINAL_FIELDS, using)
-    update = final.update_by_pk()
+    fence = f"{final.column('attempts')} = %s AND {final.column('status')} = %s"
+    update = final.update_by_pk(fence)
     params = [*final.values_of(run), final.pk_value(run.pk)]
+    params += [run.attempts, FlowRun.Status.RUNNING]
     if not steps:
         stored = _execute(using, update, params) > 0
     else:
@@ -319,18 +340,21 @@ def mark_unstorable(run: FlowRun, duration_ms: float) -> bool:
     run.error = dict(UNSTORABLE)
     run.finished_at, run.duration_ms = timezone.now(), duration_ms
     fields = ["status", "results", "response", "error", "finished_at", "duration_ms"]
-    stored = FlowRun.objects.filter(pk=run.pk).update(
-        **{name: getattr(run, name) for name in fields}
-    )
+    stored = FlowRun.objects.filter(
+        pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
+    ).update(lease_expires_at=None, **{name: getattr(run, name) for name in fields})
     if stored:
         metrics.run_finished(run.trigger, run.status, duration_ms, ())
     return stored > 0
 
 
 def mark_interrupted(runs: models.QuerySet) -> int:
-    """End these runs as failed with code `interrupted`; returns how many."""
+    """End these runs `interrupted`; returns how many."""
     return runs.update(
-        status=FlowRun.Status.FAILED, finished_at=timezone.now(), error=INTERRUPTED
+        status=FlowRun.Status.INTERRUPTED,
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+        error=INTERRUPTED,
     )
 
 

@@ -77,6 +77,8 @@ class NodeContext:
     a run): `credential(id)` for a node's `credential_id`. Templates and code
     see a `secrets` variable only when `exposes_secrets` is set, which the
     engine does only for a node whose own data mentions `secrets`.
+    `idempotency_key` is `<run id>:<node id>`, the same on every attempt at the
+    node (a resumed run may repeat one), for nodes that call out.
     """
 
     owner_id: Any
@@ -89,6 +91,7 @@ class NodeContext:
     label: str = ""
     secrets: Any = None
     exposes_secrets: bool = False
+    idempotency_key: str = ""
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False

@@ -104,6 +104,10 @@ class HttpRequestNode(NodeKind):
             name: as_text(value)
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
+        # The same on every attempt: a resumed run may repeat this node
+        # (at least once per node, docs/engine.md), and receivers can dedupe.
+        if not any(name.lower() == "idempotency-key" for name in headers):
+            headers["Idempotency-Key"] = ctx.idempotency_key
         body = ctx.render(data.get("body"))
         if data.get("credential_id"):
             url, headers = with_credential(ctx, data["credential_id"], url, headers)

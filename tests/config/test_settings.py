@@ -173,7 +173,4 @@ def test_make_run_hands_its_port_to_the_settings():
     assert any(
         line.startswith("PORT=8123 ") and "seed_demo" in line for line in commands
     )
-    assert any(
-        line.startswith("PORT=8123 ") and "--bind 127.0.0.1:8123" in line
-        for line in commands
-    )
+    assert any("WEB_PORT=8123 " in line and "honcho start" in line for line in commands)

@@ -69,6 +69,7 @@ def change_form(flow, **changes) -> dict:
         "edges": json.dumps(flow.edges),
         "webhook_enabled": "on",
         "webhook_secret": "",
+        "webhook_response_mode": flow.webhook_response_mode,
     }
     return {**data, **changes}
 

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.models import FlowRun
 from flows.nodes import NODE_KINDS, http_request
 from tests.factories import PASSWORD, AgentFactory, FlowFactory, FlowRunFactory
@@ -127,6 +128,17 @@ def test_the_builder_shows_the_webhook_url_in_the_left_panel(
     url = f"https://weir.example.com/api/webhooks/{alice_flow.id}"
     assert f'<code class="url-box" id="webhook-url">{url}</code>' in panel
     assert json_script(html, "flow-data")["webhook_url"] == url
+
+
+def test_the_webhook_panel_selects_the_flows_response_mode(alice_client, alice):
+    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+
+    html = alice_client.get(f"/flows/{flow.id}/").content.decode()
+
+    panel = left_panel(html)
+    assert '<select id="webhook-response-mode"' in panel
+    assert '<option value="immediately" selected>' in panel
+    assert '<option value="completed" >When the flow completes</option>' in panel
 
 
 def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
@@ -296,3 +308,19 @@ def test_the_flows_address_redirects_to_the_flow_list(alice_client):
 
     assert response.status_code == 302
     assert response["Location"] == "/"
+
+
+def test_a_queued_run_page_offers_cancel_and_follows_the_run(alice_client, alice_flow):
+    run = enqueue_run(alice_flow, {}, FlowRun.Trigger.MANUAL)
+
+    html = alice_client.get(f"/runs/{run.id}/").content.decode()
+
+    assert '<button type="button" id="run-cancel" >Cancel run</button>' in html
+    assert "js/run_detail.js" in html
+
+
+def test_a_finished_run_page_has_no_cancel(alice_client, alice_run):
+    html = alice_client.get(f"/runs/{alice_run.id}/").content.decode()
+
+    assert "run-cancel" not in html
+    assert "run_detail.js" not in html

@@ -101,3 +101,17 @@ document.querySelectorAll("[data-copy]").forEach((button) => {
     copyText(source.value ?? source.textContent, button);
   });
 });
+
+// When the webhook answers: once the run completes, or at once (202, a worker runs it).
+$("webhook-response-mode").addEventListener("change", async (event) => {
+  const wanted = event.target.value;
+  showText($("webhook-error"), "");
+  try {
+    const updated = await api("PATCH", `/api/flows/${flow.id}`, { webhook_response_mode: wanted });
+    event.target.value = updated.webhook_response_mode;
+    await adoptVersionIfGraphUnchanged(updated);
+  } catch (error) {
+    event.target.value = wanted === "immediately" ? "completed" : "immediately";
+    showText($("webhook-error"), error.message);
+  }
+});
