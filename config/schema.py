@@ -242,7 +242,20 @@ WEBHOOK_PATH = {
             "content": {"application/json": {"schema": {"type": "object"}}},
         },
         "responses": {
-            "200": _run_result("The run result (or the response node's answer)."),
+            "200": {
+                "description": "The run result, or a response node's answer (any "
+                "body the flow's author chose).",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "anyOf": [
+                                {"$ref": "#/components/schemas/RunResult"},
+                                {"description": "A response node's JSON body."},
+                            ]
+                        }
+                    }
+                },
+            },
             "400": _error("400"),
             "401": {**_error("401"), "description": "Missing or bad signature."},
             "404": _error("404"),

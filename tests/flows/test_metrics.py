@@ -13,6 +13,7 @@ from prometheus_client import REGISTRY
 from flows.engine import run_flow
 from flows.models import FlowRun
 from flows.sandbox import run_code, worker_pool
+from flows.sandbox.pool import WorkerPool
 from tests.factories import FlowRunFactory
 from tests.flows.graphs import chain_flow, code, trigger
 
@@ -50,17 +51,39 @@ def test_a_failed_run_counts_under_failed(alice):
     )
 
 
-def test_a_dead_sandbox_worker_counts_a_restart_and_the_pool_size_follows():
+def test_a_dead_sandbox_worker_counts_a_restart():
     run_code("return 1;", {})  # the pool has a worker
-    workers = sample("weir_sandbox_workers")
+    pids = worker_pool().pids()
     before = sample("weir_sandbox_worker_restarts_total")
-    for pid in worker_pool().pids():
+    for pid in pids:
         os.kill(pid, signal.SIGKILL)
     time.sleep(0.2)  # let the kills land before the next job
 
     assert run_code("return 2;", {}).value == 2
 
     assert sample("weir_sandbox_worker_restarts_total") >= before + 1
+
+
+def test_the_pool_size_gauge_counts_started_and_stopped_workers():
+    pool = WorkerPool(size=1, memory_mb=64)
+    workers = sample("weir_sandbox_workers")
+
+    pool.call(
+        {
+            "mode": "expressions",
+            "expressions": ["1"],
+            "variables": "{}",
+            "timeout_ms": 1000,
+            "memory_mb": 64,
+            "stack_kb": 256,
+            "limits": {},
+        },
+        time.monotonic() + 10,
+    )
+    started = sample("weir_sandbox_workers")
+    pool.close()
+
+    assert started == workers + 1
     assert sample("weir_sandbox_workers") == workers
 
 

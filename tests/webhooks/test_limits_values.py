@@ -1,6 +1,10 @@
 """Expensive bodies (issue 13, item 12): a valid 741 KB body of 70,000 keys cost
 seconds of server time (the run hands every value to the sandbox and stores it).
-The webhook bounds the values in a body (`WEBHOOK_MAX_BODY_VALUES`) → 413."""
+The webhook bounds the values in a body (`WEBHOOK_MAX_BODY_VALUES`) → 413.
+
+Costs are the CPU time of the test's thread, in which the test client runs the
+view: wall time on a shared, loaded machine says little.
+"""
 
 from __future__ import annotations
 
@@ -20,15 +24,15 @@ def test_a_body_of_70000_keys_is_refused_fast_without_a_run(client, hook_flow):
     body = many_keys(70_000)
     assert 700_000 < len(body) < 1_048_576  # within the byte limit
 
-    started = time.perf_counter()
+    started = time.thread_time()
     response = post_webhook(client, hook_flow, body)
-    elapsed = time.perf_counter() - started
+    elapsed = time.thread_time() - started
 
     assert response.status_code == 413
     error = response.json()["error"]
     assert error["code"] == "payload_too_large"
     assert error["details"] == {"values": 70_000, "limit": 10_000}
-    assert elapsed < 1.0  # 10.5 s (a 504) before the limit
+    assert elapsed < 1.0  # without the limit: 2.0 s of CPU here, 8.7 s wall, a 504
     assert webhook_runs(hook_flow) == 0
 
 
@@ -70,9 +74,9 @@ def test_commas_inside_strings_do_not_count(client, hook_flow, settings):
     ],
 )
 def test_broken_bodies_full_of_commas_are_answered_fast(client, hook_flow, body):
-    started = time.perf_counter()
+    started = time.thread_time()
     response = post_webhook(client, hook_flow, body)
-    elapsed = time.perf_counter() - started
+    elapsed = time.thread_time() - started
 
     assert response.status_code in (400, 413)
     assert response.json()["error"]["code"] in ("invalid_json", "payload_too_large")
