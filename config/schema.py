@@ -91,7 +91,29 @@ EXTRA_ERRORS = {
     "auth_login_create": ("429",),
     "flows_partial_update": ("412",),
     "flows_run_create": ("429", "503"),
+    # Filters (status, trigger, since, until, range) name a bad value with 400.
+    "flows_runs_list": ("400",),
+    "runs_list": ("400",),
+    "runs_stats_retrieve": ("400",),
+    "credentials_destroy": ("409",),
     "agents_chat_create": ("429", "502", "503", "504"),
+}
+
+# `Prefer: respond-async` or `?async=true`: the run waits for a worker.
+QUEUED = {
+    "description": "Queued for a worker; poll GET /api/runs/{run_id}.",
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "run_id": {"type": "string", "format": "uuid"},
+                    "status": {"type": "string", "enum": ["queued"]},
+                },
+                "required": ["run_id", "status"],
+            }
+        }
+    },
 }
 
 ETAG = {
@@ -193,6 +215,8 @@ def postprocess(result, generator, request, public):
             _secure_unsafe(method, operation)
             if operation["operationId"] in ("flows_retrieve", "flows_partial_update"):
                 responses["200"]["headers"] = ETAG
+            if operation["operationId"] == "flows_run_create":
+                responses["202"] = QUEUED
     result["paths"]["/api/webhooks/{flowId}"] = WEBHOOK_PATH
     return result
 

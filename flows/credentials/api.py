@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 
@@ -173,7 +173,12 @@ class CredentialViewSet(viewsets.ModelViewSet):
             OpenApiParameter(
                 "force", bool, description="Delete even while flows use it."
             )
-        ]
+        ],
+        responses={
+            200: inline_serializer(
+                "CredentialDeleted", {"success": serializers.BooleanField()}
+            )
+        },
     )
     def destroy(self, request, *args, **kwargs):
         credential = self.get_object()

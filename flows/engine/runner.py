@@ -214,7 +214,6 @@ class Execution:
         self.finish(status, error)
         return self.run
 
-    @_logged_as_node
     def replay(self, planned: PlannedNode) -> None:
         """A node a previous attempt stored: take its output, fire its edges."""
         row = self.done[planned.node["id"]]
@@ -228,6 +227,7 @@ class Execution:
             if not branching or handle == (row["handle"] or None):
                 self.fired.add(index)
 
+    @_logged_as_node
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]

@@ -106,8 +106,9 @@ def test_a_delivery_still_running_is_409_and_runs_nothing(client, hook_flow):
 @pytest.mark.parametrize(
     "status, error",
     [
+        # stored before the `interrupted` state existed (migration 0007 moves them)
         (FlowRun.Status.FAILED, {"node_id": None, "code": "interrupted"}),
-        ("interrupted", None),  # the worker tier's own state
+        (FlowRun.Status.INTERRUPTED, None),  # the state the supervisor writes
     ],
 )
 def test_an_interrupted_delivery_runs_anew_in_the_same_row(

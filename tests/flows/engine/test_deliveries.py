@@ -103,5 +103,5 @@ def test_an_interrupted_delivery_with_another_body_is_not_rerun(flow):
     with pytest.raises(DeliveryExists) as repeat:
         deliver(flow, {"n": 2})
 
-    assert repeat.value.run.status == FlowRun.Status.FAILED
+    assert repeat.value.run.status == FlowRun.Status.INTERRUPTED
     assert FlowRun.objects.get().input == {"n": 1}
