@@ -57,7 +57,11 @@ class AgentNode(NodeKind):
         ),
     )
     # No agent chosen yet: the user picks one before the flow can be saved.
-    default_data = {"agent_id": "", "message": "{{ input.message }}"}
+    default_data = {
+        "agent_id": "",
+        "message": "{{ input.message }}",
+        "credential_id": None,
+    }
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """`agent_id` names an active agent (one query); `message` is a template."""

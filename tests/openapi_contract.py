@@ -48,7 +48,9 @@ def operations() -> list[tuple[re.Pattern, str, str]]:
         parts = re.split(r"\{[^/}]+\}", template)
         pattern = re.compile("[^/]+".join(map(re.escape, parts)) + "$")
         found += [(pattern, template, method) for method in item]
-    return found
+    # A literal path (/api/runs/stats) wins over a template (/api/runs/{id}), as
+    # in the URL resolver.
+    return sorted(found, key=lambda operation: operation[1].count("{"))
 
 
 def _pointer(*parts: str) -> str:

@@ -63,6 +63,7 @@ class HttpRequestNode(NodeKind):
         "headers": {},
         "body": None,
         "timeout_ms": DEFAULT_TIMEOUT_MS,
+        "credential_id": None,
     }
 
     def validate_data(self, data: dict) -> list[FieldError]:
