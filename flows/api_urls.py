@@ -2,7 +2,8 @@
 
 from rest_framework.routers import SimpleRouter
 
-from flows.api import FlowViewSet, RunViewSet
+from flows.api import FlowViewSet
+from flows.api_runs import RunViewSet
 from flows.credentials.api import CredentialViewSet
 
 router = SimpleRouter(trailing_slash=False)

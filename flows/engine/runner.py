@@ -23,36 +23,28 @@ leaving it `running` (see `Execution.finish`).
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from config.telemetry import context as log_context
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import lease, store
+from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
-from flows.graph import reachable_from_triggers, topological_order
+from flows.engine.logged import logged_as_node, logged_as_run
+from flows.engine.plan import UNREACHABLE, PlannedNode, RunStopped, plan
 from flows.models import Flow, FlowRun, RunStep
-from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
-from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
+from flows.nodes import NodeContext, NodeError
+from flows.storable import Unstorable, check_storable, storable_text
 
 logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
-LOG_BUDGET_MARKER = "[the run's log budget is spent: later lines were dropped]"
 
-# The reason stored on the step of a node no trigger leads to (it never runs).
-UNREACHABLE = {
-    "code": "unreachable",
-    "message": "Skipped: no path from a trigger node leads to this node.",
-}
 # How long the final write is retried while the database is unreachable.
 FINAL_WRITE_RETRY_SECONDS = 5.0
 INTERRUPTED = {
@@ -63,58 +55,6 @@ INTERRUPTED = {
 }
 
 
-@dataclass
-class PlannedNode:
-    node: dict
-    kind: NodeKind
-    incoming: list[int]  # indexes of edges that must fire
-    outgoing: list[tuple[int, str | None]]  # (edge index, source handle)
-    reachable: bool = True  # a path of edges leads here from a trigger
-
-
-class RunStopped(Exception):
-    """Ends the run early with this status and error."""
-
-    def __init__(self, status: str, error: dict):
-        super().__init__(error["message"])
-        self.status = status
-        self.error = error
-
-
-def plan(flow: Flow) -> list[PlannedNode]:
-    """The nodes in execution order with their edges; RunStopped if not runnable."""
-    nodes: dict[str, PlannedNode] = {}
-    for node in flow.nodes:
-        kind = get_kind(node.get("type"))
-        if kind is None:
-            raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
-        nodes[node["id"]] = PlannedNode(node, kind, [], [])
-    reachable = reachable_from_triggers(flow.nodes, flow.edges)
-    links = []
-    for index, edge in enumerate(flow.edges):
-        source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
-        if source is None or target is None:
-            raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
-        source.outgoing.append((index, edge.get("sourceHandle")))
-        # An edge from a node that never runs must not hold its target back.
-        if edge["source"] in reachable:
-            target.incoming.append(index)
-        links.append((edge["source"], edge["target"]))
-    for node_id, planned in nodes.items():
-        planned.reachable = node_id in reachable
-    order = topological_order(nodes, links)
-    if len(order) != len(nodes):
-        raise _invalid(None, "The flow has a cycle.")
-    return [nodes[node_id] for node_id in order]
-
-
-def _invalid(node_id, message: str) -> RunStopped:
-    return RunStopped(
-        FlowRun.Status.FAILED,
-        {"node_id": node_id, "code": "invalid_flow", "message": message},
-    )
-
-
 def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
     """A node's failure as a NodeError; anything unexpected is a logged bug."""
     if isinstance(exception, NodeError):
@@ -123,32 +63,6 @@ def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError
     return NodeError(
         "internal_error", "The node failed unexpectedly; the error has been logged."
     )
-
-
-def json_text(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _logged_as_run(method):
-    """Every log line written inside carries the run's and its flow's ids."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        with log_context.bound(run_id=self.run.id, flow_id=self.flow.id):
-            return method(self, *args, **kwargs)
-
-    return wrapper
-
-
-def _logged_as_node(method):
-    """Every log line written inside carries the node's id as well."""
-
-    @functools.wraps(method)
-    def wrapper(self, planned, *args, **kwargs):
-        with log_context.bound(node_id=planned.node["id"]):
-            return method(self, planned, *args, **kwargs)
-
-    return wrapper
 
 
 class Execution:
@@ -176,8 +90,7 @@ class Execution:
         # whose worker died resumes after its last stored step.
         self.step_by_step = run.background
         self.results: dict[str, Any] = {}
-        self.result_bytes = 0
-        self.log_chars = 0  # console lines kept so far, against RUN_MAX_LOG_CHARS
+        self.budget = RunBudget()
         self.fired: set[int] = set()
         self.steps: list[dict] = list(stored_steps)  # RunStep rows
         self.flushed = len(self.steps)  # rows already in the database
@@ -189,7 +102,7 @@ class Execution:
             # A run started by a node of another run ends with that run.
             self.deadline = min(self.deadline, deadline)
 
-    @_logged_as_run
+    @logged_as_run
     def execute(self) -> FlowRun:
         status, error = FlowRun.Status.SUCCEEDED, None
         lease.hold(self.run.id)
@@ -227,7 +140,7 @@ class Execution:
             if not branching or handle == (row["handle"] or None):
                 self.fired.add(index)
 
-    @_logged_as_node
+    @logged_as_node
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]
@@ -276,7 +189,7 @@ class Execution:
         clock = time.perf_counter()
         try:
             output = self.redactor.redact(planned.kind.run(data, ctx))
-            self.check_size(output)
+            self.budget.check_output(output)
         except Exception as exception:
             failure = as_node_error(exception, self.run, node_id)
             error = {
@@ -321,38 +234,6 @@ class Execution:
             return self.results.get(sources[0])
         return {source: self.results.get(source) for source in dict.fromkeys(sources)}
 
-    def check_size(self, output: Any) -> None:
-        """Fail the node (`invalid_output`, `output_too_large`) unless storable."""
-        try:
-            text = json_text(output)
-        except RecursionError:
-            raise NodeError(
-                "invalid_output",
-                f"The node's output is nested more than {MAX_NESTING} levels deep.",
-            ) from None
-        except (TypeError, ValueError) as error:
-            raise NodeError(
-                "invalid_output", f"The node's output is not JSON: {error}"
-            ) from error
-        try:
-            check_storable(output, text=text, what="The node's output")
-        except Unstorable as problem:
-            raise NodeError("invalid_output", str(problem)) from None
-        size = len(text)
-        if size > settings.RUN_MAX_OUTPUT_BYTES:
-            raise NodeError(
-                "output_too_large",
-                f"The node's output is {size} bytes of JSON; the limit is "
-                f"{settings.RUN_MAX_OUTPUT_BYTES}.",
-            )
-        self.result_bytes += size
-        if self.result_bytes > settings.RUN_MAX_RESULT_BYTES:
-            raise NodeError(
-                "output_too_large",
-                "The run's results passed "
-                f"{settings.RUN_MAX_RESULT_BYTES} bytes of JSON.",
-            )
-
     def record(
         self,
         node: dict,
@@ -368,7 +249,7 @@ class Execution:
         logs = [storable_text(redact(line)) for line in ctx.logs] if ctx else []
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
-        logs = self.within_log_budget(logs)
+        logs = self.budget.within_log_budget(logs)
         self.steps.append(
             {
                 "run_id": self.run.id,
@@ -388,23 +269,6 @@ class Execution:
         )
         if self.step_by_step or time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
-
-    def within_log_budget(self, logs: list[str]) -> list[str]:
-        """The lines that fit the run's log budget; a marker where the rest went.
-
-        Each step's logs are capped in the sandbox, but a run of many nodes
-        would still store (and answer) megabytes; the budget bounds the run.
-        """
-        left = settings.RUN_MAX_LOG_CHARS - self.log_chars
-        kept = []
-        for line in logs:
-            if len(line) > left:
-                kept.append(LOG_BUDGET_MARKER)
-                break
-            kept.append(line)
-            left -= len(line)
-        self.log_chars = settings.RUN_MAX_LOG_CHARS - left
-        return kept
 
     def flush_steps(self) -> None:
         store.write_steps(self.steps[self.flushed :], using=self.run._state.db)

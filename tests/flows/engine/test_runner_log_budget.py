@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flows.engine import run_flow
-from flows.engine.runner import LOG_BUDGET_MARKER
+from flows.engine.budget import LOG_BUDGET_MARKER
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
