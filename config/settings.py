@@ -5,10 +5,6 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import ipaddress
-import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,6 +13,8 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
+
+from config import env_values
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -38,10 +36,7 @@ else:
 # tests a key derived from SECRET_KEY stands in.
 if DEBUG or TESTING:
     CREDENTIALS_KEY = env(
-        "CREDENTIALS_KEY",
-        default=base64.urlsafe_b64encode(
-            hashlib.sha256(SECRET_KEY.encode()).digest()
-        ).decode(),
+        "CREDENTIALS_KEY", default=env_values.fernet_key_from(SECRET_KEY)
     )
 else:
     CREDENTIALS_KEY = env("CREDENTIALS_KEY")
@@ -299,22 +294,11 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 
 
-def _count(name: str, default: int) -> int:
-    """A whole number (0 or more) from the environment, or start-up stops."""
-    text = env.str(name, default=str(default)).strip()
-    if not re.fullmatch(r"[0-9]{1,9}", text):
-        raise ImproperlyConfigured(
-            f"{name} must be a whole number of 0 or more (0 turns the limit off), "
-            f"not {text!r}."
-        )
-    return int(text)
-
-
 # Run history (docs/operations.md, "Retention"): `manage.py prune_runs` deletes
 # finished, unpinned runs older than this many days, and past this many per
 # flow (newest kept). 0 turns a limit off.
-RUN_RETENTION_DAYS = _count("RUN_RETENTION_DAYS", 30)
-RUN_RETENTION_MAX_PER_FLOW = _count("RUN_RETENTION_MAX_PER_FLOW", 10_000)
+RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
+RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
 
 # Background runs (DESIGN section 9): Django's tasks framework (the
 # `django-tasks` backport on Django 5.2). `database` keeps the queue in the
@@ -355,16 +339,15 @@ WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
 WEB_THREADS = env.int("WEB_THREADS", default=4)
 
 
-def _derived_int(name: str, default: int) -> int:
-    """An integer setting whose default follows another; empty means the default."""
-    return env.int(name) if env.str(name, default="") else default
-
-
-SYNC_RUNS_PER_PROCESS = _derived_int("SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2))
-SYNC_RUNS_PER_OWNER = _derived_int(
-    "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
+SYNC_RUNS_PER_PROCESS = env_values.derived_int(
+    env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
 )
-SYNC_RUNS_PER_FLOW = _derived_int("SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1))
+SYNC_RUNS_PER_OWNER = env_values.derived_int(
+    env, "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
+)
+SYNC_RUNS_PER_FLOW = env_values.derived_int(
+    env, "SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1)
+)
 # A run or chat turn that waited longer for a thread is refused (503), not run late.
 REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
 ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
@@ -390,19 +373,7 @@ DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
 
 
-def _networks(name: str) -> list:
-    networks = []
-    for item in env.list(name, default=[]):
-        try:
-            networks.append(ipaddress.ip_network(item.strip(), strict=False))
-        except ValueError:
-            raise ImproperlyConfigured(
-                f"{name} holds {item!r}, which is not an IP address or CIDR range."
-            ) from None
-    return networks
-
-
-METRICS_ALLOWED_IPS = _networks("METRICS_ALLOWED_IPS")
+METRICS_ALLOWED_IPS = env_values.networks(env, "METRICS_ALLOWED_IPS")
 
 # JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
 # every line carries the request id and, inside a run, the run, flow and node.
