@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+WORKERS ?= 2
 
-.PHONY: run test lint format e2e bench-engine bench-webhook clean
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -21,14 +22,22 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 	@$(PYTHON) -c "import secrets; print('SECRET_KEY=' + secrets.token_urlsafe(50))" > .env
 	@echo "Wrote .env with a new SECRET_KEY."
 
-run: $(VENV)/.installed .env
+# A Fernet key for credentials, added once to a .env that lacks one (older
+# .env files too); losing it loses every stored credential value.
+credentials-key: .env
+	@sed -i '/^CREDENTIALS_KEY=$$/d' .env
+	@grep -q '^CREDENTIALS_KEY=.' .env || { $(PYTHON) -c "import base64, os; \
+		print('CREDENTIALS_KEY=' + base64.urlsafe_b64encode(os.urandom(32)).decode())" \
+		>> .env && echo "Added a new CREDENTIALS_KEY to .env."; }
+
+run: $(VENV)/.installed .env credentials-key
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py seed_demo
-	$(PY) manage.py sweep_stale_runs
+	@# PORT reaches the settings, so BASE_URL (webhook URLs) follows the port served.
+	PORT=$(PORT) $(PY) manage.py seed_demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	@echo "Weir is serving on http://$(HOST):$(PORT)/"
-	$(BIN)/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2 --threads 4 \
-		--access-logfile -
+	@echo "Weir is serving on http://$(HOST):$(PORT)/ with $(WORKERS) run workers and the supervisor; Ctrl+C stops them all."
+	HOST=$(HOST) WEB_PORT=$(PORT) $(BIN)/honcho start --procfile Procfile --port $(PORT) \
+		--concurrency web=1,worker=$(WORKERS),supervisor=1
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -42,12 +51,15 @@ format: $(VENV)/.installed
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
 	WEIR_TESTING=1 $(BIN)/pytest $(PYTEST_ARGS)
-	@# The run store has one function per backend where SQL differs: on
-	@# PostgreSQL (CI), its tests run once more on SQLite so both are covered.
+	@# The run store, retention (row locks) and backups differ per backend: on
+	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \
-		echo "tests/flows/engine/test_store.py again on SQLite"; \
+		echo "The run store, deliveries, retention and backup tests again on SQLite"; \
 		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
-			$(BIN)/pytest tests/flows/engine/test_store.py -q;; \
+			$(BIN)/pytest tests/flows/engine/test_store.py \
+			tests/flows/engine/test_deliveries.py \
+			tests/flows/test_retention.py \
+			tests/flows/management/commands/test_backup_sqlite.py -q;; \
 	esac
 
 bench-engine: $(VENV)/.installed
@@ -56,5 +68,16 @@ bench-engine: $(VENV)/.installed
 bench-webhook: $(VENV)/.installed
 	bash bench/webhook.sh
 
+bench-metrics: $(VENV)/.installed
+	WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+	MULTIPROC=1 WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+
+bench-prune: $(VENV)/.installed
+	$(PY) bench/prune.py
+
 clean:
 	rm -rf $(VENV) staticfiles
+
+bench-workers: $(VENV)/.installed
+	$(PY) bench/workers.py database
+	$(PY) bench/workers.py rq

@@ -31,6 +31,7 @@ class AgentForm(forms.ModelForm):
             "temperature",
             "max_tokens",
             "owner",
+            "credential",
             "tools",
             "is_active",
         ]

@@ -12,10 +12,12 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
+from agents.limits import ChatThrottled
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
 from agents.tools import Toolbox
-from config.http.errors import GatewayTimeout, UpstreamError
+from config.http.admission import admitted
+from config.http.errors import GatewayTimeout, Throttled, UpstreamError
 from config.http.pagination import PagePagination
 
 
@@ -156,9 +158,14 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
         body.is_valid(raise_exception=True)
         conversation = self._conversation(agent, body.validated_data)
         try:
-            reply = send_message(
-                agent, request.user, body.validated_data["content"], conversation
-            )
+            # A turn holds this thread while the model answers: it counts
+            # against the same caps as a synchronous run (503/429 above them).
+            with admitted(request, owner_id=request.user.pk):
+                reply = send_message(
+                    agent, request.user, body.validated_data["content"], conversation
+                )
+        except ChatThrottled as throttled:
+            raise Throttled(throttled.wait, throttled.message) from None
         except ChatFailed as failure:
             error = GatewayTimeout if failure.error.code == "timeout" else UpstreamError
             raise error(

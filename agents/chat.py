@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from agents import metrics
+from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
 from agents.providers import (
     ChatRequest,
@@ -71,20 +73,27 @@ def send_message(
     *,
     depth: int = 0,
     deadline: float | None = None,
+    hops: int = 0,
+    api_key: str | None = None,
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
     when the provider fails or the deadline passes (code `timeout`), and
-    AgentTooDeep past MAX_AGENT_DEPTH. `deadline` is a `time.monotonic()` value
-    by which the turn must end; None leaves each model call
-    AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS.
+    AgentTooDeep past MAX_AGENT_DEPTH, `agents.limits.ChatThrottled` (nothing
+    stored) over the user's or the agent's message rate. `deadline` is a
+    `time.monotonic()` value by which the turn must end; None leaves each model
+    call AGENT_TIMEOUT_SECONDS and each tool run RUN_TIMEOUT_SECONDS. `hops`
+    (an agent node passes its run's) goes on to the tool runs, so a loop of
+    webhooks through an agent still ends at WEBHOOK_MAX_HOPS.
+    `api_key` (an agent node's credential) replaces the agent's own provider key.
     """
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
+    count_message(agent, user)
     content = storable_text(content)
     if conversation is None:
         conversation = Conversation.objects.create(
@@ -93,7 +102,15 @@ def send_message(
     Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(agent, conversation, user, depth=depth, deadline=deadline)
+    turn = _Turn(
+        agent,
+        conversation,
+        user,
+        depth=depth,
+        deadline=deadline,
+        hops=hops,
+        api_key=api_key,
+    )
     try:
         return turn.run()
     finally:
@@ -111,8 +128,12 @@ class _Turn:
         *,
         depth: int,
         deadline: float | None,
+        hops: int = 0,
+        api_key: str | None = None,
     ):
         self.agent = agent
+        self.hops = hops
+        self.api_key = api_key
         self.conversation = conversation
         self.user = user
         self.depth = depth
@@ -162,14 +183,18 @@ class _Turn:
                 timeout=self._call_timeout(),
                 max_retries=0 if self.deadline is not None else None,
             )
-            result = provider_for(self.agent.model).complete(request)
+            api_key = self.api_key or self.agent.provider_key()
+            provider = provider_for(self.agent.model, api_key)
+            result = provider.complete(request)
         except ProviderError as error:
+            metrics.call_failed(self.agent.model, error.code)
             Message.objects.create(
                 conversation=self.conversation,
                 role=Message.Role.ASSISTANT,
                 error=error.as_dict(),
             )
             raise ChatFailed(self.conversation, error) from error
+        metrics.call_succeeded(self.agent.model, result.usage)
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
         result.tool_calls = [
@@ -196,7 +221,9 @@ class _Turn:
         return min(limit, remaining)
 
     def _run_tool(self, call) -> None:
-        outcome = self.toolbox.call(call, depth=self.depth + 1, deadline=self.deadline)
+        outcome = self.toolbox.call(
+            call, depth=self.depth + 1, deadline=self.deadline, hops=self.hops
+        )
         self._record_tool(call, outcome)
 
     def _refuse_tool(self, call) -> None:

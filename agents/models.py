@@ -11,6 +11,8 @@ from django.db import models
 from django.urls import reverse
 
 PROVIDERS = ("openai", "anthropic", "ollama", "echo")
+# Credential kinds that hold a single API key.
+KEY_KINDS = ("bearer", "header")
 
 
 def validate_model_string(value: str) -> None:
@@ -61,6 +63,15 @@ class Agent(models.Model):
         related_name="agents",
         help_text="Flows of the owner this agent may call as tools.",
     )
+    credential = models.ForeignKey(
+        "flows.Credential",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="agents",
+        help_text="The owner's bearer or header credential holding this agent's "
+        "provider API key; empty uses the server's key setting.",
+    )
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -83,6 +94,32 @@ class Agent(models.Model):
     @property
     def model_name(self) -> str:
         return self.model.partition(":")[2]
+
+    def clean(self):
+        credential = self.credential
+        if credential is None:
+            return
+        if credential.owner_id != self.owner_id:
+            raise ValidationError(
+                {"credential": "The credential must belong to the agent's owner."}
+            )
+        if credential.kind not in KEY_KINDS:
+            raise ValidationError(
+                {"credential": "An API key credential is a bearer or header one."}
+            )
+
+    def provider_key(self) -> str | None:
+        """The API key from the agent's credential, or None to use the setting.
+
+        Costs one query (the credential) and one decryption when one is set.
+        """
+        if self.credential_id is None:
+            return None
+        credential = self.credential
+        if credential.kind not in KEY_KINDS or credential.owner_id != self.owner_id:
+            return None
+        secrets = credential.secrets()
+        return secrets.get("token") or secrets.get("value")
 
     def usable_tools(self) -> list:
         """The flows this agent may run: its owner's only, even if others slipped in.

@@ -6,7 +6,9 @@ flow's owner, so the owner finds it on the agent's chat page. A provider
 failure fails the node (`upstream_error`), a provider timeout times the run out
 (`timeout`). The run's deadline bounds the whole exchange, every model call and
 every tool run; the run's `depth` (agents already waiting above it) bounds
-agents calling agents through flows.
+agents calling agents through flows. The message counts against the owner's
+and the agent's chat rates (agents/limits.py); over one the node fails
+(`throttled`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,16 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from agents.chat import AgentTooDeep, ChatFailed, send_message
-from agents.models import Agent
-from flows.nodes import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from agents.limits import ChatThrottled
+from agents.models import KEY_KINDS, Agent
+from flows.nodes import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.checks import text
 
 MAX_MESSAGE_CHARS = 32_000
@@ -29,10 +39,38 @@ class AgentNode(NodeKind):
     type = "agent"
     label = "Agent"
     description = "Sends a message to an agent and outputs its reply."
+    form_fields = (
+        FormField("data.agent_id", "Agent", widget="agent"),
+        FormField(
+            "data.message",
+            "Message",
+            widget="textarea",
+            help="Templates allowed: {{ input.question }}",
+        ),
+        FormField(
+            "data.credential_id",
+            "API key credential",
+            widget="credential",
+            kinds=("bearer", "header"),
+            help="Optional: the provider key for this node; "
+            "empty uses the agent's own.",
+        ),
+    )
+    # No agent chosen yet: the user picks one before the flow can be saved.
+    default_data = {
+        "agent_id": "",
+        "message": "{{ input.message }}",
+        "credential_id": None,
+    }
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """`agent_id` names an active agent (one query); `message` is a template."""
         problems = text(data, "message", max_length=MAX_MESSAGE_CHARS)
+        credential_id = data.get("credential_id")
+        if credential_id is not None and not isinstance(credential_id, str):
+            problems.append(
+                FieldError("data.credential_id", "Must be a credential's id or null.")
+            )
         agent_id = _uuid(data.get("agent_id"))
         if agent_id is None or not Agent.objects.active().filter(pk=agent_id).exists():
             problems.append(
@@ -54,21 +92,47 @@ class AgentNode(NodeKind):
                 f"The message must be 1 to {MAX_MESSAGE_CHARS} characters "
                 "once its templates are filled in.",
             )
+        # The conversation is stored outside the run, so no credential value
+        # reaches it, nor the model: secrets in the message arrive redacted.
+        message = ctx.redact(message)
+        api_key = _key_from(ctx, data.get("credential_id"))
         owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
-                agent, owner, message, depth=ctx.depth, deadline=ctx.deadline
+                agent,
+                owner,
+                message,
+                depth=ctx.depth,
+                deadline=ctx.deadline,
+                hops=ctx.hops,
+                api_key=api_key,
             )
         except ChatFailed as failure:
             error = NodeTimeout if failure.error.code == "timeout" else NodeError
             raise error(failure.error.code, failure.error.message) from failure
         except AgentTooDeep as failure:
             raise NodeError("agent_too_deep", str(failure)) from failure
+        except ChatThrottled as failure:
+            raise NodeError("throttled", failure.message) from failure
         ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
         return {
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
         }
+
+
+def _key_from(ctx: NodeContext, credential_id) -> str | None:
+    """The provider key from the node's credential; None uses the agent's own."""
+    if not credential_id:
+        return None
+    credential, secrets = ctx.credential(credential_id)
+    if credential.kind not in KEY_KINDS:
+        raise NodeError(
+            "credential_kind",
+            f"Node {ctx.label}: an agent's API key comes from a bearer or header "
+            f"credential, not {credential.kind}.",
+        )
+    return secrets.get("token") or secrets.get("value")
 
 
 def _uuid(value) -> uuid.UUID | None:

@@ -90,7 +90,12 @@ class Toolbox:
         return cls(agent.usable_tools())
 
     def call(
-        self, call: ToolCall, *, depth: int, deadline: float | None = None
+        self,
+        call: ToolCall,
+        *,
+        depth: int,
+        deadline: float | None = None,
+        hops: int = 0,
     ) -> ToolOutcome:
         """Run the flow behind `call.name` with `call.arguments` as its input.
 
@@ -98,6 +103,8 @@ class Toolbox:
         flow passes it on, so agents calling agents stop at MAX_AGENT_DEPTH.
         `deadline` (a `time.monotonic()` value) ends the run early, as
         `timed_out`, when the caller has less time left than a run normally gets.
+        `hops` is the webhook chain the asking run is part of (see
+        flows.outbound): a tool flow calling a webhook carries it on.
         """
         from flows.engine import run_flow
 
@@ -108,7 +115,12 @@ class Toolbox:
             return refusal("invalid_arguments", "Tool arguments must be a JSON object.")
         try:
             run = run_flow(
-                flow, call.arguments, "agent", deadline=deadline, depth=depth
+                flow,
+                call.arguments,
+                "agent",
+                deadline=deadline,
+                depth=depth,
+                hops=hops,
             )
         except Exception:
             # run_flow reports node failures in the run; this is a bug elsewhere,

@@ -48,6 +48,9 @@ export DEBUG=false WEIR_TESTING=false LOG_LEVEL=WARNING
 export ALLOWED_HOSTS=127.0.0.1 BASE_URL="$BASE"
 # The benchmark measures throughput, not the limiter's refusals.
 export WEBHOOK_RATE_LIMIT=100000000/min
+# Throughput, not admission refusals: every thread may run the (fast) flow.
+export SYNC_RUNS_PER_PROCESS="$THREADS" SYNC_RUNS_PER_OWNER="$THREADS" \
+  SYNC_RUNS_PER_FLOW="$THREADS"
 if [ -n "$BENCH_REDIS_URL" ] && "$VENV_BIN/python" -c \
   "import redis,sys; redis.Redis.from_url(sys.argv[1]).ping()" "$BENCH_REDIS_URL" 2>/dev/null
 then
@@ -67,7 +70,8 @@ webhook="$BASE/api/webhooks/$flow_id"
 
 echo "==> gunicorn on $BASE: $WORKERS workers x $THREADS threads"
 "$VENV_BIN/gunicorn" config.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" \
-  --threads "$THREADS" --worker-class gthread --backlog 2048 --log-level warning \
+  --threads "$THREADS" --worker-class config.gunicorn.QueueStampingWorker \
+  --backlog 2048 --log-level warning \
   >"$server_log" 2>&1 &
 server=$!
 profiler=""

@@ -1,6 +1,130 @@
-"""OpenAPI extensions so drf-spectacular documents our own classes."""
+"""What drf-spectacular cannot see by itself, so `/api/schema` describes the server.
+
+- the session cookie and, on unsafe methods, the `X-CSRFToken` header;
+- the error envelope (DESIGN.md section 3) as a component, and on every
+  operation the error statuses it can answer (`postprocess`);
+- 412 and `ETag` on a flow's read and update;
+- the graph format (`GRAPH_NODES`, `GRAPH_EDGES`) for a flow's nodes and edges;
+- the public webhook, a plain Django view DRF never sees (`WEBHOOK_PATH`).
+
+tests/openapi_contract.py checks every API response the suite receives against
+this schema, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+UNSAFE = ("post", "put", "patch", "delete")
+ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+
+ERROR_ENVELOPE = {
+    "type": "object",
+    "description": "Every /api error (DESIGN.md section 3).",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "examples": ["validation_error"]},
+                "message": {"type": "string"},
+                "details": {},
+            },
+            "required": ["code", "message"],
+        }
+    },
+    "required": ["error"],
+}
+
+GRAPH_NODES = {
+    "type": "array",
+    "description": "The flow's nodes (DESIGN.md section 5).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "type": {"type": "string", "examples": ["webhook", "code"]},
+            "name": {"type": "string"},
+            "position": {
+                "type": "object",
+                "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+            },
+            "data": {"type": "object", "description": "Checked per node type."},
+        },
+        "required": ["id", "type"],
+    },
+}
+
+GRAPH_EDGES = {
+    "type": "array",
+    "description": "The flow's edges (DESIGN.md section 5).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "source": {"type": "string"},
+            "target": {"type": "string"},
+            "sourceHandle": {"type": ["string", "null"]},
+        },
+        "required": ["id", "source", "target"],
+    },
+}
+
+DESCRIPTIONS = {
+    "400": "Bad body: `validation_error`, `invalid_json` (or `invalid_credentials`).",
+    "401": "No session: `not_authenticated`.",
+    "403": "`csrf_failed` (no valid X-CSRFToken) or `permission_denied`.",
+    "404": "`not_found`: unknown id, malformed UUID, someone else's, or no such page.",
+    "409": "`conflict`.",
+    "412": "`precondition_failed`: `If-Match` names an old version.",
+    "413": "`payload_too_large`.",
+    "415": "`unsupported_media_type`.",
+    "429": "`throttled`; `Retry-After` says when to try again.",
+    "500": "`internal_error`; never a stack trace.",
+    "502": "`upstream_error`: the LLM provider failed.",
+    "503": "`unavailable`: at capacity or the database is briefly away; `Retry-After`.",
+    "504": "`timeout`: the provider took too long.",
+    "508": "`loop_detected`: a webhook chain deeper than `WEBHOOK_MAX_HOPS`.",
+}
+
+# Statuses some operations answer beyond those every operation of their kind does.
+EXTRA_ERRORS = {
+    "auth_login_create": ("429",),
+    "flows_partial_update": ("412",),
+    "flows_run_create": ("429", "503"),
+    # Filters (status, trigger, since, until, range) name a bad value with 400.
+    "flows_runs_list": ("400",),
+    "runs_list": ("400",),
+    "runs_stats_retrieve": ("400",),
+    "credentials_destroy": ("409",),
+    "agents_chat_create": ("429", "502", "503", "504"),
+}
+
+# `Prefer: respond-async` or `?async=true`: the run waits for a worker.
+QUEUED = {
+    "description": "Queued for a worker; poll GET /api/runs/{run_id}.",
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "run_id": {"type": "string", "format": "uuid"},
+                    "status": {"type": "string", "enum": ["queued"]},
+                },
+                "required": ["run_id", "status"],
+            }
+        }
+    },
+}
+
+ETAG = {
+    "ETag": {
+        "description": 'The flow\'s version, e.g. `"3"`; send it back as `If-Match`.',
+        "schema": {"type": "string"},
+    }
+}
+RETRY_AFTER = {
+    "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
+}
 
 
 class SessionCookieScheme(OpenApiAuthenticationExtension):
@@ -11,3 +135,182 @@ class SessionCookieScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
+
+
+def _error(status: str) -> dict:
+    response = {
+        "description": DESCRIPTIONS[status],
+        "content": {"application/json": {"schema": ERROR_REF}},
+    }
+    if status in ("429", "503"):
+        response["headers"] = RETRY_AFTER
+    return response
+
+
+def _error_statuses(path: str, method: str, operation: dict) -> list[str]:
+    statuses = ["500", "503"]
+    if {} not in operation.get("security", [{}]):
+        statuses.append("401")
+    if method in UNSAFE:
+        # Any unsafe request may send a body, documented or not: too large (413)
+        # or of a type the API does not parse (415) is refused the same way.
+        statuses += ["400", "403", "413", "415"]
+    parameters = {parameter["name"] for parameter in operation.get("parameters", [])}
+    if "{id}" in path or "page" in parameters:  # an unknown id, or past the last page
+        statuses.append("404")
+    statuses += EXTRA_ERRORS.get(operation["operationId"], ())
+    return statuses
+
+
+def _secure_unsafe(method: str, operation: dict) -> None:
+    """Session auth on an unsafe method also needs the CSRF header."""
+    if method in UNSAFE:
+        operation["security"] = [
+            {**requirement, "csrfHeader": []} if requirement else requirement
+            for requirement in operation.get("security", [])
+        ]
+
+
+def _json_schema_3_1(node):
+    """Two leftovers of OpenAPI 3.0 in drf-spectacular's 3.1 output, made JSON
+    Schema: DRF's own `nullable: true` (pagination's `next`, `previous`), and
+    `oneOf: [{type: null}, {}]` for a nullable untyped field, which `null`
+    matches twice and so never validates."""
+    if isinstance(node, list):
+        for item in node:
+            _json_schema_3_1(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.pop("nullable", False) and isinstance(node.get("type"), str):
+        node["type"] = [node["type"], "null"]
+    if {} in node.get("oneOf", []):
+        del node["oneOf"]
+    for value in node.values():
+        _json_schema_3_1(value)
+
+
+def postprocess(result, generator, request, public):
+    """drf-spectacular's POSTPROCESSING_HOOKS entry: see the module docstring."""
+    _json_schema_3_1(result)
+    components = result.setdefault("components", {})
+    components.setdefault("schemas", {})["ErrorEnvelope"] = ERROR_ENVELOPE
+    components.setdefault("securitySchemes", {})["csrfHeader"] = {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-CSRFToken",
+        "description": "The `csrftoken` cookie's value (GET /api/auth/csrf sets it); "
+        "needed on POST, PATCH and DELETE.",
+    }
+    for schema_name in ("Flow", "FlowRequest", "PatchedFlowRequest"):
+        properties = components["schemas"].get(schema_name, {}).get("properties", {})
+        if "nodes" in properties:
+            properties["nodes"] = GRAPH_NODES
+            properties["edges"] = GRAPH_EDGES
+    for path, item in result["paths"].items():
+        for method, operation in item.items():
+            responses = operation.setdefault("responses", {})
+            for status in _error_statuses(path, method, operation):
+                responses.setdefault(status, _error(status))
+            _secure_unsafe(method, operation)
+            if operation["operationId"] in ("flows_retrieve", "flows_partial_update"):
+                responses["200"]["headers"] = ETAG
+            if operation["operationId"] == "flows_run_create":
+                responses["202"] = QUEUED
+    result["paths"]["/api/webhooks/{flowId}"] = WEBHOOK_PATH
+    return result
+
+
+def _run_result(description: str) -> dict:
+    return {
+        "description": description,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/RunResult"}}
+        },
+    }
+
+
+WEBHOOK_PATH = {
+    "post": {
+        "operationId": "webhooks_receive",
+        "summary": "Trigger a flow (no session; see docs/webhooks.md)",
+        "tags": ["webhooks"],
+        "security": [],
+        "parameters": [
+            {
+                "in": "path",
+                "name": "flowId",
+                "required": True,
+                "schema": {"type": "string", "format": "uuid"},
+            },
+            *(
+                {
+                    "in": "header",
+                    "name": name,
+                    "schema": {"type": "string"},
+                    "description": description,
+                }
+                for name, description in (
+                    ("webhook-id", "Standard Webhooks delivery id (signed flows)."),
+                    ("webhook-timestamp", "Unix seconds (signed flows)."),
+                    (
+                        "webhook-signature",
+                        "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`.",
+                    ),
+                    ("Weir-Hops", "Set by flows calling webhooks; 508 past the limit."),
+                )
+            ),
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        "responses": {
+            "200": {
+                "description": "The run result, or a response node's answer (any "
+                "body the flow's author chose).",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "anyOf": [
+                                {"$ref": "#/components/schemas/RunResult"},
+                                {"description": "A response node's JSON body."},
+                            ]
+                        }
+                    }
+                },
+            },
+            "400": _error("400"),
+            "401": {**_error("401"), "description": "Missing or bad signature."},
+            "404": _error("404"),
+            "405": {
+                "description": "`method_not_allowed`: not POST; `Allow: POST`.",
+                "content": {"application/json": {"schema": ERROR_REF}},
+            },
+            "409": {**_error("409"), "description": "This webhook-id was delivered."},
+            "413": _error("413"),
+            "415": _error("415"),
+            "429": _error("429"),
+            "500": {
+                "description": "The run failed: the run result, whose `error` has "
+                "`code` and `message` too; or `internal_error`.",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "anyOf": [
+                                {"$ref": "#/components/schemas/RunResult"},
+                                ERROR_REF,
+                            ]
+                        }
+                    }
+                },
+            },
+            "503": _error("503"),
+            "504": _run_result("The run timed out: the run result."),
+            "508": _error("508"),
+            "default": {
+                "description": "A response node's own status, headers and body."
+            },
+        },
+    }
+}

@@ -10,6 +10,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from config import env_values
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -26,7 +31,19 @@ else:
     # Required outside DEBUG: a missing key fails loudly at start-up.
     SECRET_KEY = env("SECRET_KEY")
 
-BASE_URL = env("BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# Credentials (docs/credentials.md): Fernet keys, comma-separated; the first
+# encrypts, all decrypt. Required outside DEBUG, like SECRET_KEY; in DEBUG and
+# tests a key derived from SECRET_KEY stands in.
+if DEBUG or TESTING:
+    CREDENTIALS_KEY = env(
+        "CREDENTIALS_KEY", default=env_values.fernet_key_from(SECRET_KEY)
+    )
+else:
+    CREDENTIALS_KEY = env("CREDENTIALS_KEY")
+
+# The port `make run` serves on; unless BASE_URL is set, webhook URLs follow it.
+PORT = env.int("PORT", default=8000)
+BASE_URL = env("BASE_URL", default=f"http://127.0.0.1:{PORT}").rstrip("/")
 _base = urlsplit(BASE_URL)
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[_base.hostname or "127.0.0.1", "localhost", "127.0.0.1"]
@@ -43,17 +60,22 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "csp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "config.accounts",
+    "django_tasks",
+    "django_tasks_db",
     "flows",
     "agents",
     "webhooks",
 ]
 
 MIDDLEWARE = [
+    "config.telemetry.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -62,6 +84,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.http.handlers.ApiErrorMiddleware",
+    "config.telemetry.middleware.RequestMetricsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -87,13 +110,46 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A database that stops answering must not hold request threads (the API then
+# answers 503 `unavailable`): connecting gives up after DB_CONNECT_TIMEOUT_SECONDS,
+# a statement after DB_STATEMENT_TIMEOUT_MS (PostgreSQL).
+DB_CONNECT_TIMEOUT_SECONDS = env.int("DB_CONNECT_TIMEOUT_SECONDS", default=5)
+DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
+POSTGRES_OPTIONS = {
+    "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
+    "options": f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS}",
+}
+if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
+    DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRES_OPTIONS)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers on the default setup (docs/operations.md): every
+    # transaction takes the write lock when it begins (IMMEDIATE), so none fails
+    # upgrading a read lock; WAL lets readers run beside the writer; a writer
+    # waits up to SQLITE_BUSY_TIMEOUT_SECONDS for the lock instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.float("SQLITE_BUSY_TIMEOUT_SECONDS", default=20),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 REDIS_URL = env("REDIS_URL", default="")
+# Redis holds only rate-limit counters and the webhook replay window, and both
+# fail open when it is away (docs/operations.md): so every call gives up after
+# REDIS_TIMEOUT_MS, without retries, rather than holding a request thread.
+REDIS_TIMEOUT_SECONDS = env.int("REDIS_TIMEOUT_MS", default=50) / 1000
+REDIS_CACHE_OPTIONS = {
+    "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+    "socket_timeout": REDIS_TIMEOUT_SECONDS,
+    "retry": Retry(NoBackoff(), 0),
+}
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:
@@ -110,6 +166,10 @@ if TESTING:
 
 # Failed sign-ins allowed per client address and username before 429.
 LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
+# Reverse proxies in front of the app that append to X-Forwarded-For; the client
+# address for per-address limits is read through exactly this many (0: ignore
+# the header, the peer's address is the client's).
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -148,6 +208,24 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp): scripts only from our own files, so a
+# script that slips into a page (an inline <script>, an onerror= attribute) does
+# not run. Inline styles stay allowed: the admin and the vendored graph editor
+# set style attributes, and CSS cannot run script. See docs/security.md.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -176,6 +254,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # 3.1: nullable fields are JSON Schema (`type: [..., "null"]`), so the suite
+    # validates responses with jsonschema as they are (tests/openapi_contract.py).
+    "OAS_VERSION": "3.1.0",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.postprocess",
+    ],
     # Runs and their steps both have a `status`; name the two enums apart.
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "flows.models.FlowRun.Status",
@@ -185,6 +270,9 @@ SPECTACULAR_SETTINGS = {
 
 # Flows, runs and the sandbox (DESIGN sections 6 and 8).
 RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
+# A running run's lease: renewed by its executor while it lives; once it has
+# expired the supervisor resumes (background) or interrupts (synchronous) it.
+RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
@@ -192,6 +280,8 @@ HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
 # Size caps (bytes of JSON): one node's output, and the whole run's results.
 RUN_MAX_OUTPUT_BYTES = env.int("RUN_MAX_OUTPUT_BYTES", default=1024 * 1024)
 RUN_MAX_RESULT_BYTES = env.int("RUN_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+# Console lines a run stores across all its steps (characters); past it, dropped.
+RUN_MAX_LOG_CHARS = env.int("RUN_MAX_LOG_CHARS", default=1024 * 1024)
 # What an http_request node reads of a response body before failing.
 HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
     "HTTP_NODE_MAX_RESPONSE_BYTES", default=1024 * 1024
@@ -203,9 +293,64 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 
+
+# Run history (docs/operations.md, "Retention"): `manage.py prune_runs` deletes
+# finished, unpinned runs older than this many days, and past this many per
+# flow (newest kept). 0 turns a limit off.
+RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
+RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
+
+# Background runs (DESIGN section 9): Django's tasks framework (the
+# `django-tasks` backport on Django 5.2). `database` keeps the queue in the
+# project's database (django-tasks-db; no extra service); `rq` puts it on
+# Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
+TASKS_BACKEND = env("TASKS_BACKEND", default="database")
+TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
+# How often an idle database worker looks for a queued task.
+WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+if TASKS_BACKEND == "database":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+elif TASKS_BACKEND == "rq":
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {"URL": TASKS_REDIS_URL}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend"}}
+else:
+    raise ImproperlyConfigured(
+        f"TASKS_BACKEND is {TASKS_BACKEND!r}; it must be 'database' or 'rq'."
+    )
+# How often the supervisor (`manage.py supervise`) looks for stranded runs.
+SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
+
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
 WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
+# Values (object members and array elements, at any depth) in one webhook body.
+WEBHOOK_MAX_BODY_VALUES = env.int("WEBHOOK_MAX_BODY_VALUES", default=10_000)
+# Requests for unknown webhooks (404) per client address before 429.
+WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
+# Longest chain of webhook runs started by flows' http_request nodes (each call
+# carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
+WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
+
+# Admission control (DESIGN section 7; config/http/admission.py). Synchronous
+# runs and chat turns hold a web thread each; these bound them per process, so
+# the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
+# sets WEB_THREADS to gunicorn's real --threads.
+WEB_THREADS = env.int("WEB_THREADS", default=4)
+
+
+SYNC_RUNS_PER_PROCESS = env_values.derived_int(
+    env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
+)
+SYNC_RUNS_PER_OWNER = env_values.derived_int(
+    env, "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
+)
+SYNC_RUNS_PER_FLOW = env_values.derived_int(
+    env, "SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1)
+)
+# A run or chat turn that waited longer for a thread is refused (503), not run late.
+REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
+ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
 
 # Agents and LLM providers (DESIGN section 4).
 OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
@@ -217,13 +362,39 @@ AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
 # Retries the SDKs make on connection errors, 429 and 5xx before giving up.
 AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
+# Messages to agents (chat API and agent nodes alike) per user and per agent.
+AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
+AGENT_RATE = env("AGENT_RATE", default="120/min")
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 
+# GET /metrics (docs/operations.md, "Metrics"): open to `Authorization: Bearer
+# <METRICS_TOKEN>` or to a client address in METRICS_ALLOWED_IPS; 404 otherwise.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+
+
+METRICS_ALLOWED_IPS = env_values.networks(env, "METRICS_ALLOWED_IPS")
+
+# JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
+# every line carries the request id and, inside a run, the run, flow and node.
+LOG_FORMAT = env("LOG_FORMAT", default="human" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "human"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or human, not {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "config.telemetry.logs.ContextFilter"}},
+    "formatters": {
+        "json": {"()": "config.telemetry.logs.JsonFormatter"},
+        "human": {"()": "config.telemetry.logs.HumanFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
 }
 CSRF_FAILURE_VIEW = "config.http.handlers.csrf_failure"

@@ -1,9 +1,10 @@
+from django import forms
 from django.contrib import admin
 from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
-from flows.models import Flow, FlowRun, RunStep
+from flows.models import Credential, Flow, FlowRun, RunStep
 from flows.pretty import pretty_json
 
 PRETTY_JSON = {
@@ -21,6 +22,66 @@ def pretty(value) -> str:
     )
 
 
+class FlowAdminForm(forms.ModelForm):
+    """The webhook secret is write-only here, as in the builder (shown once).
+
+    The field starts empty: left empty it keeps the stored secret, typed into
+    it replaces the secret, and `remove_webhook_secret` clears it.
+    """
+
+    webhook_secret = forms.CharField(
+        required=False,
+        max_length=200,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        label="New webhook secret",
+    )
+    remove_webhook_secret = forms.BooleanField(
+        required=False, label="Remove the webhook secret"
+    )
+
+    class Meta:
+        model = Flow
+        fields = [
+            "owner",
+            "name",
+            "description",
+            "input_schema",
+            "nodes",
+            "edges",
+            "webhook_enabled",
+            "webhook_secret",
+        ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.initial["webhook_secret"] = ""
+        is_set = bool(self.instance.pk and self.instance.webhook_secret)
+        self.fields["webhook_secret"].help_text = (
+            "A signing secret is set; it is never shown again. Type a new one to "
+            "replace it, or leave this empty to keep it."
+            if is_set
+            else "No signing secret: the webhook accepts unsigned requests."
+        )
+
+    def clean_webhook_secret(self):
+        typed = self.cleaned_data.get("webhook_secret", "")
+        if typed:
+            return typed
+        return (
+            Flow.objects.filter(pk=self.instance.pk)
+            .values_list("webhook_secret", flat=True)
+            .first()
+            or ""
+        )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("remove_webhook_secret"):
+            cleaned["webhook_secret"] = ""
+        return cleaned
+
+
 @admin.register(Flow)
 class FlowAdmin(admin.ModelAdmin):
     list_display = [
@@ -36,6 +97,7 @@ class FlowAdmin(admin.ModelAdmin):
     readonly_fields = ["id", "version", "webhook_url", "created_at", "updated_at"]
     formfield_overrides = PRETTY_JSON
     list_select_related = ["owner"]
+    form = FlowAdminForm
 
     @admin.display(description="Nodes")
     def node_count(self, flow):
@@ -78,8 +140,17 @@ class RunStepInline(admin.TabularInline):
 class FlowRunAdmin(admin.ModelAdmin):
     """Runs are history: readable, filterable, never edited."""
 
-    list_display = ["id", "flow", "trigger", "status", "duration_ms", "created_at"]
-    list_filter = ["status", "trigger"]
+    list_display = [
+        "id",
+        "flow",
+        "trigger",
+        "status",
+        "pinned",
+        "duration_ms",
+        "created_at",
+    ]
+    list_filter = ["status", "trigger", "pinned"]
+    actions = ["pin", "unpin"]
     search_fields = ["flow__name", "id"]
     list_select_related = ["flow"]
     inlines = [RunStepInline]
@@ -98,6 +169,7 @@ class FlowRunAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
         "duration_ms",
+        "pinned",
     ]
     readonly_fields = fields
 
@@ -106,6 +178,16 @@ class FlowRunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    @admin.action(description="Pin: keep these runs whatever the retention")
+    def pin(self, request, queryset):
+        count = queryset.update(pinned=True)
+        self.message_user(request, f"Pinned {count} runs.")
+
+    @admin.action(description="Unpin: let retention delete these runs")
+    def unpin(self, request, queryset):
+        count = queryset.update(pinned=False)
+        self.message_user(request, f"Unpinned {count} runs.")
 
     @admin.display(description="Input")
     def pretty_input(self, run):
@@ -126,3 +208,35 @@ class FlowRunAdmin(admin.ModelAdmin):
     @admin.display(description="Request")
     def pretty_request_meta(self, run):
         return pretty(run.request_meta) if run.request_meta else "-"
+
+
+@admin.register(Credential)
+class CredentialAdmin(admin.ModelAdmin):
+    """Who holds which credential and when it was last used; never its value.
+
+    Read-only: secrets are entered by their owner on the Credentials page, and
+    the encrypted column is not even among the fields an admin can see.
+    """
+
+    list_display = ["name", "owner", "kind", "last_used_at", "updated_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "owner__username"]
+    list_select_related = ["owner"]
+    fields = [
+        "id",
+        "name",
+        "owner",
+        "kind",
+        "public",
+        "has_value",
+        "last_used_at",
+        "created_at",
+        "updated_at",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -3,17 +3,60 @@
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, viewsets
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.http.admission import admitted
 from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
+from flows.api_runs import (
+    RUN_FILTER_PARAMETERS,
+    RunResultSerializer,
+    RunSummarySerializer,
+)
+from flows.credentials.usage import check_owned
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
-from flows.models import Flow, FlowRun, RunStep
+from flows.models import Flow, FlowRun
+from flows.portable import (
+    EXPORTED_FIELDS,
+    FORMAT_VERSION,
+    export_filename,
+    export_flow,
+)
+from flows.run_filters import apply_run_filters, parse_run_filters
 from flows.storable import Unstorable, check_storable
+
+TRUE = ("1", "true", "yes")
+
+
+def prefers_async(request) -> bool:
+    """`Prefer: respond-async` (RFC 7240) on the request."""
+    prefer = request.headers.get("Prefer", "")
+    return any(
+        part.split("=")[0].strip().lower() == "respond-async"
+        for part in prefer.replace(";", ",").split(",")
+    )
+
+
+def accepted(run: FlowRun) -> Response:
+    """202 for a queued background run: where to poll it."""
+    return Response(
+        {"run_id": str(run.id), "status": run.status},
+        status=202,
+        headers={
+            "Location": f"/api/runs/{run.id}",
+            "Preference-Applied": "respond-async",
+        },
+    )
 
 
 def storable(value) -> None:
@@ -29,6 +72,7 @@ class FlowSerializer(serializers.ModelSerializer):
     edges = serializers.JSONField(required=False, validators=[storable])
     webhook_url = serializers.CharField(read_only=True)
     webhook_signed = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
 
     class Meta:
         model = Flow
@@ -42,6 +86,8 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_url",
             "webhook_enabled",
             "webhook_signed",
+            "warnings",
+            "webhook_response_mode",
             "version",
             "created_at",
             "updated_at",
@@ -56,6 +102,20 @@ class FlowSerializer(serializers.ModelSerializer):
         """Whether webhooks must be signed; the secret itself is never shown here."""
         return bool(flow.webhook_secret)
 
+    def get_warnings(self, flow) -> list[str]:
+        """Saved, but probably a mistake: an http_request calling this flow's own
+        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
+        own_hook = f"/api/webhooks/{flow.pk}"
+        return [
+            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
+            "starts another, until the webhook refuses the chain (508)."
+            for node in flow.nodes
+            if isinstance(node, dict)
+            and node.get("type") == "http_request"
+            and isinstance(node.get("data"), dict)
+            and own_hook in str(node["data"].get("url", ""))
+        ]
+
     def validate_input_schema(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("Must be a JSON Schema object.")
@@ -66,77 +126,39 @@ class FlowSerializer(serializers.ModelSerializer):
             nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
             edges = attrs.get("edges", self.instance.edges if self.instance else [])
             errors = validate_graph(nodes, edges)
+            if not errors:
+                owner = self.instance.owner if self.instance else None
+                owner_id = owner.pk if owner else self.context["request"].user.pk
+                check_owned(nodes, owner_id, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         return attrs
 
 
-class RunStepSerializer(serializers.ModelSerializer):
-    duration = serializers.FloatField(source="duration_ms", read_only=True)
-
-    class Meta:
-        model = RunStep
-        fields = [
-            "node_id",
-            "node_type",
-            "node_name",
-            "status",
-            "output",
-            "error",
-            "logs",
-            "started_at",
-            "finished_at",
-            "duration",
-        ]
+def check_weir_version(document) -> None:
+    """Refuse anything but an export of a format this server reads."""
+    if not isinstance(document, dict):
+        raise ValidationFailed("The body must be a flow export (a JSON object).")
+    version = document.get("weir_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        message = (
+            "This is not a Weir flow export (no weir_version)."
+            if version is None
+            else f"weir_version {version!r} is not one this server reads "
+            f"(it reads {FORMAT_VERSION})."
+        )
+        raise ValidationFailed(message, details={"weir_version": [message]})
 
 
-class RunSummarySerializer(serializers.ModelSerializer):
-    """A run in a list: its state and timing, not its (possibly large) data."""
-
-    duration = serializers.FloatField(source="duration_ms", read_only=True)
-    flow = serializers.UUIDField(source="flow_id", read_only=True)
-
-    class Meta:
-        model = FlowRun
-        fields = [
-            "id",
-            "flow",
-            "flow_version",
-            "trigger",
-            "status",
-            "success",
-            "error",
-            "created_at",
-            "started_at",
-            "finished_at",
-            "duration",
-        ]
-
-
-class RunSerializer(RunSummarySerializer):
-    """One run with its input, results, response and every step."""
-
-    steps = RunStepSerializer(many=True, read_only=True)
-
-    class Meta(RunSummarySerializer.Meta):
-        fields = [
-            *RunSummarySerializer.Meta.fields,
-            "input",
-            "results",
-            "response",
-            "steps",
-        ]
-
-
-class RunResultSerializer(serializers.Serializer):
-    """The run result of DESIGN.md section 4 (documentation only)."""
-
-    success = serializers.BooleanField()
-    run_id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=FlowRun.Status.choices)
-    results = serializers.DictField()
-    duration = serializers.FloatField(help_text="Milliseconds.")
-    error = serializers.DictField(allow_null=True)
+def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
+    """Add each problem's node id and name, so an import's report reads by node."""
+    problems = (error.details or {}).get("nodes") if isinstance(nodes, list) else None
+    for problem in problems or []:
+        node = nodes[problem["index"]] if problem["index"] < len(nodes) else None
+        if isinstance(node, dict):
+            problem["node_id"] = node.get("id")
+            problem["node_name"] = node.get("name")
+    return error
 
 
 def parse_if_match(header: str) -> int | None:
@@ -149,6 +171,13 @@ def parse_if_match(header: str) -> int | None:
 
 
 @extend_schema_view(
+    destroy=extend_schema(
+        responses={
+            200: inline_serializer(
+                "FlowDeleted", {"success": serializers.BooleanField()}
+            )
+        }
+    ),
     partial_update=extend_schema(
         parameters=[
             OpenApiParameter(
@@ -199,6 +228,32 @@ class FlowViewSet(viewsets.ModelViewSet):
         response["ETag"] = f'"{serializer.data["version"]}"'
         return response
 
+    @extend_schema(responses=dict)
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        """The flow as portable JSON (`weir_version`, no secrets), as a download."""
+        flow = self.get_object()
+        response = Response(export_flow(flow))
+        response["Content-Disposition"] = (
+            f'attachment; filename="{export_filename(flow)}"'
+        )
+        return response
+
+    @extend_schema(request=dict, responses={201: FlowSerializer})
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_flow(self, request):
+        """Create a flow from an export; the graph is validated as on create."""
+        document = request.data
+        check_weir_version(document)
+        fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
+        serializer = self.get_serializer(data=fields)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationFailed as error:
+            raise name_node_problems(error, fields.get("nodes")) from None
+        serializer.save(owner=request.user)
+        return Response(serializer.data, status=201)
+
     def destroy(self, request, *args, **kwargs):
         self.get_object().delete()
         return Response({"success": True})
@@ -209,6 +264,9 @@ class FlowViewSet(viewsets.ModelViewSet):
         """Run the flow now with the body (a JSON object, or nothing) as `input`.
 
         Answers 200 even when the run failed: `success` and `error` say so.
+        Counts against the admission caps like a webhook (503/429 above them).
+        With `Prefer: respond-async` or `?async=true`, the run is queued for a
+        worker instead: 202 `{run_id, status: "queued"}`; poll /api/runs/:id.
         """
         flow = self.get_object()
         body = request.data if request.body else {}
@@ -218,23 +276,20 @@ class FlowViewSet(viewsets.ModelViewSet):
             check_storable(body, what="The JSON body")
         except Unstorable as problem:
             raise ValidationFailed(str(problem)) from None
-        run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
+        if prefers_async(request) or request.query_params.get("async") in TRUE:
+            return accepted(enqueue_run(flow, body, FlowRun.Trigger.MANUAL))
+        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+            run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
         return Response(run.as_result())
 
-    @extend_schema(responses=RunSummarySerializer(many=True))
+    @extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunSummarySerializer(many=True)
+    )
     @action(detail=True, methods=["get"], pagination_class=PagePagination)
     def runs(self, request, pk=None):
-        """The flow's runs, newest first, 20 to a page (`?page=2`)."""
+        """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
-        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at")
-        page = self.paginate_queryset(runs)
+        filters = parse_run_filters(request.query_params)
+        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        page = self.paginate_queryset(apply_run_filters(runs, filters))
         return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
-
-
-class RunViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """One run with its steps; runs of someone else's flow answer 404."""
-
-    serializer_class = RunSerializer
-
-    def get_queryset(self):
-        return FlowRun.objects.for_user(self.request.user).prefetch_related("steps")

@@ -159,6 +159,9 @@ def _check_edges(
             continue
         source, target = edge["source"], edge["target"]
         source_kind = get_kind(nodes_by_id[source].get("type"))
+        target_kind = get_kind(nodes_by_id[target].get("type"))
+        if source_kind is None or target_kind is None:
+            continue  # the node's own "Unknown node type" error says why
         handle = edge.get("sourceHandle")
         if handle not in source_kind.output_handles:
             allowed = [h for h in source_kind.output_handles if h is not None]
@@ -172,7 +175,7 @@ def _check_edges(
         if source == target:
             errors.edge(index, "target", "An edge cannot connect a node to itself.")
             continue
-        if get_kind(nodes_by_id[target].get("type")).is_trigger:
+        if target_kind.is_trigger:
             errors.edge(index, "target", "A trigger node cannot have incoming edges.")
             continue
         link = (source, handle, target)
@@ -207,6 +210,30 @@ def topological_order(
             if indegree[target] == 0:
                 ready.append(target)
     return order
+
+
+def reachable_from_triggers(nodes: list[dict], edges: list[dict]) -> set[str]:
+    """Ids of the trigger nodes and of every node a path of edges leads to from one.
+
+    Only these run (DESIGN.md 6); any other node is skipped with a reason, so a
+    node left unconnected on the canvas can never fail a run. Edges pointing at
+    unknown nodes are ignored here (the validator reports them).
+    """
+    outgoing: dict[str, list[str]] = {}
+    for edge in edges:
+        outgoing.setdefault(edge.get("source"), []).append(edge.get("target"))
+    stack = [
+        node["id"]
+        for node in nodes
+        if getattr(get_kind(node.get("type")), "is_trigger", False)
+    ]
+    reached = set(stack)
+    while stack:
+        for target in outgoing.get(stack.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                stack.append(target)
+    return reached
 
 
 def _check_cycles(nodes_by_id: dict, links: list, errors: GraphErrors) -> None:

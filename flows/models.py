@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -50,6 +49,18 @@ class Flow(models.Model):
         blank=True,
         help_text="Signing secret for incoming webhooks; empty means unsigned.",
     )
+
+    class ResponseMode(models.TextChoices):
+        COMPLETED = "completed", "When the flow completes"
+        IMMEDIATELY = "immediately", "Immediately (202, run on a worker)"
+
+    webhook_response_mode = models.CharField(
+        max_length=16,
+        choices=ResponseMode.choices,
+        default=ResponseMode.COMPLETED,
+        help_text="When the webhook answers; a request may ask for "
+        "`Prefer: respond-async` either way.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -72,9 +83,12 @@ class Flow(models.Model):
 
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
+        from flows.credentials.usage import check_owned
         from flows.graph import validate_graph  # node kinds import models
 
         errors = validate_graph(self.nodes, self.edges)
+        if not errors and self.owner_id is not None:
+            check_owned(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
 
@@ -94,11 +108,39 @@ class FlowRunQuerySet(models.QuerySet):
             return self.none()
         return self.filter(flow__owner=user)
 
-    def stale(self, older_than: timedelta):
-        """Runs still `queued` or `running` though created over `older_than` ago."""
+    def prunable(self):
+        """Runs retention may delete: finished and not pinned."""
+        return self.exclude(
+            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING]
+        ).filter(pinned=False)
+
+    def queued(self):
+        return self.filter(status=FlowRun.Status.QUEUED)
+
+    def status_counts_since(self, since) -> dict[str, int]:
+        """{status: runs created since `since`}; one query (run_created_idx)."""
+        rows = (
+            self.filter(created_at__gte=since)
+            .order_by()
+            .values_list("status")
+            .annotate(count=models.Count("pk"))
+        )
+        return dict(rows)
+
+    def oldest_running(self):
+        """The run that has been running longest, or None (run_status_lease_idx)."""
+        return (
+            self.filter(status=FlowRun.Status.RUNNING)
+            .select_related("flow")
+            .order_by("created_at")
+            .first()
+        )
+
+    def lease_expired(self):
+        """Queued or running runs whose executor stopped renewing the lease."""
         return self.filter(
             status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
-            created_at__lt=timezone.now() - older_than,
+            lease_expires_at__lt=timezone.now(),
         )
 
 
@@ -117,6 +159,8 @@ class FlowRun(models.Model):
         SUCCEEDED = "succeeded"
         FAILED = "failed"
         TIMED_OUT = "timed_out"
+        CANCELLED = "cancelled"
+        INTERRUPTED = "interrupted"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="runs")
@@ -142,10 +186,35 @@ class FlowRun(models.Model):
         blank=True,
         help_text="Safe facts about the triggering HTTP request (never cookies).",
     )
+    delivery_id = models.CharField(
+        max_length=256,
+        blank=True,
+        default="",
+        help_text="The webhook delivery's id (webhook-id or Idempotency-Key); "
+        "one run per id and flow.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
+    pinned = models.BooleanField(
+        default=False, help_text="Pinned runs are never deleted by retention."
+    )
+    background = models.BooleanField(
+        default=False,
+        help_text="Executed by a worker (resumable), not by the request that "
+        "started it.",
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Its executor renews this while the run goes on; past it, the "
+        "supervisor resumes or interrupts the run.",
+    )
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="How many executors have taken the run (resumes + 1)."
+    )
+    cancel_requested = models.BooleanField(default=False)
 
     objects = FlowRunQuerySet.as_manager()
 
@@ -154,8 +223,22 @@ class FlowRun(models.Model):
         indexes = [
             # A flow's run history, newest first.
             models.Index(fields=["flow", "-created_at"], name="run_flow_created_idx"),
-            # The stale-run sweep: runs still marked running or queued.
-            models.Index(fields=["status"], name="run_status_idx"),
+            # The supervisor: queued or running runs whose lease has expired.
+            models.Index(
+                fields=["status", "lease_expires_at"], name="run_status_lease_idx"
+            ),
+            # Retention's age cut-off across all flows, and the admin index's
+            # runs of the last hour.
+            models.Index(fields=["created_at"], name="run_created_idx"),
+        ]
+        constraints = [
+            # One run per delivery of a flow's webhook, whichever process or
+            # machine receives it; its index also finds the run of a repeat.
+            models.UniqueConstraint(
+                fields=["flow", "delivery_id"],
+                condition=~models.Q(delivery_id=""),
+                name="run_unique_delivery_per_flow",
+            ),
         ]
 
     def __str__(self):
@@ -164,6 +247,24 @@ class FlowRun(models.Model):
     @property
     def success(self) -> bool:
         return self.status == self.Status.SUCCEEDED
+
+    def request_cancel(self) -> None:
+        """Ask the run to stop: a queued one is `cancelled` at once, a running
+        one stops before its next node (its executor sees the flag within a
+        lease tick, flows/engine/lease.py). A finished run is left as it is."""
+        runs = FlowRun.objects.filter(pk=self.pk)
+        runs.filter(status=FlowRun.Status.QUEUED).update(
+            status=FlowRun.Status.CANCELLED,
+            cancel_requested=True,
+            finished_at=timezone.now(),
+            lease_expires_at=None,
+            error={
+                "node_id": None,
+                "code": "cancelled",
+                "message": "The run was cancelled before it started.",
+            },
+        )
+        runs.filter(status=FlowRun.Status.RUNNING).update(cancel_requested=True)
 
     def as_result(self) -> dict:
         """The run result of DESIGN.md section 4 (duration in milliseconds)."""
@@ -199,6 +300,13 @@ class RunStep(models.Model):
     node_type = models.CharField(max_length=32)
     node_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices)
+    handle = models.CharField(
+        max_length=100,
+        blank=True,
+        default="",
+        help_text="The output a branching node left through; a resumed run "
+        "fires the same edges.",
+    )
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)
     logs = models.JSONField(default=list, blank=True)
@@ -216,3 +324,8 @@ class RunStep(models.Model):
 
     def __str__(self):
         return f"{self.node_id} · {self.status}"
+
+
+# Credentials live in their own package; importing the model here registers it
+# with the flows app.
+from flows.credentials.models import Credential  # noqa: E402, F401

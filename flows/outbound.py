@@ -38,7 +38,11 @@ BODY_HEADERS = frozenset(
 )
 # The only headers sent on to another origin: any other one (Authorization,
 # Cookie, an X-Api-Key the caller cannot know is secret) may be a credential.
-CROSS_ORIGIN_HEADERS = frozenset({"user-agent", "accept", "accept-language"})
+CROSS_ORIGIN_HEADERS = frozenset(
+    {"user-agent", "accept", "accept-language", "weir-hops"}
+)
+# How many webhook runs led to this request (see webhooks.limits.check_hops).
+HOPS_HEADER = "Weir-Hops"
 USER_AGENT = "Weir-flows/1.0 (http_request node)"
 # IPv6 is public only inside global unicast 2000::/3 (this leaves out ::/96
 # IPv4-compatible, ::ffff:0:0/96 IPv4-mapped, ::ffff:0:0:0/96, NAT64, ULA,
@@ -67,14 +71,19 @@ class OutboundTimeout(OutboundError):
         super().__init__("timeout", "No complete answer before the deadline.")
 
 
-def request(method: str, url: str, headers: dict, body: Any, deadline: float) -> dict:
+def request(
+    method: str, url: str, headers: dict, body: Any, deadline: float, *, hops: int = 1
+) -> dict:
     """`{status, headers, body}` of one request, redirects followed and checked.
 
     `body` is sent as is when it is text, as JSON otherwise (None: no body);
     `headers` gain a User-Agent and, for a JSON body, a Content-Type unless
-    they name their own. `deadline` is a `time.monotonic()` value.
+    they name their own. `deadline` is a `time.monotonic()` value. `hops`
+    goes out as `Weir-Hops` whatever `headers` say, so a flow cannot hide a
+    loop through its own webhook (or another's) by setting the header itself.
     """
-    headers = dict(headers)
+    headers = {k: v for k, v in headers.items() if k.lower() != HOPS_HEADER.lower()}
+    headers[HOPS_HEADER] = str(hops)
     if not any(name.lower() == "user-agent" for name in headers):
         headers["User-Agent"] = USER_AGENT
     encoded = _encode_body(body, headers)

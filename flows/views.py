@@ -2,18 +2,42 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from flows.models import Flow, FlowRun
+from config.http.errors import ValidationFailed
+from flows.credentials.api import CredentialSerializer
+from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
 from flows.pretty import pretty_json
+from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.run_stats import RANGES
+
+RUNS_PER_PAGE = 25
+# A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
+# stack frames of its error point into that wrapper, never at the user's text.
+EXPRESSION_ERRORS = {"template_error", "expression_error"}
+STACK_FRAME = re.compile(r"^\s+at .*$\n?", re.MULTILINE)
+
+
+def readable_error(error: dict | None) -> str:
+    """`code: message` for people; expression errors lose the sandbox's frames."""
+    if not error:
+        return ""
+    message = str(error.get("message", ""))
+    if error.get("code") in EXPRESSION_ERRORS:
+        message = STACK_FRAME.sub("", message).strip()
+    return f"{error.get('code')}: {message}"
 
 
 def node_kinds_for_palette() -> list[dict]:
-    """The registry as the builder's palette sees it: one entry per node kind."""
+    """The registry as the builder sees it: one entry per node kind, with the
+    inspector's fields and a new node's `data` (the builder knows no kind itself)."""
     return [
         {
             "type": kind.type,
@@ -21,6 +45,8 @@ def node_kinds_for_palette() -> list[dict]:
             "description": kind.description,
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
+            "fields": [field.as_json() for field in kind.form_fields],
+            "default_data": kind.default_data,
         }
         for kind in NODE_KINDS.values()
     ]
@@ -53,7 +79,12 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
     return render(
         request,
         "flows/builder.html",
-        {"flow": flow, "flow_data": flow_data, "node_kinds": node_kinds_for_palette()},
+        {
+            "flow": flow,
+            "flow_data": flow_data,
+            "node_kinds": node_kinds_for_palette(),
+            "response_modes": Flow.ResponseMode.choices,
+        },
     )
 
 
@@ -66,6 +97,17 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     steps = list(run.steps.all())
     for step in steps:
         step.output_json = pretty_json(step.output)
+        step.error_text = readable_error(step.error)
+    failed_node = ""
+    if run.error and run.error.get("node_id"):
+        node_id = run.error["node_id"]
+        names = {step.node_id: step.node_name for step in steps}
+        names.update(
+            (node.get("id"), node.get("name"))
+            for node in run.flow.nodes
+            if isinstance(node, dict) and node.get("id") not in names
+        )
+        failed_node = names.get(node_id) or node_id
     return render(
         request,
         "flows/run_detail.html",
@@ -74,5 +116,50 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "flow": run.flow,
             "steps": steps,
             "input_json": pretty_json(run.input),
+            "failed_node": failed_node,
+            "error_text": readable_error(run.error),
         },
     )
+
+
+@login_required
+def runs(request: HttpRequest) -> HttpResponse:
+    """Every run of the user's flows, filtered and paged; the chart loads by API."""
+    problem = ""
+    runs = FlowRun.objects.for_user(request.user).select_related("flow")
+    try:
+        runs = apply_run_filters(runs, parse_run_filters(request.GET))
+    except ValidationFailed as error:
+        problem, runs = str(error.detail), runs.none()
+    page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    kept = request.GET.copy()
+    kept.pop("page", None)
+    filtered = any(request.GET.get(name) for name in FILTER_NAMES)
+    return render(
+        request,
+        "flows/runs.html",
+        {
+            "page": page,
+            "problem": problem,
+            "filtered": filtered,
+            "has_runs": filtered or page.paginator.count > 0,
+            "query": kept.urlencode(),
+            "values": {name: request.GET.get(name, "") for name in FILTER_NAMES},
+            "statuses": FlowRun.Status.choices,
+            "triggers": FlowRun.Trigger.choices,
+            "ranges": list(RANGES),
+        },
+    )
+
+
+@login_required
+def credentials(request: HttpRequest) -> HttpResponse:
+    """The user's credentials (never their values); changes go through the API."""
+    data = CredentialSerializer(
+        Credential.objects.for_user(request.user),
+        many=True,
+        context={"request": request},
+    ).data
+    return render(request, "credentials/list.html", {"credentials": data})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -10,7 +12,27 @@ from rest_framework.test import APIClient
 from tests.factories import FlowFactory, UserFactory
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
-pytest_plugins = ["tests.llm_server", "tests.http_server"]
+pytest_plugins = [
+    "tests.llm_server",
+    "tests.http_server",
+    "tests.gunicorn_server",
+    "tests.openapi_contract",
+    "tests.processes",
+]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix, tmp_path_factory
+):
+    """On SQLite the test database is a file, not memory: servers that tests
+    start in other processes (tests/gunicorn_server.py) open it too."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        path = tmp_path_factory.mktemp("db") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)
 
 
 @pytest.fixture(autouse=True)
@@ -70,6 +92,29 @@ def bob_flow(bob):
 
 
 @pytest.fixture
+def hold_slots(settings):
+    """Small admission caps, and `hold(owner_id, flow_id=None)` to occupy a slot
+    of this process as a run in progress would; all given back afterwards."""
+    from config.http.admission import SLOTS
+
+    settings.SYNC_RUNS_PER_PROCESS = 3
+    settings.SYNC_RUNS_PER_OWNER = 2
+    settings.SYNC_RUNS_PER_FLOW = 1
+    held: list[list[str]] = []
+
+    def hold(owner_id, flow_id=None):
+        capped = [(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")]
+        if flow_id is not None:
+            capped.append((f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "x"))
+        SLOTS.take(capped)
+        held.append([key for key, _, _ in capped])
+
+    yield hold
+    for keys in held:
+        SLOTS.give_back(keys)
+
+
+@pytest.fixture
 def node_registry():
     """The node registry, restored afterwards: a test may register its own kinds."""
     from flows.nodes import NODE_KINDS
@@ -78,3 +123,29 @@ def node_registry():
     yield NODE_KINDS
     NODE_KINDS.clear()
     NODE_KINDS.update(saved)
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port where nothing listens: a service that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def json_logs():
+    """Every log line written during the test, as production writes them (JSON)."""
+    import io
+    import logging
+
+    from config.telemetry.logs import ContextFilter, JsonFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(ContextFilter())
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield stream
+    root.removeHandler(handler)

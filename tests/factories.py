@@ -52,3 +52,13 @@ class AgentFactory(factory.django.DjangoModelFactory):
     name = factory.Sequence(lambda n: f"Agent {n}")
     model = "echo:demo"
     system_prompt = "You are helpful."
+
+
+def make_credential(owner, name="api_key", kind="bearer", secrets=None, **public):
+    """A stored credential; `secrets` defaults to a bearer token."""
+    from flows.models import Credential
+
+    credential = Credential(owner=owner, name=name, kind=kind, public=public)
+    credential.set_secrets(secrets or {"token": "tok-" + name + "-s3cr3t-value"})
+    credential.save()
+    return credential

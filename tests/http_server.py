@@ -34,6 +34,18 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, "héllo".encode(), "text/plain; charset=utf-8")
         elif parts.path == "/redirect":
             self.reply(302, b"", "text/plain", extra=[("Location", query["to"][0])])
+        elif parts.path == "/echo-auth":
+            # Echoes what a credential adds: a careless API does exactly this.
+            echo = {
+                "authorization": self.headers.get("Authorization"),
+                "x_api_key": self.headers.get("X-Api-Key"),
+                "query": parts.query,
+            }
+            self.reply(
+                200,
+                json.dumps(echo).encode(),
+                extra=[("X-Echo-Auth", self.headers.get("Authorization") or "")],
+            )
         elif parts.path == "/big":
             self.reply(200, b"x" * 5000, "text/plain")
         elif parts.path == "/slow":
@@ -51,6 +63,7 @@ class Handler(BaseHTTPRequestHandler):
             "content_type": self.headers.get("Content-Type"),
             "host": self.headers.get("Host"),
             "token": self.headers.get("X-Token"),
+            "idempotency_key": self.headers.get("Idempotency-Key"),
             "user_agent": self.headers.get("User-Agent"),
             "body": received,
         }

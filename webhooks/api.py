@@ -38,9 +38,11 @@ class WebhookSecretView(APIView):
 
     @extend_schema(
         request=None,
-        responses=inline_serializer(
-            "WebhookSecretRemoved", {"success": serializers.BooleanField()}
-        ),
+        responses={
+            200: inline_serializer(
+                "WebhookSecretRemoved", {"success": serializers.BooleanField()}
+            )
+        },
     )
     def delete(self, request, pk):
         """Removes the secret; the webhook then accepts unsigned requests."""

@@ -10,21 +10,31 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from django.conf import settings
 from django.http import HttpRequest
 
 from config.http import ratelimit
+from config.http.client_address import client_address
 from config.http.errors import (
     InvalidJson,
+    LoopDetected,
+    NotFound,
     PayloadTooLarge,
     Throttled,
     UnsupportedMediaType,
     ValidationFailed,
 )
+from flows.outbound import HOPS_HEADER
 from flows.storable import MAX_NESTING, Unstorable, check_storable
 
 READ_CHUNK_BYTES = 64 * 1024
+# A JSON string (unrolled so each run of plain characters is one regex step; an
+# unterminated one runs to the end, so no input makes the scan quadratic), and
+# an opening bracket whose container holds at least one value.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)')
+_NON_EMPTY_CONTAINER = re.compile(r"[\[{](?![ \t\n\r]*[\]}])")
 
 
 def check_content_type(request: HttpRequest) -> None:
@@ -99,6 +109,7 @@ def parse_json_object(body: bytes) -> dict:
     """
     try:
         text = body.decode("utf-8-sig")
+        check_value_count(text)
         payload = json.loads(
             text, parse_constant=_refuse_constant, parse_float=_finite_float
         )
@@ -117,6 +128,31 @@ def parse_json_object(body: bytes) -> dict:
     return payload
 
 
+def check_value_count(text: str) -> None:
+    """413 when the JSON text holds more than `WEBHOOK_MAX_BODY_VALUES` values.
+
+    Each object member and each array element counts one, at any depth. Bytes
+    alone do not bound the work: a run hands every value to the sandbox and to
+    the database, and 70,000 one-digit members fit in 741 KB but cost seconds.
+    Counted on the text, before parsing (itself the costliest step left): every
+    value but the first of a non-empty container follows a comma. Commas plus
+    opening brackets (C-speed counts) bound that, so only a text over the
+    bound has its strings cut out and is counted exactly. On text that is not
+    JSON the count means little, but such a body is refused either way.
+    """
+    limit = settings.WEBHOOK_MAX_BODY_VALUES
+    if text.count(",") + text.count("[") + text.count("{") <= limit:
+        return
+    structure = _JSON_STRING.sub("", text)
+    count = structure.count(",") + len(_NON_EMPTY_CONTAINER.findall(structure))
+    if count > limit:
+        raise PayloadTooLarge(
+            f"The JSON body holds {count} values; the limit is {limit} "
+            "(each object member and array element counts one).",
+            details={"values": count, "limit": limit},
+        )
+
+
 def check_rate(flow_id: str) -> None:
     """429 with Retry-After once the flow's webhook is over `WEBHOOK_RATE_LIMIT`.
 
@@ -129,3 +165,41 @@ def check_rate(flow_id: str) -> None:
         raise Throttled(
             wait, f"This webhook accepts {rate.limit} requests per {rate.window} s."
         )
+
+
+def check_hops(request: HttpRequest) -> int:
+    """The request's place in a chain of webhook runs; 508 past `WEBHOOK_MAX_HOPS`.
+
+    Every http_request node sends `Weir-Hops` (its run's own count plus one,
+    see flows/outbound.py), so a flow calling its own webhook, or two flows
+    calling each other, stop after `WEBHOOK_MAX_HOPS` runs. A request from
+    outside has no header (or one a flow could not have sent): it is hop 0.
+    """
+    text = request.headers.get(HOPS_HEADER, "").strip()
+    hops = int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
+    if hops >= settings.WEBHOOK_MAX_HOPS:
+        raise LoopDetected(
+            f"This webhook was called by a chain of {hops} flow runs; the limit "
+            f"is {settings.WEBHOOK_MAX_HOPS} (WEBHOOK_MAX_HOPS). Check the flows' "
+            "http_request nodes for a flow that calls itself.",
+            details={"hops": hops, "limit": settings.WEBHOOK_MAX_HOPS},
+        )
+    return hops
+
+
+def miss(request: HttpRequest) -> NotFound | Throttled:
+    """The error for an unknown flow id: 404, or 429 once the client's address
+    has missed more than `WEBHOOK_MISS_RATE` times in the window.
+
+    Only misses count, so a sender whose address a scanner shares (a NAT, a
+    hosting provider's delivery pool) still reaches its real flows.
+    """
+    rate = ratelimit.Rate.parse(settings.WEBHOOK_MISS_RATE)
+    wait = ratelimit.hit(f"webhook-miss:{client_address(request)}", rate)
+    if wait is None:
+        return NotFound()
+    return Throttled(
+        wait,
+        f"Too many requests for unknown webhooks from your address "
+        f"(limit {rate.limit} per {rate.window} s).",
+    )

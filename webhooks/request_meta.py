@@ -16,6 +16,7 @@ SAFE_HEADERS = (
     "user-agent",
     "webhook-id",
     "webhook-timestamp",
+    "weir-hops",
     "x-forwarded-for",
     "x-forwarded-proto",
     "x-real-ip",

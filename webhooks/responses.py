@@ -25,6 +25,10 @@ STATUS_BY_RUN_STATUS = {
     FlowRun.Status.SUCCEEDED: 200,
     FlowRun.Status.FAILED: 500,
     FlowRun.Status.TIMED_OUT: 504,
+    # Ended from outside: by a cancel, or by the supervisor after its process
+    # or the database went away (the sender may retry).
+    FlowRun.Status.CANCELLED: 409,
+    FlowRun.Status.INTERRUPTED: 503,
 }
 
 
@@ -52,3 +56,10 @@ def run_response(run: FlowRun) -> HttpResponse:
     return JsonResponse(
         run.as_result(), status=STATUS_BY_RUN_STATUS.get(run.status, 500)
     )
+
+
+def queued_response(run: FlowRun) -> HttpResponse:
+    """202 for a run queued for a worker: its id, and where its owner polls it."""
+    response = JsonResponse({"run_id": str(run.id), "status": run.status}, status=202)
+    response["Preference-Applied"] = "respond-async"
+    return response

@@ -8,51 +8,65 @@ check first, then runs the flow once. The order is part of the contract:
 3. body not `application/json` → 415
 4. body over `WEBHOOK_MAX_BODY_BYTES` → 413 (from Content-Length, before reading)
 5. flow has a secret and the signature is missing, wrong or stale → 401
-6. body not JSON, not an object, too deep → 400
+6. body not JSON, not an object, too deep; Idempotency-Key too long → 400
 7. over the flow's rate limit → 429 with Retry-After
-8. signed delivery whose webhook-id was already accepted → 409
-9. run the flow: exactly one FlowRun, then answer with its result
+8. waited too long in the server's queue, or this process is full → 503;
+   the flow or its owner at its cap of synchronous runs → 429 (admission)
+9. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
+   or 409 while that run is still going or when the body differs
+10. run the flow: exactly one FlowRun, then answer with its result; or, when
+   the flow's response mode is "immediately" or the request says
+   `Prefer: respond-async`, store it `queued` for a worker and answer 202
+   `{run_id, status: "queued"}` (no admission cap: it holds no thread)
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
-makes us parse their body nor spends the real sender's rate budget. The replay
-check comes last so a sender retrying after a 429 with the same webhook-id is
-not refused as a replay. Sessions and CSRF play no part: a signed-in browser
+makes us parse their body nor spends the real sender's rate budget. The
+delivery id is claimed by the run's own INSERT (flows/engine/deliveries.py),
+so it is only recorded for a request that runs: a retry after a 429 or 503
+with the same id runs. Sessions and CSRF play no part: a signed-in browser
 gets exactly what any other client gets. Refusals are raised as the API's
 errors; `config.http.handlers.ApiErrorMiddleware` writes them in the envelope.
 """
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from config.http.admission import admitted
 from config.http.errors import (
     Conflict,
     MethodNotAllowed,
     NotAuthenticated,
-    NotFound,
+    ValidationFailed,
 )
+from flows.api import prefers_async
 from flows.engine import run_flow, store
+from flows.engine.background import enqueue_run
+from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
-from webhooks import limits, signatures
+from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
-from webhooks.responses import run_response
+from webhooks.responses import queued_response, run_response
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+UNFINISHED = (FlowRun.Status.QUEUED, FlowRun.Status.RUNNING)
 
 
-def _webhook_flow(flow_id: str) -> Flow:
-    """The flow whose webhook is enabled; anything else does not exist (404)."""
+def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
+    """The flow whose webhook is enabled; anything else does not exist (404, or
+    429 for an address that keeps missing: `limits.miss`)."""
     try:
         pk = uuid.UUID(flow_id)
     except ValueError:
-        raise NotFound() from None
+        raise limits.miss(request) from None
     flow = store.webhook_target(pk)
     if flow is None:
-        raise NotFound()
+        raise limits.miss(request)
     return flow
 
 
@@ -66,37 +80,74 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
         raise NotAuthenticated(str(exc)) from None
 
 
-def _refuse_replay(flow: Flow, msg_id: str) -> None:
-    """409 when this webhook-id was accepted inside the signature window.
-
-    `cache.add` is atomic (SET NX on Redis), so two copies racing each other
-    cannot both pass. Ids are kept twice the tolerance: a timestamp may be up to
-    5 minutes in the future when first seen and still valid 5 minutes later.
-    """
-    digest = hashlib.sha256(msg_id.encode()).hexdigest()  # any id, a valid key
-    key = f"webhook-id:{flow.pk}:{digest}"
-    if not cache.add(key, 1, timeout=2 * signatures.TOLERANCE_SECONDS):
-        raise Conflict(
-            "This webhook-id was already delivered; send a new id for a new event."
+def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
+    """The id that makes a retry of this delivery run once: the signed
+    webhook-id, else the optional Idempotency-Key; "" without either."""
+    if signed_id is not None:
+        return signed_id
+    key = request.headers.get(IDEMPOTENCY_HEADER, "")
+    if len(key) > signatures.MAX_ID_LENGTH:
+        raise ValidationFailed(
+            f"{IDEMPOTENCY_HEADER} is longer than {signatures.MAX_ID_LENGTH} "
+            "characters."
         )
+    return key
+
+
+def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
+    """The stored answer of the delivery's finished run, or 409."""
+    if existing is None or existing.status in UNFINISHED:
+        raise Conflict(
+            "This delivery is still running; retry once it has finished to get "
+            "its answer."
+        )
+    if existing.input != payload:
+        raise Conflict(
+            "This delivery id was already used with a different body; send a "
+            "new id for a new event."
+        )
+    response = run_response(existing)
+    response[REPLAYED_HEADER] = "true"
+    return response
 
 
 @csrf_exempt
+@metrics.timed
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
-    flow = _webhook_flow(flow_id)
+    flow = _webhook_flow(request, flow_id)
     if request.method != "POST":
         raise MethodNotAllowed(["POST"], "Webhooks accept POST only.")
+    hops = limits.check_hops(request)
     limits.check_content_type(request)
     body = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     msg_id = _verify_signature(flow, request, body)
     payload = limits.parse_json_object(body)
+    delivery_id = _delivery_id(request, msg_id)
     limits.check_rate(str(flow.pk))
-    if msg_id is not None:
-        _refuse_replay(flow, msg_id)
-    run = run_flow(
-        flow,
-        payload,
-        FlowRun.Trigger.WEBHOOK,
-        request_meta=request_meta(request, len(body)),
-    )
+    meta = request_meta(request, len(body))
+    try:
+        if flow.webhook_response_mode == Flow.ResponseMode.IMMEDIATELY or (
+            prefers_async(request)
+        ):
+            # The hop count goes with the queued run, so a loop of webhooks
+            # answered at once still stops at WEBHOOK_MAX_HOPS.
+            run = enqueue_run(
+                flow,
+                payload,
+                FlowRun.Trigger.WEBHOOK,
+                request_meta={**meta, "hops": hops},
+                delivery_id=delivery_id,
+            )
+            return queued_response(run)
+        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+            run = run_flow(
+                flow,
+                payload,
+                FlowRun.Trigger.WEBHOOK,
+                request_meta=meta,
+                delivery_id=delivery_id,
+                hops=hops,
+            )
+    except DeliveryExists as repeat:
+        return _answer_repeat(repeat.run, payload)
     return run_response(run)

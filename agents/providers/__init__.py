@@ -15,16 +15,17 @@ from agents.providers.base import (
 )
 
 
-def provider_for(model: str) -> Provider:
+def provider_for(model: str, api_key: str | None = None) -> Provider:
     """The provider for `provider:model-name`; its settings are read now, per call.
 
-    Raises ProviderNotConfigured when the provider's API key setting is empty.
+    `api_key` (from the agent's credential) replaces the provider's key setting.
+    Raises ProviderNotConfigured when neither gives a key.
     """
     provider = model.partition(":")[0]
     if provider == "openai":
-        return openai.OpenAIProvider.from_settings()
+        return openai.OpenAIProvider.from_settings(api_key)
     if provider == "anthropic":
-        return anthropic.AnthropicProvider.from_settings()
+        return anthropic.AnthropicProvider.from_settings(api_key)
     if provider == "ollama":
         return ollama.from_settings()
     if provider == "echo":

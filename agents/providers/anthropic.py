@@ -33,14 +33,14 @@ class AnthropicProvider(Provider):
         self.base_url = base_url or None
 
     @classmethod
-    def from_settings(cls) -> AnthropicProvider:
-        if not settings.ANTHROPIC_API_KEY:
+    def from_settings(cls, api_key: str | None = None) -> AnthropicProvider:
+        """`api_key` (an agent's credential) wins over ANTHROPIC_API_KEY."""
+        api_key = api_key or settings.ANTHROPIC_API_KEY
+        if not api_key:
             raise ProviderNotConfigured(
                 "ANTHROPIC_API_KEY is not set; anthropic: models need it."
             )
-        return cls(
-            api_key=settings.ANTHROPIC_API_KEY, base_url=settings.ANTHROPIC_BASE_URL
-        )
+        return cls(api_key=api_key, base_url=settings.ANTHROPIC_BASE_URL)
 
     def complete(self, request: ChatRequest) -> ChatResult:
         client = _client(self.api_key, self.base_url, request.retries)

@@ -1,7 +1,8 @@
 """`echo:` models: a deterministic, offline model for the demo and the tests.
 
 - A user message `/tool <tool> {json}` calls the tool named by its function name
-  or its flow's name with that JSON object as arguments (`{}` when omitted).
+  or its flow's name, in any case, with that JSON object as arguments (`{}` when
+  omitted).
 - Right after tool results it answers `Tool <name> returned: <result>`, one line
   per result, so the tool loop can be followed end to end without any network.
 - Anything else is echoed back: `Echo: <message>`, with the turn number so that
@@ -37,8 +38,17 @@ class EchoProvider(Provider):
     def _tool_call(self, request: ChatRequest, command: str) -> ChatResult:
         name, brace, raw = command.partition("{")
         name = name.strip()
+        # People type flow names as they remember them: "greeter" finds
+        # "Greeter"; an exact match wins when two names differ only by case.
         tool = next(
             (t for t in request.tools if name in (t.name, t.title)),
+            None,
+        ) or next(
+            (
+                t
+                for t in request.tools
+                if name.casefold() in (t.name.casefold(), t.title.casefold())
+            ),
             None,
         )
         if tool is None:

@@ -32,12 +32,14 @@ class OpenAIProvider(Provider):
         self.name = name
 
     @classmethod
-    def from_settings(cls) -> OpenAIProvider:
-        if not settings.OPENAI_API_KEY:
+    def from_settings(cls, api_key: str | None = None) -> OpenAIProvider:
+        """`api_key` (an agent's credential) wins over OPENAI_API_KEY."""
+        api_key = api_key or settings.OPENAI_API_KEY
+        if not api_key:
             raise ProviderNotConfigured(
                 "OPENAI_API_KEY is not set; openai: models need it."
             )
-        return cls(api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL)
+        return cls(api_key=api_key, base_url=settings.OPENAI_BASE_URL)
 
     def complete(self, request: ChatRequest) -> ChatResult:
         client = _client(self.api_key, self.base_url, request.retries)

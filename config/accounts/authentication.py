@@ -3,9 +3,10 @@ import them early (DEFAULT_AUTHENTICATION_CLASSES)."""
 
 from __future__ import annotations
 
+from django.http.multipartparser import MultiPartParserError
 from rest_framework import authentication
 
-from config.http.errors import CsrfFailed
+from config.http.errors import CsrfFailed, UnsupportedMediaType
 
 
 def enforce_csrf(request) -> None:
@@ -17,7 +18,13 @@ def enforce_csrf(request) -> None:
 
     check = authentication.CSRFCheck(no_view)
     check.process_request(request)  # reads the token from the cookie
-    reason = check.process_view(request, None, (), {})
+    try:
+        # On a POST Django looks for the token in the form body first, parsing
+        # it; a multipart body without a boundary cannot be parsed. The API
+        # only reads JSON anyway, so that body is refused as any other would be.
+        reason = check.process_view(request, None, (), {})
+    except MultiPartParserError:
+        raise UnsupportedMediaType() from None
     if reason:
         raise CsrfFailed(reason)
 

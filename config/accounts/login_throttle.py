@@ -1,5 +1,10 @@
 """Failed sign-ins per client address and username, for every way of signing in.
 
+The address is the real client's (`config.http.client_address`, through
+`TRUSTED_PROXY_COUNT` proxies), never the proxy's, and it is half of the key:
+an attacker guessing alice's password from their address spends only their own
+budget, so alice still signs in from hers.
+
 The API's `/api/auth/login`, the `/login/` page and the admin's login all go
 through here. Each attempt is counted *before* the password is checked, with one
 atomic increment, so a burst of parallel guesses cannot all slip past a
@@ -12,6 +17,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from config.http import ratelimit
+from config.http.client_address import client_address
 
 
 class LoginThrottled(Exception):
@@ -30,7 +36,7 @@ def _rate() -> ratelimit.Rate:
 
 def start_attempt(request, username: str) -> str:
     """Count one attempt; its key for `attempt_succeeded`. Raises LoginThrottled."""
-    address = request.META.get("REMOTE_ADDR", "unknown")
+    address = client_address(request)
     key = f"login-fail:{address}:{username.lower()}"
     wait = ratelimit.hit(key, _rate())
     if wait is not None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 
@@ -32,7 +33,9 @@ STATUS_CODES = {
     429: "throttled",
     500: "internal_error",
     502: "upstream_error",
+    503: "unavailable",
     504: "timeout",
+    508: "loop_detected",
 }
 
 DEFAULT_MESSAGES = {
@@ -146,16 +149,40 @@ class Throttled(ApiError):
         super().__init__(message, headers={"Retry-After": str(seconds)})
 
 
+class Unavailable(ApiError):
+    """503: the server is at capacity (or briefly without a dependency); retry."""
+
+    status_code = 503
+    default_code = "unavailable"
+    default_detail = "The server is busy; try again shortly."
+
+    def __init__(self, retry_after: float, message=None):
+        seconds = max(1, math.ceil(retry_after))
+        super().__init__(message, headers={"Retry-After": str(seconds)})
+
+
 class UpstreamError(ApiError):
     status_code = 502
     default_code = "upstream_error"
     default_detail = "The upstream service failed."
 
 
+# What a database that is down, unreachable or past its statement timeout raises.
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+
+
 class GatewayTimeout(ApiError):
     status_code = 504
     default_code = "timeout"
     default_detail = "The operation took too long."
+
+
+class LoopDetected(ApiError):
+    """A webhook chain (flows calling webhooks) deeper than `WEBHOOK_MAX_HOPS`."""
+
+    status_code = 508
+    default_code = "loop_detected"
+    default_detail = "This webhook call is part of a chain of flows that is too deep."
 
 
 def error_body(code: str, message: str, details=None) -> dict:
@@ -231,6 +258,10 @@ def as_api_error(exc: Exception) -> ApiError:
         return Throttled(exc.wait or 0)
     if isinstance(exc, exceptions.APIException):
         return _with_status(exc.status_code, str(exc.detail))
+    if isinstance(exc, DATABASE_UNAVAILABLE):
+        # Connection refused or lost, a statement past its timeout: the
+        # database is away for now, which is not the client's fault nor a bug.
+        return Unavailable(5, "The database is briefly unavailable; try again shortly.")
     return _with_status(500, DEFAULT_MESSAGES[500])
 
 

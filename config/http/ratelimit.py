@@ -7,12 +7,21 @@ machines; with the local-memory cache it holds per process.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 import weakref
 from dataclasses import dataclass
 
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
+
+logger = logging.getLogger("weir.ratelimit")
+
+# What a cache that is away raises: redis-py's errors (connection refused,
+# timeouts) and the socket's own. Callers that can do without the cache catch
+# these and go on (fail open).
+CACHE_ERRORS = (RedisError, OSError)
 
 PERIODS = {
     "s": 1,
@@ -84,10 +93,21 @@ def _count(cache_key: str, timeout: int) -> int:
 
 
 def hit(key: str, rate: Rate, *, now: float | None = None) -> float | None:
-    """Count one event under `key`; seconds to wait when over the limit, else None."""
+    """Count one event under `key`; seconds to wait when over the limit, else None.
+
+    Fails open: when the cache is away (Redis stopped or hung past its timeout)
+    the event is let through and a warning logged; a limit is not worth an
+    outage.
+    """
     now = time.time() if now is None else now
     window_start = int(now // rate.window) * rate.window
-    count = _count(f"rl:{key}:{window_start}", rate.window + 1)
+    try:
+        count = _count(f"rl:{key}:{window_start}", rate.window + 1)
+    except CACHE_ERRORS as error:
+        logger.warning(
+            "Cache unavailable, rate limit not applied to %s: %s", key, error
+        )
+        return None
     if count > rate.limit:
         return window_start + rate.window - now
     return None
@@ -97,6 +117,7 @@ def undo(key: str, rate: Rate, *, now: float | None = None) -> None:
     """Take back one event counted by `hit` in the current window."""
     now = time.time() if now is None else now
     window_start = int(now // rate.window) * rate.window
-    # ValueError: the window ended meanwhile, so there is nothing to take back.
-    with contextlib.suppress(ValueError):
+    # ValueError: the window ended meanwhile, so there is nothing to take back;
+    # a cache that is away has nothing to take back either.
+    with contextlib.suppress(ValueError, *CACHE_ERRORS):
         cache.decr(f"rl:{key}:{window_start}")

@@ -1,6 +1,8 @@
 """`run_flow`: execute a flow's graph once and store what happened.
 
 Nodes run in topological order (ties keep the order of the flow's node list).
+Only nodes a path of edges leads to from a trigger run; any other node is
+`skipped` with the reason `unreachable` and cannot fail the run.
 A node runs when every incoming edge has fired; an edge fires when its source
 node succeeded and, for a branching node, left through the handle it chose. A
 node with an incoming edge that did not fire is `skipped`, and its own edges do
@@ -11,7 +13,7 @@ waiting in a queue), then updated once with its final state. Step rows are
 buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
 during a long run), because a row per node would cost more than the engine
 itself; a crash mid-run therefore leaves a visibly `running` run for
-`sweep_stale_runs` to mark `interrupted`.
+the supervisor to resume or mark `interrupted` once its lease expires.
 
 What is stored must be storable (flows/storable.py): a run's input and every
 node's output are checked, and a final write that still fails (a flow deleted
@@ -21,71 +23,36 @@ leaving it `running` (see `Execution.finish`).
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from flows.engine import store
-from flows.graph import topological_order
+from flows.credentials.resolve import RunSecrets, mentions_secrets
+from flows.engine import lease, store
+from flows.engine.budget import RunBudget
+from flows.engine.deliveries import start_delivery
+from flows.engine.logged import logged_as_node, logged_as_run
+from flows.engine.plan import UNREACHABLE, PlannedNode, RunStopped, plan
 from flows.models import Flow, FlowRun, RunStep
-from flows.nodes import NodeContext, NodeError, NodeKind, get_kind
-from flows.storable import MAX_NESTING, Unstorable, check_storable, storable_text
+from flows.nodes import NodeContext, NodeError
+from flows.storable import Unstorable, check_storable, storable_text
 
 logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
 
-
-@dataclass
-class PlannedNode:
-    node: dict
-    kind: NodeKind
-    incoming: list[int]  # indexes of edges that must fire
-    outgoing: list[tuple[int, str | None]]  # (edge index, source handle)
-
-
-class RunStopped(Exception):
-    """Ends the run early with this status and error."""
-
-    def __init__(self, status: str, error: dict):
-        super().__init__(error["message"])
-        self.status = status
-        self.error = error
-
-
-def plan(flow: Flow) -> list[PlannedNode]:
-    """The nodes in execution order with their edges; RunStopped if not runnable."""
-    nodes: dict[str, PlannedNode] = {}
-    for node in flow.nodes:
-        kind = get_kind(node.get("type"))
-        if kind is None:
-            raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
-        nodes[node["id"]] = PlannedNode(node, kind, [], [])
-    links = []
-    for index, edge in enumerate(flow.edges):
-        source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
-        if source is None or target is None:
-            raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
-        source.outgoing.append((index, edge.get("sourceHandle")))
-        target.incoming.append(index)
-        links.append((edge["source"], edge["target"]))
-    order = topological_order(nodes, links)
-    if len(order) != len(nodes):
-        raise _invalid(None, "The flow has a cycle.")
-    return [nodes[node_id] for node_id in order]
-
-
-def _invalid(node_id, message: str) -> RunStopped:
-    return RunStopped(
-        FlowRun.Status.FAILED,
-        {"node_id": node_id, "code": "invalid_flow", "message": message},
-    )
+# How long the final write is retried while the database is unreachable.
+FINAL_WRITE_RETRY_SECONDS = 5.0
+INTERRUPTED = {
+    "node_id": None,
+    "code": "interrupted",
+    "message": "The run was interrupted (its process stopped, or the database "
+    "was unreachable, mid-run).",
+}
 
 
 def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
@@ -98,10 +65,6 @@ def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError
     )
 
 
-def json_text(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 class Execution:
     """One run in progress: results so far, buffered steps, the deadline."""
 
@@ -112,15 +75,26 @@ class Execution:
         *,
         deadline: float | None = None,
         depth: int = 0,
+        hops: int = 0,
+        stored_steps: list[dict] = (),
     ):
         self.flow = flow
         self.run = run
         self.depth = depth
+        self.hops = hops
+        # The owner's credentials, opened only as nodes ask for them; every
+        # value opened is redacted from what this run stores and answers.
+        self.secrets = RunSecrets(flow.owner_id)
+        self.redactor = self.secrets.redactor
+        # A background run stores each step as it completes, so that a run
+        # whose worker died resumes after its last stored step.
+        self.step_by_step = run.background
         self.results: dict[str, Any] = {}
-        self.result_bytes = 0
+        self.budget = RunBudget()
         self.fired: set[int] = set()
-        self.steps: list[dict] = []  # RunStep rows, written in batches
-        self.flushed = 0
+        self.steps: list[dict] = list(stored_steps)  # RunStep rows
+        self.flushed = len(self.steps)  # rows already in the database
+        self.done = {row["node_id"]: row for row in stored_steps}
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
@@ -128,11 +102,16 @@ class Execution:
             # A run started by a node of another run ends with that run.
             self.deadline = min(self.deadline, deadline)
 
+    @logged_as_run
     def execute(self) -> FlowRun:
         status, error = FlowRun.Status.SUCCEEDED, None
+        lease.hold(self.run.id)
         try:
             for planned in plan(self.flow):
-                self.step(planned)
+                if planned.node["id"] in self.done:
+                    self.replay(planned)
+                else:
+                    self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
         except Exception:
@@ -143,15 +122,45 @@ class Execution:
                 "code": "internal_error",
                 "message": "The engine failed; the error has been logged.",
             }
+        finally:
+            lease.release(self.run.id)
         self.finish(status, error)
         return self.run
 
+    def replay(self, planned: PlannedNode) -> None:
+        """A node a previous attempt stored: take its output, fire its edges."""
+        row = self.done[planned.node["id"]]
+        if row["status"] != RunStep.Status.SUCCEEDED:
+            return  # skipped; a failed step would have ended that attempt
+        self.results[planned.node["id"]] = row["output"]
+        if planned.kind.sets_response:
+            self.run.response = row["output"]
+        branching = planned.kind.output_handles != (None,)
+        for index, handle in planned.outgoing:
+            if not branching or handle == (row["handle"] or None):
+                self.fired.add(index)
+
+    @logged_as_node
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]
+        if not planned.reachable:
+            self.record(
+                node, RunStep.Status.SKIPPED, error=UNREACHABLE | {"node_id": node_id}
+            )
+            return
         if not all(index in self.fired for index in planned.incoming):
             self.record(node, RunStep.Status.SKIPPED)
             return
+        if lease.is_cancelled(self.run.id):
+            raise RunStopped(
+                FlowRun.Status.CANCELLED,
+                {
+                    "node_id": node_id,
+                    "code": "cancelled",
+                    "message": "The run was cancelled before this node.",
+                },
+            )
         if time.monotonic() >= self.deadline:
             raise RunStopped(
                 FlowRun.Status.TIMED_OUT,
@@ -162,6 +171,7 @@ class Execution:
                     f"{settings.RUN_TIMEOUT_SECONDS:g} s.",
                 },
             )
+        data = node.get("data") or {}
         ctx = NodeContext(
             owner_id=self.flow.owner_id,
             input=self.run.input,
@@ -169,18 +179,23 @@ class Execution:
             results=self.results,
             deadline=self.deadline,
             depth=self.depth,
+            hops=self.hops,
+            label=f"{node.get('name') or node_id!r} ({node_id})",
+            secrets=self.secrets,
+            exposes_secrets=mentions_secrets(data),
+            idempotency_key=f"{self.run.id}:{node_id}",
         )
         started_at = timezone.now()
         clock = time.perf_counter()
         try:
-            output = planned.kind.run(node.get("data") or {}, ctx)
-            self.check_size(output)
+            output = self.redactor.redact(planned.kind.run(data, ctx))
+            self.budget.check_output(output)
         except Exception as exception:
             failure = as_node_error(exception, self.run, node_id)
             error = {
                 "node_id": node_id,
                 "code": failure.code,
-                "message": storable_text(failure.message),
+                "message": storable_text(self.redactor.text(failure.message)),
             }
             self.record(
                 node,
@@ -219,38 +234,6 @@ class Execution:
             return self.results.get(sources[0])
         return {source: self.results.get(source) for source in dict.fromkeys(sources)}
 
-    def check_size(self, output: Any) -> None:
-        """Fail the node (`invalid_output`, `output_too_large`) unless storable."""
-        try:
-            text = json_text(output)
-        except RecursionError:
-            raise NodeError(
-                "invalid_output",
-                f"The node's output is nested more than {MAX_NESTING} levels deep.",
-            ) from None
-        except (TypeError, ValueError) as error:
-            raise NodeError(
-                "invalid_output", f"The node's output is not JSON: {error}"
-            ) from error
-        try:
-            check_storable(output, text=text, what="The node's output")
-        except Unstorable as problem:
-            raise NodeError("invalid_output", str(problem)) from None
-        size = len(text)
-        if size > settings.RUN_MAX_OUTPUT_BYTES:
-            raise NodeError(
-                "output_too_large",
-                f"The node's output is {size} bytes of JSON; the limit is "
-                f"{settings.RUN_MAX_OUTPUT_BYTES}.",
-            )
-        self.result_bytes += size
-        if self.result_bytes > settings.RUN_MAX_RESULT_BYTES:
-            raise NodeError(
-                "output_too_large",
-                "The run's results passed "
-                f"{settings.RUN_MAX_RESULT_BYTES} bytes of JSON.",
-            )
-
     def record(
         self,
         node: dict,
@@ -262,9 +245,11 @@ class Execution:
         started_at=None,
         clock: float | None = None,
     ) -> None:
-        logs = [storable_text(line) for line in ctx.logs] if ctx else []
+        redact = self.redactor.text
+        logs = [storable_text(redact(line)) for line in ctx.logs] if ctx else []
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
+        logs = self.budget.within_log_budget(logs)
         self.steps.append(
             {
                 "run_id": self.run.id,
@@ -273,6 +258,7 @@ class Execution:
                 "node_type": node.get("type", ""),
                 "node_name": (node.get("name") or "")[:200],
                 "status": status,
+                "handle": (ctx.handle or "") if ctx else "",
                 "output": output,
                 "error": error,
                 "logs": logs,
@@ -281,7 +267,7 @@ class Execution:
                 "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
             }
         )
-        if time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
+        if self.step_by_step or time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
             self.flush_steps()
 
     def flush_steps(self) -> None:
@@ -300,25 +286,61 @@ class Execution:
         """
         duration_ms = (time.monotonic() - self.started) * 1000
         steps = self.steps[self.flushed :]
-        try:
-            stored = store.finish_run(
-                self.run, status, self.results, error, duration_ms, steps=steps
-            )
-        except (DatabaseError, ValueError, RecursionError):
-            logger.exception("Run %s could not be stored as it ended", self.run.id)
-            self.store_as_unstorable(duration_ms)
-            return
-        if not stored:  # no row to update: the flow, and its runs, were deleted
-            self.store_as_unstorable(duration_ms)
+        give_up = time.monotonic() + FINAL_WRITE_RETRY_SECONDS
+        while True:
+            try:
+                stored = store.finish_run(
+                    self.run, status, self.results, error, duration_ms, steps=steps
+                )
+                break
+            except (OperationalError, InterfaceError):
+                # The database is away (a restart, a failover): try again for a
+                # while; the run is still ours as long as its lease holds.
+                connection.close()
+                if time.monotonic() > give_up:
+                    logger.exception("Run %s: the database stayed away", self.run.id)
+                    self.leave_to_supervisor()
+                    return
+                time.sleep(0.2)
+            except (DatabaseError, ValueError, RecursionError):
+                logger.exception("Run %s could not be stored as it ended", self.run.id)
+                self.store_as_unstorable(duration_ms)
+                return
+        if not stored:  # deleted with its flow, or no longer this executor's
+            if not self.taken_over():
+                self.store_as_unstorable(duration_ms)
             return
         self.flushed = len(self.steps)
+
+    def taken_over(self) -> bool:
+        """Whether the supervisor ended the run or gave it to another worker
+        while this executor ran it; if so `self.run` becomes what is stored,
+        so the caller is told what the database says."""
+        stored = (
+            FlowRun.objects.filter(pk=self.run.pk)
+            .values(*store.FINAL_FIELDS, "attempts")
+            .first()
+        )
+        if stored is None:
+            return False
+        for name, value in stored.items():
+            setattr(self.run, name, value)
+        return True
+
+    def leave_to_supervisor(self) -> None:
+        """The end could not be stored: the row stays `running` until its lease
+        expires and the supervisor marks it `interrupted`, so that is what the
+        caller is told, and what the database will say."""
+        self.run.status = FlowRun.Status.INTERRUPTED
+        self.run.results, self.run.response = {}, None
+        self.run.error = dict(INTERRUPTED)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
         try:
             stored = store.mark_unstorable(self.run, duration_ms)
         except DatabaseError:
             logger.exception("Run %s could not be marked failed either", self.run.id)
-            return  # still `running` in the database: sweep_stale_runs ends it
+            return  # still `running`: the supervisor ends it when its lease expires
         if not stored:
             self.run.error = {
                 "node_id": None,
@@ -333,8 +355,10 @@ def run_flow(
     trigger: str,
     *,
     request_meta: dict | None = None,
+    delivery_id: str = "",
     deadline: float | None = None,
     depth: int = 0,
+    hops: int = 0,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -345,14 +369,21 @@ def run_flow(
     RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
     `depth` counts the agents waiting above this run (an agent's tool call
     passes its own depth + 1); nodes read it from their context.
+    `delivery_id` makes the run the one run of that webhook delivery; raises
+    `deliveries.DeliveryExists` when the delivery already has one.
+    `hops` is the run's place in a chain of webhook calls (the webhook view
+    passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     """
     try:
         check_storable(input, what="The run's input")
         refused = None
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
-    run = store.start_run(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline, depth=depth)
+    if delivery_id:
+        run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
+    else:
+        run = store.start_run(flow, trigger, input, request_meta or {})
+    execution = Execution(flow, run, deadline=deadline, depth=depth, hops=hops)
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 
+from flows import metrics
 from flows.models import Flow, FlowRun, RunStep
 
 # The most parameters one statement may carry: PostgreSQL's wire protocol
@@ -28,7 +31,15 @@ MAX_PARAMETERS = 65535
 
 # What `finish_run` writes, and what `webhook_target` loads: the webhook's
 # checks and the run (any other field loads on first access, one query).
-FINAL_FIELDS = ("status", "results", "error", "response", "finished_at", "duration_ms")
+FINAL_FIELDS = (
+    "status",
+    "results",
+    "error",
+    "response",
+    "finished_at",
+    "duration_ms",
+    "lease_expires_at",
+)
 WEBHOOK_FIELDS = (
     "id",
     "owner",
@@ -37,12 +48,14 @@ WEBHOOK_FIELDS = (
     "edges",
     "webhook_enabled",
     "webhook_secret",
+    "webhook_response_mode",
 )
 
 INTERRUPTED = {
     "node_id": None,
     "code": "interrupted",
-    "message": "The run was interrupted (the server stopped mid-run).",
+    "message": "The run was interrupted (its process stopped, or the database "
+    "was unreachable, mid-run).",
 }
 UNSTORABLE = {
     "node_id": None,
@@ -101,9 +114,10 @@ class Table:
             self.name, ", ".join(self.columns), ", ".join([row] * rows)
         )
 
-    def update_by_pk(self) -> str:
+    def update_by_pk(self, condition: str = "") -> str:
         assignments = ", ".join(f"{column} = %s" for column in self.columns)
-        return f"UPDATE {self.name} SET {assignments} WHERE {self.pk_column} = %s"
+        where = f"{self.pk_column} = %s" + (f" AND {condition}" if condition else "")
+        return f"UPDATE {self.name} SET {assignments} WHERE {where}"
 
     def select_by_pk(self, condition: str = "") -> str:
         where = f"{self.pk_column} = %s" + (f" AND {condition}" if condition else "")
@@ -189,14 +203,24 @@ def _execute(using: str, sql: str, params: list) -> int:
 
 
 def start_run(
-    flow: Flow, trigger: str, input: dict, request_meta: dict, *, using=None
-) -> FlowRun:
+    flow: Flow,
+    trigger: str,
+    input: dict,
+    request_meta: dict,
+    *,
+    delivery_id: str = "",
+    using=None,
+) -> FlowRun | None:
     """A new run of `flow`, stored already `running` (one INSERT).
 
     Runs start in the caller's thread the moment they are created, so they are
     never stored `queued` first: that was a second write and a second commit
     per run for a state nobody could observe for long. No `save()`, so no
     signals; nothing listens to them.
+
+    With a `delivery_id` the INSERT does nothing when the flow already has a
+    run of that delivery (`run_unique_delivery_per_flow`), and None is
+    returned: the claim costs no extra statement (flows/engine/deliveries.py).
     """
     now = timezone.now()
     run = FlowRun(
@@ -206,14 +230,24 @@ def start_run(
         status=FlowRun.Status.RUNNING,
         input=input,
         request_meta=request_meta,
+        delivery_id=delivery_id,
         created_at=now,
         started_at=now,
+        lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
+        attempts=1,
     )
     using = using or _write_alias(FlowRun)
     table = Table.of(FlowRun, None, using)
-    _execute(using, table.insert(), table.values_of(run))
+    sql = table.insert()
+    if delivery_id:
+        # PostgreSQL and SQLite alike; the only unique index a new row (with a
+        # fresh uuid) can meet is the delivery's.
+        sql += " ON CONFLICT DO NOTHING"
+    if not _execute(using, sql, table.values_of(run)):
+        return None
     run._state.adding = False
     run._state.db = using
+    metrics.run_started(trigger)
     return run
 
 
@@ -228,7 +262,10 @@ def finish_run(
 ) -> bool:
     """Store the run's final state and its last step rows, atomically.
 
-    False when there was no row to update: the run was deleted with its flow.
+    False when there was no row to update: the run was deleted with its flow,
+    or this executor no longer holds it. The UPDATE is fenced: only while the
+    run is `running` under this executor's `attempts`, since the supervisor
+    may have interrupted it (lease expired) or handed it to another worker.
     `response` is taken as set on the instance.
     """
     run.status = status
@@ -236,17 +273,25 @@ def finish_run(
     run.error = error
     run.finished_at = timezone.now()
     run.duration_ms = duration_ms
+    run.lease_expires_at = None
     using = _write_alias(FlowRun, run)
     final = Table.of(FlowRun, FINAL_FIELDS, using)
-    update = final.update_by_pk()
+    fence = f"{final.column('attempts')} = %s AND {final.column('status')} = %s"
+    update = final.update_by_pk(fence)
     params = [*final.values_of(run), final.pk_value(run.pk)]
+    params += [run.attempts, FlowRun.Status.RUNNING]
     if not steps:
-        return _execute(using, update, params) > 0
-    step_table = Table.of(RunStep, None, using)
-    room = step_table.rows_per_statement(reserved=len(params))
-    if connections[using].vendor == "postgresql" and len(steps) <= room:
-        return _finish_in_one_statement(step_table, steps, update, params)
-    return _finish_in_transaction(step_table, steps, update, params)
+        stored = _execute(using, update, params) > 0
+    else:
+        step_table = Table.of(RunStep, None, using)
+        room = step_table.rows_per_statement(reserved=len(params))
+        if connections[using].vendor == "postgresql" and len(steps) <= room:
+            stored = _finish_in_one_statement(step_table, steps, update, params)
+        else:
+            stored = _finish_in_transaction(step_table, steps, update, params)
+    if stored:
+        metrics.run_finished(run.trigger, status, duration_ms, steps)
+    return stored
 
 
 def _finish_in_one_statement(step_table: Table, steps, update: str, params) -> bool:
@@ -277,6 +322,7 @@ def write_steps(rows: Sequence[dict], *, using=None) -> None:
     """Insert step rows (dicts keyed by field attname) in one `executemany`."""
     if rows:
         _write_step_rows(Table.of(RunStep, None, using or _write_alias(RunStep)), rows)
+        metrics.nodes_ran(rows)
 
 
 def _write_step_rows(table: Table, rows: Sequence[dict]) -> None:
@@ -294,16 +340,21 @@ def mark_unstorable(run: FlowRun, duration_ms: float) -> bool:
     run.error = dict(UNSTORABLE)
     run.finished_at, run.duration_ms = timezone.now(), duration_ms
     fields = ["status", "results", "response", "error", "finished_at", "duration_ms"]
-    stored = FlowRun.objects.filter(pk=run.pk).update(
-        **{name: getattr(run, name) for name in fields}
-    )
+    stored = FlowRun.objects.filter(
+        pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
+    ).update(lease_expires_at=None, **{name: getattr(run, name) for name in fields})
+    if stored:
+        metrics.run_finished(run.trigger, run.status, duration_ms, ())
     return stored > 0
 
 
 def mark_interrupted(runs: models.QuerySet) -> int:
-    """End these runs as failed with code `interrupted`; returns how many."""
+    """End these runs `interrupted`; returns how many."""
     return runs.update(
-        status=FlowRun.Status.FAILED, finished_at=timezone.now(), error=INTERRUPTED
+        status=FlowRun.Status.INTERRUPTED,
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+        error=INTERRUPTED,
     )
 
 

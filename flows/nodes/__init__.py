@@ -10,7 +10,14 @@ checked at save time, runnable and offered in the builder at once.
 
 from __future__ import annotations
 
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.base import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
@@ -44,7 +51,8 @@ def register(kind: NodeKind) -> NodeKind:
 
 
 def get_kind(type_name: str) -> NodeKind | None:
-    return NODE_KINDS.get(type_name)
+    """The kind registered as `type_name`; None for anything else (any JSON value)."""
+    return NODE_KINDS.get(type_name) if isinstance(type_name, str) else None
 
 
 BUILTIN_KINDS: tuple[NodeKind, ...] = (
@@ -64,6 +72,7 @@ __all__ = [
     "NODE_KINDS",
     "DuplicateNodeKind",
     "FieldError",
+    "FormField",
     "NodeContext",
     "NodeError",
     "NodeKind",

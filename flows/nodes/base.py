@@ -1,4 +1,4 @@
-"""What every node kind declares: its type, its handles, its `data` checks, its run."""
+"""What every node kind declares: its type, handles, form, defaults, checks and run."""
 
 from __future__ import annotations
 
@@ -22,6 +22,41 @@ class FieldError:
     message: str
 
 
+@dataclass(frozen=True)
+class FormField:
+    """One input of a kind's inspector form in the builder.
+
+    `path` is where the value lives in the node ("data.<key>") and is also the
+    `field` that validation errors name, so an error lands next to its input.
+    `widget` is how the builder edits it: text, textarea, code, number,
+    number-or-template, select (from `options`), keyvalue, json (any JSON value,
+    or plain text), or agent (a select filled from GET /api/agents).
+    """
+
+    path: str
+    label: str
+    widget: str = "text"
+    help: str = ""
+    options: tuple[str, ...] = ()
+    mono: bool = False
+    min: int | None = None
+    kinds: tuple[str, ...] = ()
+
+    def as_json(self) -> dict:
+        described = {"path": self.path, "label": self.label, "widget": self.widget}
+        if self.help:
+            described["help"] = self.help
+        if self.options:
+            described["options"] = list(self.options)
+        if self.mono:
+            described["mono"] = True
+        if self.min is not None:
+            described["min"] = self.min
+        if self.kinds:
+            described["kinds"] = list(self.kinds)
+        return described
+
+
 @dataclass
 class NodeContext:
     """What a running node sees. The engine builds one per node.
@@ -29,13 +64,21 @@ class NodeContext:
     Only facts and outputs, never the `Flow` or `FlowRun`: a node returns its
     output and the engine decides what that does to the run. `owner_id` is the
     flow's owner (the user a node acts for); `depth` counts the agents waiting
-    above this run (0 unless an agent's tool call started it; see agents.nodes).
+    above this run (0 unless an agent's tool call started it; see agents.nodes);
+    `hops` counts the webhook runs that led to this one (see flows.outbound).
 
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
     `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`
     gives one JavaScript expression's value; `log(line)` appends to the step's
     logs. `deadline` is the `time.monotonic()` by which the whole run must end.
     A node that picks a branch sets `handle` ("true" or "false").
+
+    `secrets` is the run's `flows.credentials.resolve.RunSecrets` (None outside
+    a run): `credential(id)` for a node's `credential_id`. Templates and code
+    see a `secrets` variable only when `exposes_secrets` is set, which the
+    engine does only for a node whose own data mentions `secrets`.
+    `idempotency_key` is `<run id>:<node id>`, the same on every attempt at the
+    node (a resumed run may repeat one), for nodes that call out.
     """
 
     owner_id: Any
@@ -44,13 +87,27 @@ class NodeContext:
     results: dict
     deadline: float
     depth: int = 0
+    hops: int = 0
+    label: str = ""
+    secrets: Any = None
+    exposes_secrets: bool = False
+    idempotency_key: str = ""
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
 
     @property
     def variables(self) -> dict:
-        return {"input": self.input, "prev": self.prev, "results": self.results}
+        variables = {"input": self.input, "prev": self.prev, "results": self.results}
+        if self.exposes_secrets and self.secrets is not None:
+            variables["secrets"] = self.secrets.template_values(self.label)
+        return variables
+
+    def credential(self, credential_id) -> tuple[Any, dict]:
+        """The run owner's credential and its decrypted fields (NodeError if gone)."""
+        if self.secrets is None:
+            raise NodeError("credential_missing", "Credentials need a run.")
+        return self.secrets.credential(credential_id, self.label)
 
     def render(self, value: Any) -> Any:
         """`value` with its `{{ }}` templates filled in; raises NodeError on failure."""
@@ -66,6 +123,11 @@ class NodeContext:
                 raise sandbox_failure(error, "expression_error") from error
         return None if value is UNDEFINED else value
 
+    def redact(self, value: Any) -> Any:
+        """`value` with every credential value this run opened replaced by
+        `[redacted:NAME]`: for what a node stores outside the run itself."""
+        return self.secrets.redactor.redact(value) if self.secrets else value
+
     def log(self, line: str) -> None:
         self.logs.append(line)
 
@@ -78,6 +140,11 @@ class NodeKind:
     the handle whose edges fire (the condition node sets "true" or "false").
     A kind with `sets_response` returns `{status, headers, body}`, and the
     engine makes that output the run's webhook response once the node succeeds.
+
+    `form_fields` and `default_data` describe the kind to the builder: the
+    inspector's inputs and the `data` a new node starts with (the builder copies
+    it; nothing here mutates it). A kind without form fields is edited as one
+    JSON object.
     """
 
     type: str = ""
@@ -86,6 +153,8 @@ class NodeKind:
     is_trigger: bool = False
     output_handles: tuple[str | None, ...] = (None,)
     sets_response: bool = False
+    form_fields: tuple[FormField, ...] = ()
+    default_data: dict = {}  # read only: the builder gets a copy, as JSON
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """Problems in this node's `data`; an empty list when it is valid."""

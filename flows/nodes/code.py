@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flows import sandbox
-from flows.nodes.base import FieldError, NodeContext, NodeKind
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind
 from flows.nodes.checks import text
 from flows.nodes.errors import sandbox_failure
 
@@ -16,6 +16,20 @@ class CodeNode(NodeKind):
     type = "code"
     label = "Code"
     description = "Runs JavaScript; returns any JSON value."
+    form_fields = (
+        FormField(
+            "data.code",
+            "JavaScript",
+            widget="code",
+            help="Use input, prev and results; return any JSON value. "
+            "console.log lines appear in the run's logs.",
+        ),
+    )
+    default_data = {
+        "language": "javascript",
+        "code": "// `input` is the flow's input, `prev` the upstream node's output.\n"
+        "return { greeting: 'hi ' + input.name };",
+    }
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []

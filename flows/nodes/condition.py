@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flows.nodes.base import FieldError, NodeContext, NodeKind
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind
 from flows.nodes.checks import text
 from flows.nodes.templates import js_truthy
 
@@ -14,6 +14,16 @@ class ConditionNode(NodeKind):
     label = "Condition"
     description = "Passes its input on through the true or the false output."
     output_handles = ("true", "false")
+    form_fields = (
+        FormField(
+            "data.expression",
+            "Expression",
+            mono=True,
+            help="A JavaScript expression. True follows the true output, "
+            "false the false output.",
+        ),
+    )
+    default_data = {"expression": "input.amount > 100"}
 
     def validate_data(self, data: dict) -> list[FieldError]:
         return text(data, "expression", max_length=10_000)

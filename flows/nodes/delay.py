@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from flows.nodes.base import FieldError, NodeContext, NodeKind, NodeTimeout
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind, NodeTimeout
 from flows.nodes.checks import integer_between
 
 
@@ -15,6 +15,8 @@ class DelayNode(NodeKind):
     type = "delay"
     label = "Delay"
     description = "Waits, then passes its input on."
+    form_fields = (FormField("data.ms", "Wait (ms)", widget="number", min=0),)
+    default_data = {"ms": 1000}
 
     def validate_data(self, data: dict) -> list[FieldError]:
         # Longer than a whole run could never finish.

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 
 from flows import outbound
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind, NodeTimeout
+from flows.nodes.base import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.checks import integer_between, string_map, text
 from flows.nodes.templates import as_text
 
@@ -25,6 +33,38 @@ class HttpRequestNode(NodeKind):
     type = "http_request"
     label = "HTTP request"
     description = "Calls a URL and outputs status, headers and body."
+    form_fields = (
+        FormField("data.method", "Method", widget="select", options=METHODS),
+        FormField(
+            "data.url",
+            "URL",
+            mono=True,
+            help="Templates allowed: https://api.example.com/{{ input.id }}",
+        ),
+        FormField("data.headers", "Headers", widget="keyvalue"),
+        FormField(
+            "data.body",
+            "Body",
+            widget="json",
+            help="JSON, or plain text. Templates allowed inside strings.",
+        ),
+        FormField("data.timeout_ms", "Timeout (ms)", widget="number", min=1),
+        FormField(
+            "data.credential_id",
+            "Credential",
+            widget="credential",
+            help="Sent as its header, bearer token, basic auth or query parameter. "
+            "Manage them on the Credentials page.",
+        ),
+    )
+    default_data = {
+        "method": "GET",
+        "url": "https://example.com/",
+        "headers": {},
+        "body": None,
+        "timeout_ms": DEFAULT_TIMEOUT_MS,
+        "credential_id": None,
+    }
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []
@@ -42,6 +82,11 @@ class HttpRequestNode(NodeKind):
             ]
         problems += url_problems
         problems += string_map(data, "headers")
+        credential_id = data.get("credential_id")
+        if credential_id is not None and not isinstance(credential_id, str):
+            problems.append(
+                FieldError("data.credential_id", "Must be a credential's id or null.")
+            )
         problems += integer_between(
             data,
             "timeout_ms",
@@ -60,12 +105,20 @@ class HttpRequestNode(NodeKind):
             name: as_text(value)
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
+        # The same on every attempt: a resumed run may repeat this node
+        # (at least once per node, docs/engine.md), and receivers can dedupe.
+        if not any(name.lower() == "idempotency-key" for name in headers):
+            headers["Idempotency-Key"] = ctx.idempotency_key
         body = ctx.render(data.get("body"))
+        if data.get("credential_id"):
+            url, headers = with_credential(ctx, data["credential_id"], url, headers)
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
         deadline = min(node_deadline, ctx.deadline)
         try:
-            return outbound.request(method, url, headers, body, deadline)
+            return outbound.request(
+                method, url, headers, body, deadline, hops=ctx.hops + 1
+            )
         except outbound.OutboundTimeout as error:
             if ctx.deadline <= node_deadline:
                 raise NodeTimeout(
@@ -79,3 +132,20 @@ class HttpRequestNode(NodeKind):
             ) from error
         except outbound.OutboundError as error:
             raise NodeError(error.code, error.message) from error
+
+
+def with_credential(ctx: NodeContext, credential_id, url: str, headers: dict):
+    """`url` and `headers` with the credential applied (header, bearer, basic,
+    query); a header the credential sets replaces one the node wrote."""
+    credential, secrets = ctx.credential(credential_id)
+    added: dict = {}
+    params: list = []
+    credential.apply(secrets, added, params)
+    replaced = {name.lower() for name in added}
+    headers = {k: v for k, v in headers.items() if k.lower() not in replaced}
+    headers.update(added)
+    if params:
+        parts = urlsplit(url)
+        query = urlencode(params)
+        url = urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
+    return url, headers

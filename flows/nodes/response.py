@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flows.nodes.base import FieldError, NodeContext, NodeError, NodeKind
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
 from flows.nodes.checks import is_integer, string_map
 from flows.nodes.templates import as_text, split_template
 
@@ -29,6 +29,10 @@ UNSAFE_HEADERS = frozenset(
 )
 # RFC 9110 section 5.6.2: a field name is a token.
 TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+# RFC 9110 section 5.5: field-value = *( VCHAR / obs-text / SP / HTAB ).
+FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+# Optional whitespace around a value is not part of it (RFC 9110 section 5.5).
+OWS = " \t"
 LOWEST_STATUS, HIGHEST_STATUS = 200, 599
 
 
@@ -43,14 +47,12 @@ def valid_header_name(name: str) -> bool:
 
 
 def valid_header_value(value: str) -> bool:
-    """One line of Latin-1 text: what a header can carry without breaking HTTP."""
-    if any(char in value for char in "\r\n\0"):
-        return False
-    try:
-        value.encode("latin-1")
-    except UnicodeEncodeError:
-        return False
-    return True
+    """RFC 9110 section 5.5: visible ASCII, Latin-1 beyond it, spaces and tabs.
+
+    Every other control character (NUL, CR, LF, \\x0b, \\x1e, DEL...) is refused:
+    a server such as gunicorn would answer its own 500 page instead.
+    """
+    return FIELD_VALUE.fullmatch(value) is not None
 
 
 def is_template(value: Any) -> bool:
@@ -73,7 +75,10 @@ def header_problems(headers: dict) -> list[FieldError]:
         elif unsafe_header(name):
             message = f"Header {name!r} cannot be set by a flow."
         elif not all(valid_header_value(text) for text in split_template(value)[::2]):
-            message = f"Header {name!r} must be one line of Latin-1 text."
+            message = (
+                f"Header {name!r} must be one line of Latin-1 text without control "
+                "characters."
+            )
         else:
             continue
         problems.append(FieldError("data.headers", message))
@@ -85,6 +90,23 @@ class ResponseNode(NodeKind):
     label = "Response"
     description = "Sets the webhook's HTTP response."
     sets_response = True
+    form_fields = (
+        FormField(
+            "data.status",
+            "HTTP status",
+            widget="number-or-template",
+            help="200-599, or a template such as {{ input.status }} "
+            "(checked when the flow runs).",
+        ),
+        FormField("data.headers", "Headers", widget="keyvalue"),
+        FormField(
+            "data.body",
+            "Body",
+            widget="json",
+            help="JSON, or plain text. Templates allowed inside strings.",
+        ),
+    )
+    default_data = {"status": 200, "headers": {}, "body": {"ok": True}}
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []
@@ -106,12 +128,13 @@ class ResponseNode(NodeKind):
         status = data.get("status")
         status = LOWEST_STATUS if status is None else _status(ctx.render(status))
         rendered = ctx.render(data.get("headers") or {})
-        headers = {name: as_text(value) for name, value in rendered.items()}
+        headers = {name: as_text(value).strip(OWS) for name, value in rendered.items()}
         for name, value in headers.items():
             if not valid_header_value(value):
                 raise NodeError(
                     "invalid_header",
-                    f"Header {name!r} must be one line of Latin-1 text.",
+                    f"Header {name!r} must be one line of Latin-1 text without "
+                    "control characters.",
                 )
         return {
             "status": status,

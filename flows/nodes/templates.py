@@ -26,7 +26,7 @@ from flows import sandbox
 from flows.nodes.errors import NodeError, sandbox_failure
 
 DOTTED_PATH = re.compile(
-    r"^(input|prev|results)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$", re.ASCII
+    r"^(input|prev|results|secrets)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$", re.ASCII
 )
 PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]", re.ASCII)
 # Property names every JavaScript object inherits; a dictionary lookup would
@@ -81,7 +81,7 @@ def split_template(text: str) -> list[str]:
 def lookup_path(expression: str, variables: dict) -> Any:
     """The value of a plain dotted path, or NOT_SIMPLE when JavaScript is needed."""
     match = DOTTED_PATH.match(expression)
-    if match is None:
+    if match is None or match.group(1) not in variables:
         return NOT_SIMPLE
     value = variables[match.group(1)]
     for name, index in PATH_PART.findall(match.group(2)):

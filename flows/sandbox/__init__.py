@@ -23,7 +23,21 @@ from flows.sandbox.pool import WorkerFailure, get_pool
 LOG_LINES = 200
 LOG_LINE_CHARS = 2000
 LOG_CHARS = 64 * 1024
+LINE_CUT = "… [line truncated]"
 STACK_KB = 256
+MESSAGE_CHARS = 2000
+# What a worker may say went wrong; anything else reads as `invalid_output`.
+ERROR_CODES = frozenset(
+    {
+        "code_error",
+        "code_timeout",
+        "expression_error",
+        "invalid_output",
+        "memory_limit",
+        "output_too_large",
+        "stack_overflow",
+    }
+)
 # Time the caller grants beyond the in-QuickJS limit before killing the worker:
 # process start-up, JSON in and out, a loaded machine.
 KILL_MARGIN_SECONDS = 1.0
@@ -55,16 +69,11 @@ class CodeResult:
 def run_code(source: str, variables: dict, *, deadline: float | None = None):
     """Run `source` as a function body with `input`, `prev`, `results` in scope."""
     reply = _call({"mode": "code", "source": source}, variables, deadline)
-    logs = _logs(reply)
+    logs, truncated = _logs(reply)
     settled = reply.get("settled")
     if "error" in reply or not isinstance(settled, dict):
-        raise SandboxError(
-            reply.get("error", "invalid_output"),
-            reply.get("message", "The sandbox answered nonsense."),
-            logs,
-        )
-    value = _decode(settled, logs)
-    return CodeResult(value, logs, bool(reply.get("logs_truncated")))
+        raise _failure(reply, logs)
+    return CodeResult(_decode(settled, logs), logs, truncated)
 
 
 def evaluate(expressions: list[str], variables: dict, *, deadline=None) -> list:
@@ -74,10 +83,7 @@ def evaluate(expressions: list[str], variables: dict, *, deadline=None) -> list:
     )
     settled = reply.get("settled")
     if "error" in reply or not isinstance(settled, list):
-        raise SandboxError(
-            reply.get("error", "invalid_output"),
-            reply.get("message", "The sandbox answered nonsense."),
-        )
+        raise _failure(reply, [])
     return [_decode(item, []) for item in settled]
 
 
@@ -90,7 +96,6 @@ def _call(job: dict, variables: dict, deadline: float | None) -> dict:
     now = time.monotonic()
     if deadline is not None:
         timeout_ms = min(timeout_ms, max(1, int((deadline - now) * 1000)))
-    output_chars = settings.RUN_MAX_OUTPUT_BYTES
     job.update(
         variables=json.dumps(variables, separators=(",", ":"), ensure_ascii=False),
         timeout_ms=timeout_ms,
@@ -100,8 +105,7 @@ def _call(job: dict, variables: dict, deadline: float | None) -> dict:
             "logLines": LOG_LINES,
             "logLineChars": LOG_LINE_CHARS,
             "logChars": LOG_CHARS,
-            "outputChars": output_chars,
-            "replyChars": output_chars + LOG_CHARS * 2 + 64 * 1024,
+            "outputChars": settings.RUN_MAX_OUTPUT_BYTES,
         },
     )
     try:
@@ -110,18 +114,50 @@ def _call(job: dict, variables: dict, deadline: float | None) -> dict:
         raise SandboxError(failure.code, failure.message) from failure
 
 
-def _logs(reply: dict) -> list[str]:
+def _failure(reply: dict, logs: list[str]) -> SandboxError:
+    code = reply.get("error")
+    if code not in ERROR_CODES:
+        return SandboxError("invalid_output", "The sandbox answered nonsense.", logs)
+    return SandboxError(code, _message(reply), logs)
+
+
+def _message(reply: dict) -> str:
+    message = reply.get("message")
+    return message[:MESSAGE_CHARS] if isinstance(message, str) else ""
+
+
+def _logs(reply: dict) -> tuple[list[str], bool]:
+    """The reply's console lines within every cap, and whether any were cut.
+
+    The worker applies these caps already; they are applied again here because
+    the worker runs hostile code and its answer is only ever a claim.
+    """
     logs = reply.get("logs")
+    truncated = reply.get("logs_truncated") is not False
     if not isinstance(logs, list):
-        return []
-    return [line if isinstance(line, str) else str(line) for line in logs][:LOG_LINES]
+        return [], bool(logs)
+    if len(logs) > LOG_LINES:
+        logs, truncated = logs[:LOG_LINES], True
+    kept, total = [], 0
+    for line in logs:
+        if not isinstance(line, str):
+            truncated = True
+            continue
+        if len(line) > LOG_LINE_CHARS + len(LINE_CUT):
+            line = line[:LOG_LINE_CHARS] + LINE_CUT
+        if total + len(line) > LOG_CHARS:
+            truncated = True
+            break
+        kept.append(line)
+        total += len(line)
+    return kept, truncated
 
 
 def _decode(settled: dict, logs: list[str]) -> Any:
     if not isinstance(settled, dict):
         raise SandboxError("invalid_output", "The sandbox answered nonsense.", logs)
     if "error" in settled:
-        raise SandboxError(str(settled["error"]), str(settled.get("message", "")), logs)
+        raise _failure(settled, logs)
     text = settled.get("json")
     if not isinstance(text, str):
         raise SandboxError("invalid_output", "The value is not JSON.", logs)

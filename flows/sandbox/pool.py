@@ -21,10 +21,13 @@ import threading
 import time
 from pathlib import Path
 
+from flows import metrics
+
 logger = logging.getLogger("weir.sandbox")
 
 WORKER_SCRIPT = str(Path(__file__).with_name("worker.py"))
 STARTUP_SECONDS = 10.0
+STARTED = b"+"  # the worker's line on reading a job, before running it
 
 
 class WorkerFailure(Exception):
@@ -39,6 +42,18 @@ class WorkerFailure(Exception):
 
 class WorkerGone(WorkerFailure):
     """The worker was dead before it got the job; the job may safely go elsewhere."""
+
+
+_warned: list[bool] = []
+
+
+def _warn_unconfined() -> None:
+    if not _warned:
+        _warned.append(True)
+        logger.warning(
+            "Sandbox workers cannot be shut out of the disk on this system "
+            "(no chroot or user namespaces); see docs/sandbox.md."
+        )
 
 
 class Worker:
@@ -59,9 +74,11 @@ class Worker:
             ready = json.loads(self._read_line(time.monotonic() + STARTUP_SECONDS))
         except (WorkerFailure, ValueError):
             ready = None
-        if ready != {"ready": True}:
+        if not isinstance(ready, dict) or ready.get("ready") is not True:
             self.kill()
             raise WorkerFailure("sandbox_unavailable", "The sandbox did not start.")
+        if ready.get("confined") != "chroot":
+            _warn_unconfined()
 
     @property
     def pid(self) -> int:
@@ -72,6 +89,8 @@ class Worker:
         return self.process.poll() is None
 
     def call(self, job: dict, deadline: float) -> dict:
+        """Send `job`; the worker acknowledges it (`+`) before running it, so a
+        worker that dies before the acknowledgement never started the job."""
         try:
             self.process.stdin.write(json.dumps(job).encode() + b"\n")
             self.process.stdin.flush()
@@ -79,6 +98,14 @@ class Worker:
             raise WorkerGone(
                 "sandbox_crashed", "The sandbox process stopped unexpectedly."
             ) from error
+        try:
+            acknowledged = self._read_line(deadline) == STARTED
+        except WorkerFailure as failure:
+            if failure.timed_out:
+                raise
+            raise WorkerGone(failure.code, failure.message) from failure
+        if not acknowledged:
+            raise WorkerFailure("sandbox_crashed", "The sandbox answered nonsense.")
         return json.loads(self._read_line(deadline))
 
     def _read_line(self, deadline: float) -> bytes:
@@ -116,7 +143,13 @@ class Worker:
 
 
 class WorkerPool:
-    """At most `size` workers, each serving one job at a time; thread-safe."""
+    """At most `size` workers, each serving one job at a time; thread-safe.
+
+    `size` bounds the processes alive or starting, whatever happens: a worker
+    is counted from the moment its start is reserved (`_reserve`) until it is
+    discarded, so a replacement started in the background and a job that needs
+    a worker cannot together pass the bound.
+    """
 
     def __init__(self, size: int, memory_mb: int):
         self.size = size
@@ -125,24 +158,22 @@ class WorkerPool:
         self._slots = threading.BoundedSemaphore(size)
         self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
         self._all: set[Worker] = set()
+        self._starting = 0
         self._lock = threading.Lock()
 
     def call(self, job: dict, deadline: float) -> dict:
         """Send `job` to a free worker; wait for its reply until `deadline`."""
         if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            raise WorkerFailure(
-                "sandbox_busy",
-                "Every sandbox worker stayed busy until the time budget ran out.",
-                timed_out=True,
-            )
+            raise _busy()
         try:
-            worker = self._take()
+            worker = self._take(deadline)
             try:
                 reply = worker.call(job, deadline)
             except WorkerGone:
-                # It died while idle; the job never started, so one retry is safe.
+                # It died before reading the job, which therefore never started:
+                # one retry on another worker is safe (jobs have no side effects).
                 self._discard(worker)
-                worker = self._spawn()
+                worker = self._take(deadline)
                 reply = self._call_or_discard(worker, job, deadline)
             except WorkerFailure:
                 self._discard(worker)
@@ -158,6 +189,7 @@ class WorkerPool:
             return worker.call(job, deadline)
         except WorkerFailure:
             self._discard(worker)
+            self._replace_in_background()
             raise
 
     def pids(self) -> list[int]:
@@ -169,40 +201,79 @@ class WorkerPool:
             workers, self._all = list(self._all), set()
         for worker in workers:
             worker.kill()
+            metrics.SANDBOX_WORKERS.dec()
 
-    def _take(self) -> Worker:
-        """An idle live worker, or a new one; dead idle workers are dropped."""
+    def _take(self, deadline: float) -> Worker:
+        """An idle live worker, or a new one if the bound allows; dead ones go.
+
+        The caller holds a slot, so when every worker is counted and none is
+        idle, one is being started in the background and will be idle soon.
+        """
         while True:
             try:
                 worker = self._idle.get_nowait()
             except queue.Empty:
-                return self._spawn()
+                if self._reserve():
+                    return self._spawn()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _busy() from None
+                try:
+                    worker = self._idle.get(timeout=min(remaining, 0.05))
+                except queue.Empty:
+                    continue
             if worker.alive:
                 return worker
             self._discard(worker)
 
-    def _spawn(self) -> Worker:
-        worker = Worker(self.memory_mb)
+    def _reserve(self) -> bool:
         with self._lock:
+            if len(self._all) + self._starting >= self.size:
+                return False
+            self._starting += 1
+            return True
+
+    def _spawn(self) -> Worker:
+        """Start a worker for a reservation `_reserve` granted."""
+        try:
+            worker = Worker(self.memory_mb)
+        except BaseException:
+            with self._lock:
+                self._starting -= 1
+            raise
+        with self._lock:
+            self._starting -= 1
             self._all.add(worker)
+        metrics.SANDBOX_WORKERS.inc()
         return worker
 
     def _discard(self, worker: Worker) -> None:
+        # Killed and reaped first, so it is counted until it is gone.
+        worker.kill()
         with self._lock:
             self._all.discard(worker)
-        worker.kill()
+        metrics.SANDBOX_WORKERS.dec()
+        metrics.SANDBOX_RESTARTS.inc()
 
     def _replace_in_background(self) -> None:
+        if not self._reserve():
+            return
+
         def replace():
-            with self._lock:
-                if len(self._all) >= self.size:
-                    return
             try:
                 self._idle.put(self._spawn())
             except (OSError, WorkerFailure):
                 logger.exception("Could not start a replacement sandbox worker")
 
         threading.Thread(target=replace, name="sandbox-respawn", daemon=True).start()
+
+
+def _busy() -> WorkerFailure:
+    return WorkerFailure(
+        "sandbox_busy",
+        "Every sandbox worker stayed busy until the time budget ran out.",
+        timed_out=True,
+    )
 
 
 _pool: WorkerPool | None = None

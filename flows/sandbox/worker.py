@@ -3,110 +3,51 @@
 `flows.sandbox.pool` starts it as `python -I worker.py <memory_mb>` with an empty
 environment, so nothing of Django (settings, secrets, database connections) is
 in its memory. It imports only the standard library and `quickjs`, never the
-project. It talks JSON lines over stdin/stdout: one job in, one reply out.
+project, and then shuts itself out of the disk (`confine`). It talks JSON
+lines over stdin/stdout: one job in, one reply out.
 
 Every job gets a brand-new QuickJS Context with its own time, heap and stack
 limits; the process is reused, contexts never are. The OS limits below (address
 space, CPU seconds) are the second wall, for the day QuickJS's own limits fail.
 """
 
+import ctypes
 import json
+import os
 import re
 import resource
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-import quickjs
+# The C extension itself: the `quickjs` wrapper starts a thread pool on import,
+# and a process with a second thread can neither enter a user namespace nor
+# confine that thread with the prctl and capset calls of `confine()`.
+import _quickjs as quickjs
 
-# Only strings cross into JavaScript: the variables as one JSON text and the
-# user's source. No Python callable is ever added to a context.
-PRELUDE = r"""
-(function () {
-  // Kept before user code runs, which may replace JSON's methods.
-  const { parse, stringify } = JSON;
-  const vars = parse(globalThis.__weir_vars);
-  delete globalThis.__weir_vars;
-  const limits = parse(globalThis.__weir_limits);
-  delete globalThis.__weir_limits;
-  const logs = [];
-  let logBytes = 0;
-  let logsTruncated = false;
-  const show = (value) => {
-    if (typeof value === "string") return value;
-    try {
-      const text = stringify(value);
-      return text === undefined ? String(value) : text;
-    } catch (error) {
-      return String(value);
-    }
-  };
-  const log = (...args) => {
-    if (logsTruncated) return;
-    let line = args.map(show).join(" ");
-    if (line.length > limits.logLineChars) {
-      line = line.slice(0, limits.logLineChars) + "… [line truncated]";
-    }
-    if (logs.length >= limits.logLines || logBytes + line.length > limits.logChars) {
-      logsTruncated = true;
-      return;
-    }
-    logs.push(line);
-    logBytes += line.length;
-  };
-  globalThis.console = Object.freeze({
-    log, info: log, warn: log, error: log, debug: log,
-  });
-  const encode = (value) => {
-    let text;
-    try {
-      text = stringify(value);
-    } catch (error) {
-      return { error: "invalid_output", message: "The value is not JSON: " + error };
-    }
-    if (text === undefined) text = "null";
-    if (text.length > limits.outputChars) {
-      return { error: "output_too_large", message: "The output is " + text.length +
-        " characters of JSON; the limit is " + limits.outputChars + "." };
-    }
-    return { json: text };
-  };
-  const describe = (error) => {
-    if (!(error instanceof Error)) return "Uncaught " + show(error);
-    return String(error) + (error.stack ? "\n" + error.stack : "");
-  };
-  let settled = null;
-  globalThis.__weir_run_code = (source) => {
-    const body = new Function("input", "prev", "results", source);
-    Promise.resolve(body.call(undefined, vars.input, vars.prev, vars.results)).then(
-      (value) => { settled = encode(value); },
-      (error) => { settled = { error: "code_error", message: describe(error) }; },
-    );
-  };
-  globalThis.__weir_run_expressions = (list) => {
-    settled = parse(list).map((expression) => {
-      try {
-        const source = "return (" + expression + "\n);";
-        const fn = new Function("input", "prev", "results", source);
-        return encode(fn.call(undefined, vars.input, vars.prev, vars.results));
-      } catch (error) {
-        return { error: "expression_error", message: describe(error) };
-      }
-    });
-  };
-  globalThis.__weir_report = () => stringify({
-    settled, logs, logsTruncated,
-  });
-})();
-"""
+# The JavaScript harness (see its header). Only strings cross into JavaScript:
+# the variables as one JSON text and the user's source; no Python callable is
+# ever added to a context. Python reads the report one primitive at a time
+# through `__weir_read` and applies every cap again (`read_logs`, `read_settled`).
+PRELUDE = Path(__file__).with_name("harness.js").read_text()
 
 # The harness's functions are taken out of the global object before user code
 # runs, so the code cannot replace them.
 TAKE_HARNESS = (
     "delete globalThis.__weir_run_code; delete globalThis.__weir_run_expressions;"
-    " delete globalThis.__weir_report;"
+    " delete globalThis.__weir_read;"
 )
 
 OUT_OF_MEMORY = "out of memory"
+LINE_CUT = "… [line truncated]"
+MESSAGE_CHARS = 2000
+SETTLED_ERRORS = (
+    "invalid_output",
+    "output_too_large",
+    "code_error",
+    "expression_error",
+)
 # `new Function` puts the user's first line on line 3 of its source.
 FUNCTION_HEADER_LINES = 2
 USER_FRAME = re.compile(r"\(?<input>:(\d+):(\d+)\)?")
@@ -130,7 +71,7 @@ def tidy(text: str) -> str:
                 line,
             )
         )
-    return "\n".join(kept)[:2000]
+    return "\n".join(kept)[:MESSAGE_CHARS]
 
 
 INTERRUPTED = "interrupted"
@@ -169,52 +110,99 @@ def handle(job: dict) -> dict:
     context.set_memory_limit(job["memory_mb"] * 1024 * 1024)
     context.set_max_stack_size(job["stack_kb"] * 1024)
     context.set_time_limit(timeout_s)
-    make_report = None
+    limits = job["limits"]
+    read = None
     try:
         context.set("__weir_vars", job["variables"])
-        context.set("__weir_limits", json.dumps(job["limits"]))
+        context.set("__weir_limits", json.dumps(limits))
         context.eval(PRELUDE)
         run_code = context.get("__weir_run_code")
         run_expressions = context.get("__weir_run_expressions")
-        make_report = context.get("__weir_report")
+        read = context.get("__weir_read")
         context.eval(TAKE_HARNESS)
         if job["mode"] == "code":
             run_code(job["source"])
         else:
             run_expressions(json.dumps(job["expressions"]))
         drain_jobs(context, deadline)
-        text = make_report()
-        if not isinstance(text, str) or len(text) > job["limits"]["replyChars"]:
-            return {"error": "output_too_large", "message": "The result is too large."}
-        report = json.loads(text)
-        if not isinstance(report, dict) or "settled" not in report:
-            raise ValueError("not a report")
+        logs = read_logs(read, limits)
+        count = read("settledCount")
+        if job["mode"] == "code":
+            if count != 1:
+                return {
+                    "error": "code_error",
+                    "message": "The code returned a promise that never settled.",
+                    **logs,
+                }
+            return {"settled": read_settled(read, 0, limits), **logs}
+        if count != len(job["expressions"]):
+            raise ValueError("the harness lost an expression")
+        settled = [read_settled(read, index, limits) for index in range(count)]
+        return {"settled": settled, **logs}
     except TimeoutError:
         return {"error": "code_timeout", "message": "The code kept running jobs."}
     except (quickjs.JSException, quickjs.StackOverflow) as error:
         code, message = classify(error)
-        return {"error": code, "message": message, **logs_after_error(make_report)}
-    if report["settled"] is None:
-        return {
-            "error": "code_error",
-            "message": "The code returned a promise that never settled.",
-            "logs": report["logs"],
-            "logs_truncated": report["logsTruncated"],
-        }
-    report["logs_truncated"] = report.pop("logsTruncated")
-    settled = report["settled"]
-    if isinstance(settled, dict) and settled.get("error") == "code_error":
-        settled["message"] = tidy(str(settled.get("message", "")))
-    return report
+        return {"error": code, "message": message, **logs_after_error(read, limits)}
 
 
-def logs_after_error(make_report) -> dict:
+def read_logs(read, limits: dict) -> dict:
+    """The console lines, each cap applied again to whatever the harness holds."""
+    count = read("logCount")
+    truncated = read("logsTruncated") is not False
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        count, truncated = 0, True
+    if count > limits["logLines"]:
+        count, truncated = limits["logLines"], True
+    lines, total = [], 0
+    for index in range(count):
+        line = read_text(read("log", index))
+        if line is None:
+            truncated = True
+            break
+        if len(line) > limits["logLineChars"] + len(LINE_CUT):
+            line = line[: limits["logLineChars"]] + LINE_CUT
+        if total + len(line) > limits["logChars"]:
+            truncated = True
+            break
+        lines.append(line)
+        total += len(line)
+    return {"logs": lines, "logs_truncated": truncated}
+
+
+def read_text(literal) -> str | None:
+    """A string the harness sent as a JSON string literal; None if it is not one."""
+    if not isinstance(literal, str):
+        return None
+    text = json.loads(literal)
+    return text if isinstance(text, str) else None
+
+
+def read_settled(read, index: int, limits: dict) -> dict:
+    """One result: `{"json": text}` or `{"error": code, "message": text}`."""
+    kind, text = read("kind", index), read("text", index)
+    message = read_text(read("message", index))
+    if kind == "json" and isinstance(text, str):
+        if len(text) > limits["outputChars"]:
+            return {
+                "error": "output_too_large",
+                "message": f"The output is {len(text)} characters of JSON; "
+                f"the limit is {limits['outputChars']}.",
+            }
+        return {"json": text}
+    if kind == "error" and text in SETTLED_ERRORS and isinstance(message, str):
+        if text == "code_error":
+            message = tidy(message)
+        return {"error": text, "message": message[:MESSAGE_CHARS]}
+    return {"error": "invalid_output", "message": "The result was unreadable."}
+
+
+def logs_after_error(read, limits: dict) -> dict:
     """The console lines written before a thrown error, when they can be had."""
-    if make_report is None:
+    if read is None:
         return {}
     try:
-        report = json.loads(make_report())
-        return {"logs": report["logs"], "logs_truncated": report["logsTruncated"]}
+        return read_logs(read, limits)
     except Exception:  # the context may be out of memory or interrupted
         return {}
 
@@ -246,15 +234,82 @@ def limit_address_space(memory_mb: int) -> None:
         return
 
 
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWUSER = 0x10000000
+NOBODY = 65534
+
+
+def confine() -> str:
+    """Shut this process out of the disk and out of privileges, as far as the OS lets.
+
+    Called once everything the worker needs is loaded. It moves into an empty
+    directory that is then deleted and makes it the root (chroot), so no path
+    reaches the project, `.env` or the database file and nothing can be created;
+    started as root it then becomes `nobody`; without root it does the same in a
+    user namespace of its own. Capabilities are dropped and PR_SET_NO_NEW_PRIVS
+    is set. Returns "chroot", or "none" where the OS allows no chroot (macOS, a
+    container without CAP_SYS_CHROOT), in which case the worker still runs and
+    the pool logs a warning.
+    """
+    if not sys.platform.startswith("linux"):
+        return "none"
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    uid, gid = os.getuid(), os.getgid()
+    if uid != 0:
+        try:
+            enter_user_namespace(libc, uid, gid)
+        except OSError:
+            return "none"
+    try:
+        jail = tempfile.mkdtemp(prefix="weir-sandbox-")
+        os.chdir(jail)
+        os.rmdir(jail)
+        os.chroot(".")
+        level = "chroot"
+    except OSError:  # a container without CAP_SYS_CHROOT, say
+        level = "none"
+    if uid == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    drop_capabilities(libc)
+    return level
+
+
+def enter_user_namespace(libc, uid: int, gid: int) -> None:
+    """Become root of a new user namespace (mapped to our own uid), to chroot."""
+    if libc.unshare(CLONE_NEWUSER) != 0:
+        raise OSError(ctypes.get_errno(), "unshare")
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"0 {uid} 1"),
+        ("gid_map", f"0 {gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w") as file:
+            file.write(text)
+
+
+def drop_capabilities(libc) -> None:
+    """Clear the effective, permitted and inheritable capability sets."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (ctypes.c_uint32 * 6)()
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
 def main() -> None:
     memory_mb = int(sys.argv[1])
     limit_address_space(memory_mb)
+    confinement = confine()
     limit_cpu(10)  # until the first job sets its own budget
     resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
     reader, writer = sys.stdin.buffer, sys.stdout.buffer
-    writer.write(b'{"ready": true}\n')
+    writer.write(json.dumps({"ready": True, "confined": confinement}).encode() + b"\n")
     writer.flush()
     for line in reader:
+        writer.write(b"+\n")  # started: from here on, the job is not retried
+        writer.flush()
         try:
             reply = handle(json.loads(line))
         except MemoryError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.factories import AgentFactory, FlowFactory, UserFactory
+from tests.factories import PASSWORD, AgentFactory, FlowFactory, UserFactory
 
 
 def test_schema_is_openapi_3_and_lists_the_flow_endpoints(api):
@@ -28,6 +28,25 @@ def test_docs_page_loads_its_assets_from_our_own_static_files(api):
 
 def test_schema_needs_a_session(anon):
     assert anon.get("/api/schema").status_code == 401
+
+
+def test_docs_page_signed_out_redirects_to_the_sign_in_page(anon):
+    response = anon.get("/api/docs")
+
+    assert response.status_code == 302
+    assert response["Location"] == "/login/?next=/api/docs"
+
+
+def test_signing_in_from_the_docs_redirect_lands_on_the_docs(alice):
+    client = Client()
+    response = client.post(
+        "/login/?next=/api/docs",
+        {"username": "alice", "password": PASSWORD, "next": "/api/docs"},
+    )
+
+    assert response.status_code == 302
+    assert response["Location"] == "/api/docs"
+    assert client.get("/api/docs").status_code == 200
 
 
 @pytest.fixture
@@ -66,7 +85,3 @@ def test_admin_flow_list_shows_owner_and_node_count_and_searches(staff_client):
     html = response.content.decode()
     assert "Invoices" in html and "carol" in html
     assert "Reports" not in html
-
-
-def test_docs_need_a_session(anon):
-    assert anon.get("/api/docs").status_code == 401

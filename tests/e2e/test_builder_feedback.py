@@ -50,7 +50,9 @@ def test_a_second_trigger_is_marked_on_the_canvas(alice_page, live_url, alice):
     page.get_by_role("button", name="Save").click()
 
     expect(page.locator(".drawflow-node.has-error")).to_have_count(1)
-    expect(page.locator(".drawflow-node.has-error .node-name")).to_have_text("Webhook")
+    expect(page.locator(".drawflow-node.has-error .node-name")).to_have_text(
+        "Webhook 2"
+    )
     expect(page.locator("#inspector .field-error-list")).to_contain_text(
         "A flow has at most one trigger node."
     )

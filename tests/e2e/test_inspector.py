@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from flows.nodes import NODE_KINDS
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import AgentFactory, FlowFactory
 
@@ -112,3 +113,29 @@ def test_clearing_the_response_status_falls_back_to_the_default(
     expect(page.locator("#save-state")).to_have_text("Saved")
     flow.refresh_from_db()
     assert flow.nodes[2]["data"]["status"] is None
+
+
+def test_each_kind_added_from_the_palette_shows_the_form_it_declares(
+    alice_page, live_url, alice, page_errors
+):
+    page = alice_page
+    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    open_builder(page, live_url, flow)
+
+    for kind in NODE_KINDS.values():
+        page.locator(f'#palette [data-kind="{kind.type}"]').click()
+        inspector = page.locator("#inspector")
+        expect(inspector.locator(".inspector-kind")).to_have_text(kind.label)
+        labels = ["Node name"] + [field.label for field in kind.form_fields]
+        expect(inspector.locator(".field > .field-label")).to_have_text(labels)
+    method = page.locator("#inspector").get_by_label("Method")
+    page.locator(".drawflow-node.kind-http_request").click()
+    expect(method.locator("option")).to_have_text(
+        list(NODE_KINDS["http_request"].form_fields[0].options)
+    )
+    page.keyboard.press("Control+s")
+    expect(page.locator("#banner")).to_contain_text("Agent")  # no agent chosen yet
+
+    flow.refresh_from_db()
+    assert flow.nodes == []
+    assert page_errors == []

@@ -69,6 +69,7 @@ def change_form(flow, **changes) -> dict:
         "edges": json.dumps(flow.edges),
         "webhook_enabled": "on",
         "webhook_secret": "",
+        "webhook_response_mode": flow.webhook_response_mode,
     }
     return {**data, **changes}
 
@@ -124,3 +125,20 @@ def test_the_flow_change_form_saves_a_valid_graph(staff, alice_flow):
     assert page.status_code == 302
     alice_flow.refresh_from_db()
     assert alice_flow.name == "Renamed"
+
+
+def test_staff_pin_and_unpin_runs_from_the_run_list(staff):
+    run = FlowRunFactory()
+
+    pinned = staff.post(
+        "/admin/flows/flowrun/", {"action": "pin", "_selected_action": [run.pk]}
+    )
+    run.refresh_from_db()
+    assert pinned.status_code == 302
+    assert run.pinned is True
+
+    staff.post(
+        "/admin/flows/flowrun/", {"action": "unpin", "_selected_action": [run.pk]}
+    )
+    run.refresh_from_db()
+    assert run.pinned is False

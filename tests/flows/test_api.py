@@ -244,3 +244,27 @@ def test_webhook_url_follows_the_base_url_setting(api, alice_flow):
     assert response.json()["webhook_url"] == (
         f"https://weir.example.com/api/webhooks/{alice_flow.id}"
     )
+
+
+def test_the_webhook_response_mode_is_set_through_the_api(api, alice_flow):
+    response = api.patch(
+        f"/api/flows/{alice_flow.id}",
+        {"webhook_response_mode": "immediately"},
+        format="json",
+    )
+
+    assert response.status_code == 200
+    assert response.json()["webhook_response_mode"] == "immediately"
+    alice_flow.refresh_from_db()
+    assert alice_flow.webhook_response_mode == "immediately"
+
+
+def test_an_unknown_webhook_response_mode_is_refused(api, alice_flow):
+    response = api.patch(
+        f"/api/flows/{alice_flow.id}", {"webhook_response_mode": "later"}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+    alice_flow.refresh_from_db()
+    assert alice_flow.webhook_response_mode == "completed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.test import override_settings
 
-from flows.graph import topological_order, validate_graph
+from flows.graph import reachable_from_triggers, topological_order, validate_graph
 from tests.factories import webhook_code_graph
 
 
@@ -187,3 +187,18 @@ def test_topological_order_leaves_out_nodes_on_or_after_a_cycle():
     links = [("a", "b"), ("b", "c"), ("c", "b"), ("c", "d")]
 
     assert topological_order(["a", "b", "c", "d"], links) == ["a"]
+
+
+def test_reachable_from_triggers_follows_edges_from_the_trigger_only():
+    nodes = [node("trigger", "webhook"), *(node(n) for n in ("a", "b", "lone", "c"))]
+    edges = [
+        edge("e1", "trigger", "a"),
+        edge("e2", "a", "b"),
+        edge("e3", "lone", "c"),
+    ]
+
+    assert reachable_from_triggers(nodes, edges) == {"trigger", "a", "b"}
+
+
+def test_reachable_from_triggers_is_empty_without_a_trigger():
+    assert reachable_from_triggers([node("a")], []) == set()

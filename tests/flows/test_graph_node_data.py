@@ -126,7 +126,8 @@ def test_a_response_header_value_must_be_one_line_of_latin_1(value):
         {
             "index": 1,
             "field": "data.headers",
-            "message": "Header 'X-Note' must be one line of Latin-1 text.",
+            "message": "Header 'X-Note' must be one line of Latin-1 text without "
+            "control characters.",
         }
     ]
 

@@ -9,7 +9,9 @@ import pytest
 from django.test import Client
 
 from flows.engine import run_flow
+from flows.engine.background import enqueue_run
 from flows.models import FlowRun
+from flows.nodes import NODE_KINDS, http_request
 from tests.factories import PASSWORD, AgentFactory, FlowFactory, FlowRunFactory
 
 
@@ -128,6 +130,17 @@ def test_the_builder_shows_the_webhook_url_in_the_left_panel(
     assert json_script(html, "flow-data")["webhook_url"] == url
 
 
+def test_the_webhook_panel_selects_the_flows_response_mode(alice_client, alice):
+    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+
+    html = alice_client.get(f"/flows/{flow.id}/").content.decode()
+
+    panel = left_panel(html)
+    assert '<select id="webhook-response-mode"' in panel
+    assert '<option value="immediately" selected>' in panel
+    assert '<option value="completed" >When the flow completes</option>' in panel
+
+
 def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
     alice_client, alice_flow
 ):
@@ -149,6 +162,27 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "agent",
     ]
     assert 'data-kind="http_request"' in left_panel(html)
+
+
+def test_every_node_kind_carries_its_form_fields_and_default_data(
+    alice_client, alice_flow
+):
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    kinds = {kind["type"]: kind for kind in json_script(html, "node-kinds")}
+    assert set(kinds) == set(NODE_KINDS)
+    for type_name, kind in kinds.items():
+        registered = NODE_KINDS[type_name]
+        assert kind["default_data"] == registered.default_data
+        assert kind["fields"], f"{type_name} declares no inspector fields"
+        for field in kind["fields"]:
+            assert field["path"].startswith("data.")
+            assert field["label"]
+            assert field["path"][len("data.") :] in kind["default_data"]
+    http_method = kinds["http_request"]["fields"][0]
+    assert http_method["path"] == "data.method"
+    assert http_method["options"] == list(http_request.METHODS)
+    assert "OPTIONS" in http_method["options"]
 
 
 def test_a_flow_name_cannot_break_out_of_the_json_script(alice_client, alice):
@@ -226,7 +260,7 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         {
             "id": "c",
             "type": "code",
-            "name": "C",
+            "name": "Brew coffee",
             "data": {"code": "throw new Error('no coffee');"},
         },
     ]
@@ -236,9 +270,57 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
     html = alice_client.get(f"/runs/{run.id}/").content.decode()
 
     assert run.status == "failed"
-    assert "Node c failed" in html
+    assert "<strong>Brew coffee failed</strong>" in html
     assert "no coffee" in html
     assert re.findall(r'<li class="timeline-step status-(\w+)">', html) == [
         "succeeded",
         "failed",
     ]
+
+
+def test_the_builder_says_how_long_run_history_is_kept(
+    alice_client, alice_flow, settings
+):
+    settings.RUN_RETENTION_DAYS = 30
+    settings.RUN_RETENTION_MAX_PER_FLOW = 10_000
+
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    assert (
+        "Run history is kept for 30 days and up to the newest 10,000 runs; "
+        "pinned runs are kept." in html
+    )
+
+
+def test_the_builder_says_history_is_kept_when_no_limit_is_set(
+    alice_client, alice_flow, settings
+):
+    settings.RUN_RETENTION_DAYS = 0
+    settings.RUN_RETENTION_MAX_PER_FLOW = 0
+
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    assert "Run history is kept until you delete it." in html
+
+
+def test_the_flows_address_redirects_to_the_flow_list(alice_client):
+    response = alice_client.get("/flows/")
+
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+
+
+def test_a_queued_run_page_offers_cancel_and_follows_the_run(alice_client, alice_flow):
+    run = enqueue_run(alice_flow, {}, FlowRun.Trigger.MANUAL)
+
+    html = alice_client.get(f"/runs/{run.id}/").content.decode()
+
+    assert '<button type="button" id="run-cancel" >Cancel run</button>' in html
+    assert "js/run_detail.js" in html
+
+
+def test_a_finished_run_page_has_no_cancel(alice_client, alice_run):
+    html = alice_client.get(f"/runs/{alice_run.id}/").content.decode()
+
+    assert "run-cancel" not in html
+    assert "run_detail.js" not in html

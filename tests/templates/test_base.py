@@ -19,6 +19,7 @@ def test_the_top_bar_links_to_the_sections(alice_client):
 
     assert '<a class="brand" href="/">' in html
     assert '<a href="/agents/" ' in html
+    assert '<a href="/runs/" ' in html
     assert "/admin/" not in html
 
 
@@ -31,19 +32,25 @@ def test_staff_see_the_admin_link(alice, alice_client):
     assert '<a href="/admin/">Admin</a>' in html
 
 
-@pytest.mark.parametrize("page", ["list", "builder", "run"])
+@pytest.mark.parametrize("page", ["list", "builder"])
 def test_flow_pages_mark_flows_as_current(alice_client, alice_flow, page):
-    run = FlowRunFactory(flow=alice_flow)
-    path = {
-        "list": "/",
-        "builder": f"/flows/{alice_flow.id}/",
-        "run": f"/runs/{run.id}/",
-    }[page]
+    path = {"list": "/", "builder": f"/flows/{alice_flow.id}/"}[page]
 
     response = alice_client.get(path)
 
     assert response.status_code == 200
     assert current_section(response) == ["Flows"]
+
+
+@pytest.mark.parametrize("page", ["runs", "run"])
+def test_run_pages_mark_runs_as_current(alice_client, alice_flow, page):
+    run = FlowRunFactory(flow=alice_flow)
+    path = {"runs": "/runs/", "run": f"/runs/{run.id}/"}[page]
+
+    response = alice_client.get(path)
+
+    assert response.status_code == 200
+    assert current_section(response) == ["Runs"]
 
 
 def test_the_agents_page_marks_agents_as_current(alice_client):

@@ -237,3 +237,17 @@ def test_an_unstorable_output_fails_the_run_and_the_webhook_says_so(alice, sourc
     assert run.status == FlowRun.Status.FAILED
     assert run.finished_at is not None
     assert run.steps.get(node_id="c").status == "failed"
+
+
+def test_a_header_value_with_a_control_character_answers_invalid_header(alice):
+    flow = response_flow(
+        alice, {"headers": {"X-Name": "a{{ String.fromCharCode(11) }}b"}}
+    )
+
+    response = post(flow, "{}")
+
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert "X-Name" not in response
+    assert response.json()["error"]["code"] == "invalid_header"
+    assert FlowRun.objects.get(flow=flow).status == FlowRun.Status.FAILED

@@ -10,7 +10,9 @@ import uuid
 
 import pytest
 from django.test import Client
+from django_tasks_db.models import DBTaskResult
 
+from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.webhooks.conftest import post_webhook, webhook_runs
 from webhooks.signatures import generate_secret
@@ -101,3 +103,35 @@ def test_the_owners_session_does_not_open_a_disabled_webhook(alice):
 
     assert response.status_code == 404
     assert webhook_runs(flow) == 0
+
+
+def test_prefer_respond_async_queues_the_run_and_answers_202(client, hook_flow):
+    response = post_webhook(
+        client, hook_flow, b'{"name": "Ada"}', HTTP_PREFER="respond-async"
+    )
+
+    assert response.status_code == 202
+    run = FlowRun.objects.get(flow=hook_flow)
+    assert response.json() == {"run_id": str(run.id), "status": "queued"}
+    assert response["Preference-Applied"] == "respond-async"
+    assert (run.status, run.background, run.trigger) == ("queued", True, "webhook")
+    assert DBTaskResult.objects.get().args_kwargs["args"] == [str(run.id)]
+
+
+def test_a_flow_set_to_answer_immediately_queues_every_run(client, alice):
+    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+
+    response = post_webhook(client, flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 202
+    assert response.json()["status"] == "queued"
+    assert webhook_runs(flow) == 1
+    assert FlowRun.objects.get(flow=flow).status == "queued"
+
+
+def test_by_default_the_webhook_answers_when_the_flow_completes(client, hook_flow):
+    response = post_webhook(client, hook_flow, b'{"name": "Ada"}')
+
+    assert response.status_code == 200
+    assert response.json()["status"] == "succeeded"
+    assert not DBTaskResult.objects.exists()

@@ -49,6 +49,27 @@ def test_tool_command_calls_the_tool_by_function_or_flow_name():
     assert by_name.tool_calls[0].arguments == {}
 
 
+def test_tool_command_matches_names_in_any_case():
+    by_title = ask(user("/tool LOOK UP ORDER"))
+    by_name = ask(user("/tool Look_Up_Order {}"))
+
+    assert by_title.tool_calls[0].name == "look_up_order"
+    assert by_name.tool_calls[0].name == "look_up_order"
+
+
+def test_an_exact_name_wins_over_one_that_differs_only_by_case():
+    shouting = ToolSpec(
+        name="shout", title="GREET", description="", parameters={"type": "object"}
+    )
+    quiet = ToolSpec(
+        name="greet", title="Greet", description="", parameters={"type": "object"}
+    )
+
+    result = ask(user("/tool Greet"), tools=(shouting, quiet))
+
+    assert result.tool_calls[0].name == "greet"
+
+
 def test_tool_command_for_an_unknown_tool_answers_in_words():
     result = ask(user("/tool Launch rockets {}"))
 

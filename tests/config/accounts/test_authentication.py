@@ -68,3 +68,41 @@ def test_anonymous_callers_get_401_not_403(db):
 
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
+
+
+TOKEN = "k" * 32
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["multipart/form-data", "multipart/form-data; boundary=", "multipart/mixed"],
+)
+@pytest.mark.parametrize("path", ["/api/auth/login", "/api/auth/logout", "/api/flows"])
+def test_a_multipart_body_without_a_boundary_is_unsupported_not_a_crash(
+    browser, alice, path, content_type
+):
+    browser.cookies["csrftoken"] = TOKEN
+
+    response = browser.post(
+        path, b"--x\r\n", content_type=content_type, HTTP_X_CSRFTOKEN=TOKEN
+    )
+
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+    assert not alice.flows.exists()
+
+
+@pytest.mark.parametrize("path", ["/api/auth/login", "/api/auth/logout"])
+def test_anonymous_sign_in_or_out_with_a_broken_multipart_body_is_unsupported(db, path):
+    client = APIClient(enforce_csrf_checks=True)
+    client.cookies["csrftoken"] = TOKEN
+
+    response = client.post(
+        path,
+        b"x",
+        content_type="multipart/form-data",
+        HTTP_X_CSRFTOKEN=TOKEN,
+    )
+
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"

@@ -16,6 +16,7 @@ from config.http.errors import (
     NotAuthenticated,
     NotFound,
     Throttled,
+    Unavailable,
     error_response_for,
 )
 
@@ -43,6 +44,14 @@ def test_throttled_rounds_retry_after_up_to_whole_seconds(wait, header):
     assert status == 429
     assert body["error"]["code"] == "throttled"
     assert headers == {"Retry-After": header}
+
+
+def test_unavailable_is_a_503_with_retry_after():
+    status, body, headers = rendered(Unavailable(0.3, "Busy."))
+
+    assert status == 503
+    assert body == {"error": {"code": "unavailable", "message": "Busy."}}
+    assert headers == {"Retry-After": "1"}
 
 
 def test_csrf_failed_is_a_403_with_the_reason():

@@ -115,7 +115,8 @@ def test_a_batch_past_one_statements_parameters_takes_the_transaction(
 ):
     run = store.start_run(flow, "manual", {}, {})
     per_row = len(store.Table.of(RunStep, None, connection.alias).fields)
-    final_parameters = len(store.FINAL_FIELDS) + 1  # and the primary key
+    # and the primary key, and the fence (attempts, status)
+    final_parameters = len(store.FINAL_FIELDS) + 3
     monkeypatch.setattr(store, "MAX_PARAMETERS", final_parameters + 2 * per_row)
 
     with CaptureQueriesContext(connection) as fitting:
@@ -184,7 +185,8 @@ def test_mark_interrupted_ends_only_the_given_runs(flow):
     assert store.mark_interrupted(FlowRun.objects.filter(pk=stuck.pk)) == 1
 
     stuck.refresh_from_db()
-    assert (stuck.status, stuck.error["code"]) == ("failed", "interrupted")
+    assert (stuck.status, stuck.error["code"]) == ("interrupted", "interrupted")
+    assert stuck.lease_expires_at is None
     assert stuck.finished_at is not None
     assert FlowRun.objects.get(pk=other.pk).status == "running"
 

@@ -68,6 +68,23 @@ def test_url_headers_and_body_are_templated(server, allow_loopback):
     assert echo["host"] == f"127.0.0.1:{server.server_address[1]}"
 
 
+def test_the_request_carries_an_idempotency_key_of_run_and_node(server, allow_loopback):
+    run = run_request(method="POST", url=base(server) + "/echo", body={})
+
+    assert run.results["call"]["body"]["idempotency_key"] == f"{run.id}:call"
+
+
+def test_a_flows_own_idempotency_key_is_kept(server, allow_loopback):
+    run = run_request(
+        method="POST",
+        url=base(server) + "/echo",
+        headers={"idempotency-key": "mine"},
+        body={},
+    )
+
+    assert run.results["call"]["body"]["idempotency_key"] == "mine"
+
+
 def test_redirects_are_followed_within_allowed_addresses(server, allow_loopback):
     run = run_request(url=base(server) + "/redirect?to=/json")
 

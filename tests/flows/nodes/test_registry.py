@@ -3,11 +3,20 @@ an app registers is checked, run and offered like a built-in one."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from flows.engine import run_flow
 from flows.graph import validate_graph
-from flows.nodes import DuplicateNodeKind, NodeKind, get_kind, register
+from flows.nodes import (
+    NODE_KINDS,
+    DuplicateNodeKind,
+    FormField,
+    NodeKind,
+    get_kind,
+    register,
+)
 from flows.nodes.code import CodeNode
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
@@ -18,6 +27,8 @@ class Shout(NodeKind):
     type = "shout"
     label = "Shout"
     description = "Upper-cases its text."
+    form_fields = (FormField("data.text", "Text", help="A template."),)
+    default_data = {"text": "{{ input.name }}"}
 
     def validate_data(self, data):
         from flows.nodes import FieldError
@@ -91,4 +102,24 @@ def test_a_registered_kind_is_offered_in_the_builder(
         "description": "Upper-cases its text.",
         "is_trigger": False,
         "output_handles": [None],
+        "fields": [
+            {
+                "path": "data.text",
+                "label": "Text",
+                "widget": "text",
+                "help": "A template.",
+            }
+        ],
+        "default_data": {"text": "{{ input.name }}"},
     }
+
+
+@pytest.mark.parametrize("kind", sorted(NODE_KINDS), ids=str)
+def test_a_new_nodes_default_data_passes_its_kinds_checks(db, kind):
+    registered = NODE_KINDS[kind]
+    problems = registered.validate_data(copy.deepcopy(registered.default_data))
+
+    if kind == "agent":  # the user must choose an agent first
+        assert [problem.field for problem in problems] == ["data.agent_id"]
+    else:
+        assert problems == []

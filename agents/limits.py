@@ -1,0 +1,49 @@
+"""How often agents may be asked: per user (`AGENT_USER_RATE`) and per agent
+(`AGENT_RATE`), for every message, whether a person sends it through the chat
+API or an agent node sends it for a flow's owner.
+
+Every message is at least one paid model call, so the count is taken before
+anything is stored or sent; a refused message leaves no trace. Counted in
+Django's cache (`config/http/ratelimit.py`), shared by every process with Redis.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from config.http import ratelimit
+
+
+class ChatThrottled(Exception):
+    """Over a chat rate; `wait` is the seconds until the window ends."""
+
+    def __init__(self, wait: float, message: str):
+        super().__init__(message)
+        self.wait = wait
+        self.message = message
+
+
+def count_message(agent, user) -> None:
+    """Count one message from `user` to `agent`; ChatThrottled when over a rate.
+
+    A message the agent's rate refuses gives the user's count back, so one busy
+    agent does not spend its users' budget for their other agents.
+    """
+    user_rate = ratelimit.Rate.parse(settings.AGENT_USER_RATE)
+    user_key = f"chat-user:{user.pk}"
+    wait = ratelimit.hit(user_key, user_rate)
+    if wait is not None:
+        raise ChatThrottled(
+            wait,
+            f"You sent more than {user_rate.limit} messages to agents in "
+            f"{user_rate.window} s; wait a moment.",
+        )
+    agent_rate = ratelimit.Rate.parse(settings.AGENT_RATE)
+    wait = ratelimit.hit(f"chat-agent:{agent.pk}", agent_rate)
+    if wait is not None:
+        ratelimit.undo(user_key, user_rate)
+        raise ChatThrottled(
+            wait,
+            f"{agent.name} is answering more than {agent_rate.limit} messages in "
+            f"{agent_rate.window} s; wait a moment.",
+        )

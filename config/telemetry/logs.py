@@ -1,0 +1,96 @@
+"""Log lines: JSON in production, human lines with DEBUG, secrets scrubbed.
+
+The standard library's logging with a small JSON formatter, not structlog
+(docs/decisions.md, "Logs"): every library already logs through `logging`, and
+one formatter and one filter put all of it in one shape with no new dependency.
+
+`ContextFilter` copies the request id and the run, flow and node ids
+(`config.telemetry.context`) onto each record. Both formatters write only the
+message, the logger, the level, the time, those ids and a traceback: never a
+record's other attributes (Django's `django.request` lines carry the whole
+request object, headers and all). The message and traceback are scrubbed of
+webhook secrets, signatures and `key=value` credentials as a last guard.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import UTC, datetime
+
+from config.telemetry import context
+
+REDACTED = "[redacted]"
+
+# What a secret looks like inside free text. Each pattern keeps its prefix so a
+# reader still sees that something was there.
+SECRET_PATTERNS = [
+    # Standard Webhooks secrets and signatures.
+    (re.compile(r"whsec_[A-Za-z0-9+/=]+"), "whsec_" + REDACTED),
+    (re.compile(r"\bv1,[A-Za-z0-9+/]{16,}={0,2}"), "v1," + REDACTED),
+    # Bearer tokens and API keys in headers or URLs.
+    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"), r"\1 " + REDACTED),
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-" + REDACTED),
+    # key=value or "key": "value" where the key names a credential.
+    (
+        re.compile(
+            r"(?i)((?:password|passwd|secret|token|api[_-]?key|authorization|"
+            r"signature|credential)s?[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]+)"
+        ),
+        r"\1" + REDACTED,
+    ),
+    # user:password@ in a URL (a DATABASE_URL or REDIS_URL in an error message).
+    (re.compile(r"(://[^/\s:@]*:)[^/\s@]+@"), r"\1" + REDACTED + "@"),
+]
+
+
+def scrub(text: str) -> str:
+    for pattern, replacement in SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class ContextFilter(logging.Filter):
+    """Adds the ids of `config.telemetry.context` to every record that passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.context = context.current()
+        return True
+
+
+def _context_of(record: logging.LogRecord) -> dict:
+    return getattr(record, "context", None) or context.current()
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, ids, traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(
+                timespec="milliseconds"
+            ),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": scrub(record.getMessage()),
+            **_context_of(record),
+        }
+        if record.exc_info:
+            entry["exception"] = scrub(self.formatException(record.exc_info))
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class HumanFormatter(logging.Formatter):
+    """`time level logger: message [request_id=... run_id=...]` for DEBUG."""
+
+    def __init__(self):
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = scrub(super().format(record))
+        ids = " ".join(f"{name}={value}" for name, value in _context_of(record).items())
+        if not ids:
+            return line
+        first, newline, rest = line.partition("\n")  # ids before any traceback
+        return f"{first} [{ids}]{newline}{rest}"

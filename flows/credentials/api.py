@@ -1,0 +1,196 @@
+"""`/api/credentials`: list, create, edit and delete a user's credentials.
+
+Secret fields are write-only: they go in, encrypted, and never come back; a
+credential answers with its name, kind, public fields and `has_value`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, viewsets
+from rest_framework.response import Response
+
+from config.http.errors import Conflict
+from flows.credentials.models import (
+    KIND_FIELDS,
+    PUBLIC_FIELDS,
+    SECRET_FIELDS,
+    Credential,
+)
+from flows.credentials.usage import flows_using
+
+MAX_SECRET_BYTES = 8 * 1024
+NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Header names as RFC 9110 tokens, so no value can smuggle in a line break.
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def _size(value) -> int:
+    if isinstance(value, str):
+        return len(value.encode())
+    return len(json.dumps(value, ensure_ascii=False).encode())
+
+
+def secret_field() -> serializers.CharField:
+    return serializers.CharField(write_only=True, required=False, trim_whitespace=False)
+
+
+class CredentialSerializer(serializers.ModelSerializer):
+    header_name = serializers.CharField(required=False, max_length=200)
+    username = serializers.CharField(
+        required=False, allow_blank=True, max_length=MAX_SECRET_BYTES
+    )
+    param_name = serializers.CharField(required=False, max_length=200)
+    value = serializers.CharField(
+        write_only=True, required=False, trim_whitespace=False
+    )
+    token = serializers.CharField(
+        write_only=True, required=False, trim_whitespace=False
+    )
+    password = serializers.CharField(
+        write_only=True, required=False, trim_whitespace=False
+    )
+    values = serializers.DictField(
+        child=serializers.CharField(trim_whitespace=False),
+        write_only=True,
+        required=False,
+        allow_empty=False,
+    )
+    has_value = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Credential
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "header_name",
+            "username",
+            "param_name",
+            "value",
+            "token",
+            "password",
+            "values",
+            "has_value",
+            "last_used_at",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "last_used_at", "created_at", "updated_at"]
+
+    def to_representation(self, credential):
+        data = super().to_representation(credential)
+        shown = KIND_FIELDS[credential.kind]["public"]
+        for field in PUBLIC_FIELDS:
+            if field in shown:
+                data[field] = credential.public.get(field, "")
+            else:
+                data.pop(field, None)
+        return data
+
+    def validate_name(self, value):
+        if not NAME_PATTERN.match(value):
+            raise serializers.ValidationError(
+                "Use letters, digits and underscores, not starting with a digit, "
+                "so templates can read it as {{ secrets.NAME }}."
+            )
+        owner = self.context["request"].user
+        taken = Credential.objects.for_user(owner).filter(name=value)
+        if self.instance is not None:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise serializers.ValidationError("You already have a credential so named.")
+        return value
+
+    def validate_header_name(self, value):
+        if not HEADER_NAME.match(value):
+            raise serializers.ValidationError("Not a valid HTTP header name.")
+        return value
+
+    def validate(self, attrs):
+        kind = attrs.get("kind", self.instance.kind if self.instance else None)
+        if self.instance is not None and kind != self.instance.kind:
+            raise serializers.ValidationError(
+                {"kind": "The kind cannot change; create a new credential."}
+            )
+        spec = KIND_FIELDS[kind]
+        errors = {}
+        for field in (*PUBLIC_FIELDS, *SECRET_FIELDS):
+            if field in attrs and field not in (*spec["public"], *spec["secret"]):
+                errors[field] = f"A {kind} credential has no {field}."
+            elif field in attrs and _size(attrs[field]) > MAX_SECRET_BYTES:
+                errors[field] = f"At most {MAX_SECRET_BYTES} bytes."
+        wanted = [*spec["public"], *spec["secret"]]
+        if kind == Credential.Kind.BASIC:
+            wanted.remove("username")  # a password alone (an API key as password)
+        for field in wanted:
+            if field in attrs:
+                continue
+            if self.instance is not None:  # an edit keeps what it does not send
+                continue
+            errors[field] = "This field is required."
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+    def save(self, **kwargs):
+        attrs = self.validated_data
+        kind = attrs.get("kind") or self.instance.kind
+        spec = KIND_FIELDS[kind]
+        public = dict(self.instance.public) if self.instance else {}
+        public.update({f: attrs.pop(f) for f in spec["public"] if f in attrs})
+        sent = {f: attrs.pop(f) for f in spec["secret"] if f in attrs}
+        credential = self.instance or Credential(kind=kind, **kwargs)
+        credential.public = public
+        if sent or self.instance is None:
+            secrets = credential.secrets() if self.instance else {}
+            secrets.update(sent)
+            credential.set_secrets(secrets)
+        for field, value in attrs.items():
+            setattr(credential, field, value)
+        credential.save()
+        self.instance = credential
+        return credential
+
+
+class CredentialViewSet(viewsets.ModelViewSet):
+    """A user's credentials; anyone else's do not exist (404)."""
+
+    serializer_class = CredentialSerializer
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return Credential.objects.for_user(self.request.user)
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "force", bool, description="Delete even while flows use it."
+            )
+        ],
+        responses={
+            200: inline_serializer(
+                "CredentialDeleted", {"success": serializers.BooleanField()}
+            )
+        },
+    )
+    def destroy(self, request, *args, **kwargs):
+        credential = self.get_object()
+        force = request.query_params.get("force", "").lower() in ("1", "true", "yes")
+        using = flows_using(credential)
+        if using and not force:
+            raise Conflict(
+                f"{len(using)} flow(s) use this credential; change them, or "
+                "delete with ?force=true.",
+                details={
+                    "flows": [{"id": str(flow.id), "name": flow.name} for flow in using]
+                },
+            )
+        credential.delete()
+        return Response({"success": True})

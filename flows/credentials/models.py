@@ -1,0 +1,144 @@
+"""The Credential model: a user's named secret, encrypted at rest.
+
+Registered with Django through `flows.models`, which imports it.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+from django.conf import settings
+from django.db import models
+
+from flows.credentials import crypto
+
+# Per kind: the fields shown back (public) and the write-only ones (secret).
+KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "header": {"public": ("header_name",), "secret": ("value",)},
+    "bearer": {"public": (), "secret": ("token",)},
+    "basic": {"public": ("username",), "secret": ("password",)},
+    "query": {"public": ("param_name",), "secret": ("value",)},
+    "custom": {"public": (), "secret": ("values",)},
+}
+PUBLIC_FIELDS = ("header_name", "username", "param_name")
+SECRET_FIELDS = ("value", "token", "password", "values")
+# Shorter values would be found inside ordinary words when redacting.
+MIN_REDACTED_CHARS = 4
+
+
+class CredentialQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """The only way views and the API reach credentials: others' do not exist."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(owner=user)
+
+
+class Credential(models.Model):
+    """A named secret of one user (an API key, a password, a token).
+
+    The secret fields live encrypted in `encrypted` (a Fernet token of their
+    JSON); `public` holds the parts that are not secret, such as the header
+    name. Flows refer to a credential by id (`credential_id`) or by name
+    (`{{ secrets.NAME }}`); the engine decrypts it only while a run needs it.
+    """
+
+    class Kind(models.TextChoices):
+        HEADER = "header"
+        BEARER = "bearer"
+        BASIC = "basic"
+        QUERY = "query"
+        CUSTOM = "custom"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="credentials"
+    )
+    name = models.CharField(
+        max_length=100, help_text="Used in templates as {{ secrets.NAME }}."
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    public = models.JSONField(default=dict, blank=True)
+    encrypted = models.TextField(editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = CredentialQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            # Also serves the run-time lookup of one owner's credentials by name.
+            models.UniqueConstraint(
+                fields=["owner", "name"], name="credential_owner_name_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.kind})"
+
+    @property
+    def has_value(self) -> bool:
+        return bool(self.encrypted)
+
+    def set_secrets(self, values: dict) -> None:
+        self.encrypted = crypto.encrypt(values)
+
+    def secrets(self) -> dict:
+        """The decrypted secret fields (costs one decryption, no query)."""
+        return crypto.decrypt(self.encrypted) if self.encrypted else {}
+
+    def template_value(self, secrets: dict) -> Any:
+        """What `{{ secrets.NAME }}` reads: the one secret, or an object of them."""
+        if self.kind == self.Kind.BASIC:
+            return {"username": self.public.get("username", ""), **secrets}
+        if self.kind == self.Kind.CUSTOM:
+            return secrets.get("values", {})
+        return secrets.get("token", secrets.get("value"))
+
+    def apply(self, secrets: dict, headers: dict, params: list) -> None:
+        """Add this credential to an outgoing request's headers or query params."""
+        if self.kind == self.Kind.HEADER:
+            headers[self.public["header_name"]] = secrets["value"]
+        elif self.kind == self.Kind.BEARER:
+            headers["Authorization"] = f"Bearer {secrets['token']}"
+        elif self.kind == self.Kind.BASIC:
+            pair = f"{self.public.get('username', '')}:{secrets['password']}"
+            encoded = base64.b64encode(pair.encode()).decode("ascii")
+            headers["Authorization"] = f"Basic {encoded}"
+        elif self.kind == self.Kind.QUERY:
+            params.append((self.public["param_name"], secrets["value"]))
+
+    def redaction_values(self, secrets: dict) -> list[str]:
+        """Every form in which this credential's values may come back.
+
+        The plain values, their URL-encoded forms (a query parameter echoed in
+        a URL) and, for basic, the base64 of `username:password` that the
+        Authorization header carries.
+        """
+        plain = list(strings_in(secrets))
+        if self.kind == self.Kind.BASIC:
+            pair = f"{self.public.get('username', '')}:{secrets.get('password', '')}"
+            plain.append(base64.b64encode(pair.encode()).decode("ascii"))
+        forms = set()
+        for value in plain:
+            forms.update({value, quote(value, safe=""), quote_plus(value)})
+        return [form for form in forms if len(form) >= MIN_REDACTED_CHARS]
+
+
+def strings_in(value: Any):
+    """Every string (and number, as text) inside a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)

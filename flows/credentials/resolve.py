@@ -1,0 +1,76 @@
+"""Run-time access to the run owner's credentials, for the engine only.
+
+Nothing is read or decrypted until a node asks: `credential(id)` for an
+http_request node's `credential_id`, `template_values()` for a node whose own
+template or code mentions `secrets`. Each decrypted credential is added to the
+run's `Redactor` and stamped with its last use.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from flows.credentials.crypto import UndecryptableValue
+from flows.credentials.models import Credential
+from flows.credentials.redact import Redactor
+from flows.nodes.errors import NodeError
+
+
+def mentions_secrets(data: Any) -> bool:
+    """Whether a node's data names `secrets` anywhere (a template or its code)."""
+    return "secrets" in json.dumps(data, ensure_ascii=False)
+
+
+class RunSecrets:
+    """One run's view of its owner's credentials."""
+
+    def __init__(self, owner_id):
+        self.owner_id = owner_id
+        self.redactor = Redactor()
+        self._opened: dict[Any, dict] = {}  # credential id → its secrets
+        self._template_values: dict | None = None
+
+    def credential(self, credential_id, node_label: str) -> tuple[Credential, dict]:
+        """The owner's credential and its secrets; `credential_missing` if gone."""
+        try:
+            credential = Credential.objects.get(
+                pk=credential_id, owner_id=self.owner_id
+            )
+        except (Credential.DoesNotExist, ValidationError, ValueError):
+            raise NodeError(
+                "credential_missing",
+                f"Node {node_label} uses a credential that does not exist "
+                "(deleted, or not yours); pick another one.",
+            ) from None
+        return credential, self._open(credential, node_label)
+
+    def template_values(self, node_label: str) -> dict:
+        """`secrets` for templates and code: every credential's value by name."""
+        if self._template_values is None:
+            values = {}
+            for credential in Credential.objects.filter(owner_id=self.owner_id):
+                secrets = self._open(credential, node_label)
+                values[credential.name] = credential.template_value(secrets)
+            self._template_values = values
+        return self._template_values
+
+    def _open(self, credential: Credential, node_label: str) -> dict:
+        if credential.pk not in self._opened:
+            try:
+                secrets = credential.secrets()
+            except UndecryptableValue as error:
+                raise NodeError(
+                    "credential_undecryptable",
+                    f"Node {node_label}: credential {credential.name!r} cannot be "
+                    f"decrypted. {error}",
+                ) from error
+            self.redactor.add(credential.name, credential.redaction_values(secrets))
+            self._opened[credential.pk] = secrets
+            Credential.objects.filter(pk=credential.pk).update(
+                last_used_at=timezone.now()
+            )
+        return self._opened[credential.pk]

@@ -1,0 +1,138 @@
+"""Background runs: stored `queued`, executed by a worker through the task engine.
+
+`enqueue_run` stores the run and hands its id to Django's tasks framework
+(the task `execute_run`); a worker calls `execute_queued`, which claims the
+run with one conditional UPDATE (`queued` -> `running`, `attempts` + 1), so a
+task delivered twice, or re-enqueued by the supervisor while a first copy
+waits, executes the run once. Each step is stored as it completes; a run whose
+worker died is put back to `queued` by the supervisor and resumes after its
+last stored step: every node runs at least once, and a node that was running
+when its worker died runs again (docs/engine.md, "Leases and resuming").
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django_tasks import task
+
+from flows.engine import lease
+from flows.engine.deliveries import DeliveryExists
+from flows.engine.runner import Execution
+from flows.models import Flow, FlowRun, RunStep
+
+logger = logging.getLogger("weir.engine")
+
+# A queued run whose task was lost (the process died between storing the run
+# and enqueueing it, or Redis lost its queue) is enqueued again this long
+# after it was stored or last enqueued. A second copy of a task is harmless:
+# only one claims the run.
+QUEUED_RECHECK_SECONDS = 60
+
+STEP_FIELDS = [
+    "run_id",
+    "position",
+    "node_id",
+    "node_type",
+    "node_name",
+    "status",
+    "handle",
+    "output",
+    "error",
+    "logs",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+]
+
+
+def queued_lease():
+    return timezone.now() + timedelta(seconds=QUEUED_RECHECK_SECONDS)
+
+
+def enqueue_run(
+    flow: Flow,
+    input: dict,
+    trigger: str,
+    *,
+    request_meta: dict | None = None,
+    delivery_id: str = "",
+) -> FlowRun:
+    """Store a `queued` background run of `flow`, then enqueue its execution.
+
+    The run is committed before the task exists, so a worker never looks for
+    a run that is not there yet, and an answer naming the run is never sent
+    for a run that was not stored. Raises whatever the task engine raises
+    (Redis away); the run then stays `queued` and the supervisor enqueues it
+    again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
+    the flow, raises `deliveries.DeliveryExists` with that delivery's run.
+    """
+    if delivery_id:
+        existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+        if existing is not None:
+            raise DeliveryExists(existing)
+    try:
+        with transaction.atomic():
+            run = _create_queued(flow, input, trigger, request_meta, delivery_id)
+    except IntegrityError:  # another copy of the delivery stored it first
+        existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+        raise DeliveryExists(existing) from None
+    execute_run.enqueue(str(run.id))
+    return run
+
+
+def _create_queued(flow, input, trigger, request_meta, delivery_id) -> FlowRun:
+    return FlowRun.objects.create(
+        flow=flow,
+        flow_version=flow.version,
+        trigger=trigger,
+        status=FlowRun.Status.QUEUED,
+        background=True,
+        input=input,
+        request_meta=request_meta or {},
+        delivery_id=delivery_id,
+        lease_expires_at=queued_lease(),
+    )
+
+
+def claim(run_id: str) -> bool:
+    """Take a queued background run for this worker; False if someone else
+    has it, it is finished, or it was cancelled while queued."""
+    return (
+        FlowRun.objects.filter(
+            pk=run_id, background=True, status=FlowRun.Status.QUEUED
+        ).update(
+            status=FlowRun.Status.RUNNING,
+            started_at=Coalesce(F("started_at"), timezone.now()),
+            lease_expires_at=lease.lease_end(),
+            attempts=F("attempts") + 1,
+        )
+        == 1
+    )
+
+
+def execute_queued(run_id: str) -> str | None:
+    """Execute a queued background run to its end; its final status, or None
+    when it was not this worker's to run."""
+    if not claim(run_id):
+        return None
+    run = FlowRun.objects.select_related("flow").get(pk=run_id)
+    stored = list(
+        RunStep.objects.filter(run_id=run_id).order_by("position").values(*STEP_FIELDS)
+    )
+    if stored:
+        logger.info("Run %s resumes after %d stored step(s)", run_id, len(stored))
+    hops = int(run.request_meta.get("hops", 0))  # set by an async webhook
+    Execution(run.flow, run, stored_steps=stored, hops=hops).execute()
+    return run.status
+
+
+@task
+def execute_run(run_id: str) -> str | None:
+    """The task a worker runs: execute the queued background run `run_id`."""
+    return execute_queued(run_id)

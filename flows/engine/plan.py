@@ -1,0 +1,72 @@
+"""A flow's graph as the engine walks it: nodes in order, with their edges.
+
+`plan()` resolves each node's kind, which edges must fire before it runs and
+which leave it, and whether a trigger leads to it at all (a node no trigger
+reaches is skipped with `UNREACHABLE`, never run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flows.graph import reachable_from_triggers, topological_order
+from flows.models import Flow, FlowRun
+from flows.nodes import NodeKind, get_kind
+
+# The reason stored on the step of a node no trigger leads to (it never runs).
+UNREACHABLE = {
+    "code": "unreachable",
+    "message": "Skipped: no path from a trigger node leads to this node.",
+}
+
+
+@dataclass
+class PlannedNode:
+    node: dict
+    kind: NodeKind
+    incoming: list[int]  # indexes of edges that must fire
+    outgoing: list[tuple[int, str | None]]  # (edge index, source handle)
+    reachable: bool = True  # a path of edges leads here from a trigger
+
+
+class RunStopped(Exception):
+    """Ends the run early with this status and error."""
+
+    def __init__(self, status: str, error: dict):
+        super().__init__(error["message"])
+        self.status = status
+        self.error = error
+
+
+def plan(flow: Flow) -> list[PlannedNode]:
+    """The nodes in execution order with their edges; RunStopped if not runnable."""
+    nodes: dict[str, PlannedNode] = {}
+    for node in flow.nodes:
+        kind = get_kind(node.get("type"))
+        if kind is None:
+            raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
+        nodes[node["id"]] = PlannedNode(node, kind, [], [])
+    reachable = reachable_from_triggers(flow.nodes, flow.edges)
+    links = []
+    for index, edge in enumerate(flow.edges):
+        source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
+        if source is None or target is None:
+            raise _invalid(None, f"Edge {edge.get('id')!r} points at no node.")
+        source.outgoing.append((index, edge.get("sourceHandle")))
+        # An edge from a node that never runs must not hold its target back.
+        if edge["source"] in reachable:
+            target.incoming.append(index)
+        links.append((edge["source"], edge["target"]))
+    for node_id, planned in nodes.items():
+        planned.reachable = node_id in reachable
+    order = topological_order(nodes, links)
+    if len(order) != len(nodes):
+        raise _invalid(None, "The flow has a cycle.")
+    return [nodes[node_id] for node_id in order]
+
+
+def _invalid(node_id, message: str) -> RunStopped:
+    return RunStopped(
+        FlowRun.Status.FAILED,
+        {"node_id": node_id, "code": "invalid_flow", "message": message},
+    )

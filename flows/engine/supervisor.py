@@ -1,0 +1,68 @@
+"""The supervisor: finds runs that no process is executing any more.
+
+Every running run holds a lease its executor renews (flows/engine/lease.py).
+`recover()` makes one pass over the runs whose lease has expired:
+
+- a run whose cancel was asked for ends `cancelled`;
+- a synchronous run (its caller's request died with the process) ends
+  `interrupted`;
+- a background run goes back to `queued` and is enqueued again: a worker
+  resumes it after its last stored step. So is a queued run whose task was
+  lost (see `background.QUEUED_RECHECK_SECONDS`).
+
+`manage.py supervise` calls it once at start and then every
+`SUPERVISE_INTERVAL_SECONDS`, so no run stays `running` longer than its lease
+plus one interval. Safe on several machines at once: each change is one
+conditional UPDATE that only one supervisor wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from flows.engine import store
+from flows.engine.background import execute_run, queued_lease
+from flows.models import FlowRun
+
+CANCELLED = {
+    "node_id": None,
+    "code": "cancelled",
+    "message": "The run was cancelled.",
+}
+
+
+@dataclass
+class Recovery:
+    cancelled: int = 0
+    interrupted: int = 0
+    requeued: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.cancelled + self.interrupted + self.requeued
+
+
+def recover() -> Recovery:
+    done = Recovery()
+    expired = FlowRun.objects.lease_expired()
+    done.cancelled = expired.filter(cancel_requested=True).update(
+        status=FlowRun.Status.CANCELLED,
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+        error=CANCELLED,
+    )
+    done.interrupted = store.mark_interrupted(expired.filter(background=False))
+    for run_id in expired.filter(background=True).values_list("pk", flat=True):
+        # Conditional on the lease still being expired: of two supervisors
+        # racing here, one re-enqueues.
+        taken = (
+            FlowRun.objects.lease_expired()
+            .filter(pk=run_id)
+            .update(status=FlowRun.Status.QUEUED, lease_expires_at=queued_lease())
+        )
+        if taken:
+            execute_run.enqueue(str(run_id))
+            done.requeued += 1
+    return done

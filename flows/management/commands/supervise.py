@@ -1,0 +1,68 @@
+"""`manage.py supervise`: the supervisor loop (see flows/engine/supervisor.py).
+
+Runs one pass at start, then one every `SUPERVISE_INTERVAL_SECONDS`, until
+SIGINT or SIGTERM. A pass that fails because the database is away (a restart,
+a failover) is logged and tried again at the next tick: the supervisor must
+outlive the outages it cleans up after.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+from django.db import DatabaseError, close_old_connections, connection
+
+from flows.engine import supervisor
+
+logger = logging.getLogger("weir.supervisor")
+
+
+class Command(BaseCommand):
+    help = "Find runs whose process died and end or resume them, every few seconds."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--once", action="store_true", help="Make one pass, then exit."
+        )
+
+    def handle(self, *args, **options):
+        self.stopping = False
+        self.once = options["once"]
+        if not options["once"]:
+            signal.signal(signal.SIGTERM, self.stop)
+            signal.signal(signal.SIGINT, self.stop)
+        if not self.once:
+            self.stdout.write(
+                f"Supervising runs every {settings.SUPERVISE_INTERVAL_SECONDS:g} s."
+            )
+            self.stdout.flush()
+        while True:
+            self.tick()
+            if options["once"] or self.stopping:
+                return
+            deadline = time.monotonic() + settings.SUPERVISE_INTERVAL_SECONDS
+            while not self.stopping and time.monotonic() < deadline:
+                time.sleep(min(0.2, settings.SUPERVISE_INTERVAL_SECONDS))
+            if self.stopping:
+                return
+            close_old_connections()  # drop a connection the database closed
+
+    def tick(self) -> None:
+        try:
+            done = supervisor.recover()
+        except DatabaseError:
+            logger.warning("Supervisor pass failed; retrying next tick", exc_info=True)
+            connection.close()  # a broken connection is not reused
+            return
+        if done.total or self.once:
+            self.stdout.write(
+                f"Stranded runs: {done.interrupted} interrupted, "
+                f"{done.requeued} resumed, {done.cancelled} cancelled."
+            )
+
+    def stop(self, signum, frame) -> None:
+        self.stopping = True

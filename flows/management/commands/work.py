@@ -1,0 +1,46 @@
+"""`manage.py work`: one background worker for the configured task engine.
+
+One command whatever `TASKS_BACKEND` says, so the Procfile, systemd units and
+the fault tests never name an engine: `database` runs django-tasks-db's
+`db_worker` (polls the task table every `WORKER_POLL_SECONDS`), `rq` runs
+django-rq's `rqworker` with the Job class django-tasks-rq needs. Start as many
+as you want runs in parallel; each executes one task at a time. SIGINT or
+SIGTERM lets the task in hand finish, then the worker exits.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Run one background worker for TASKS_BACKEND (database or rq)."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--burst",
+            action="store_true",
+            help="Run what is queued, then exit (database and rq alike).",
+        )
+
+    def handle(self, *args, **options):
+        if settings.TASKS_BACKEND == "rq":
+            call_command(
+                "rqworker",
+                "default",
+                job_class="django_tasks_rq.Job",
+                burst=options["burst"],
+                verbosity=options["verbosity"],
+            )
+        else:
+            call_command(
+                "db_worker",
+                queue_name="default",
+                interval=settings.WORKER_POLL_SECONDS,
+                batch=options["burst"],
+                reload=False,
+                startup_delay=False,
+                verbosity=options["verbosity"],
+            )

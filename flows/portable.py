@@ -1,0 +1,64 @@
+"""A flow as portable JSON: what `GET /api/flows/:id/export` writes and import reads.
+
+The format is versioned by `weir_version` (`FORMAT_VERSION`) so a later Weir can
+read an old file, or refuse one from the future, instead of guessing. It carries
+the flow's name, description, input schema and graph, and never a secret: not the
+webhook signing secret, not owner, ids of runs or anything tied to this server
+beyond the node ids the graph itself uses.
+"""
+
+from __future__ import annotations
+
+import re
+
+FORMAT_VERSION = 1
+EXPORTED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")
+
+# Header names whose values are credentials by any reasonable reading.
+SECRET_HEADER = re.compile(
+    r"authorization|cookie|token|secret|password|passwd|api[-_]?key|signature",
+    re.IGNORECASE,
+)
+# A value that is only a template (`{{ input.token }}`) holds no secret itself.
+ONLY_TEMPLATE = re.compile(r"^\s*\{\{[^{}]*\}\}\s*$")
+
+
+def export_node_data(node: dict) -> dict:
+    """The node's `data` as it may leave this server: secrets removed.
+
+    The one place an export touches node data. Today it blanks the values of
+    secret-looking headers of an `http_request` node (a literal `Authorization:
+    Bearer ...` typed into the node); credential references (a later change) map
+    here to `{name, kind}` so the importing server can find its own credential.
+    """
+    data = dict(node.get("data") or {})
+    headers = data.get("headers")
+    if node.get("type") == "http_request" and isinstance(headers, dict):
+        data["headers"] = {
+            name: (
+                ""
+                if SECRET_HEADER.search(name)
+                and not (isinstance(value, str) and ONLY_TEMPLATE.match(value))
+                else value
+            )
+            for name, value in headers.items()
+        }
+    return data
+
+
+def export_flow(flow) -> dict:
+    """The flow as a portable document (`weir_version` first)."""
+    document = {"weir_version": FORMAT_VERSION}
+    for field in EXPORTED_FIELDS:
+        document[field] = getattr(flow, field)
+    document["nodes"] = [
+        {**node, "data": export_node_data(node)} if isinstance(node, dict) else node
+        for node in flow.nodes
+    ]
+    return document
+
+
+def export_filename(flow) -> str:
+    """A safe download name from the flow's name: `my-flow.weir.json`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", flow.name.lower()).strip("-")[:60]
+    return f"{slug or 'flow'}.weir.json"

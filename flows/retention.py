@@ -1,0 +1,155 @@
+"""Run retention: delete old runs and their steps in small batches.
+
+Two limits (settings, 0 turns one off): runs older than `RUN_RETENTION_DAYS`,
+and a flow's runs beyond its newest `RUN_RETENTION_MAX_PER_FLOW`. Runs still
+`queued` or `running` and pinned runs are kept whatever their age
+(`FlowRun.objects.prunable`).
+
+Each batch is one short transaction: lock up to `batch_size` prunable runs by
+id, delete their steps, delete them. No statement touches more than one
+batch's rows, so no lock is held long and webhooks inserting new runs never
+wait on the prune (new rows are never among the locked ones). Between two
+batches a run may become pinned or be resumed: the lock re-checks
+`prunable()`, so such a run is skipped, never half-deleted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from flows.models import FlowRun, RunStep
+
+BATCH_SIZE = 500
+
+
+@dataclass
+class PruneReport:
+    runs_by_age: int = 0
+    runs_by_count: int = 0
+    steps: int = 0
+
+    @property
+    def runs(self) -> int:
+        return self.runs_by_age + self.runs_by_count
+
+
+def cutoff(now: datetime | None = None) -> datetime | None:
+    """Runs created before this are too old; None when the age limit is off."""
+    if not settings.RUN_RETENTION_DAYS:
+        return None
+    return (now or timezone.now()) - timedelta(days=settings.RUN_RETENTION_DAYS)
+
+
+def flows_over_the_cap() -> list:
+    """Ids of flows with more runs than the per-flow cap (one grouped query)."""
+    cap = settings.RUN_RETENTION_MAX_PER_FLOW
+    if not cap:
+        return []
+    return list(
+        FlowRun.objects.order_by()
+        .values("flow_id")
+        .annotate(count=Count("pk"))
+        .filter(count__gt=cap)
+        .values_list("flow_id", flat=True)
+    )
+
+
+def beyond_the_cap(flow_id):
+    """Runs of `flow_id` older than its newest RUN_RETENTION_MAX_PER_FLOW."""
+    newest = (
+        FlowRun.objects.filter(flow_id=flow_id)
+        .order_by("-created_at", "-pk")
+        .values_list("created_at", flat=True)
+    )
+    # The cap-th newest run's time (run_flow_created_idx); older ones go.
+    last_kept = newest[settings.RUN_RETENTION_MAX_PER_FLOW - 1]
+    return FlowRun.objects.filter(flow_id=flow_id, created_at__lt=last_kept)
+
+
+def delete_in_batches(
+    runs, *, batch_size: int = BATCH_SIZE, pause: float = 0.0
+) -> tuple[int, int]:
+    """Delete the prunable ones of `runs` and their steps; (runs, steps) deleted.
+
+    Oldest first, each batch starting where the last one ended, so no batch
+    walks the index entries of the rows already deleted (PostgreSQL keeps them
+    until VACUUM).
+    """
+    deleted_runs = deleted_steps = 0
+    candidates = runs.prunable().order_by("created_at")
+    while True:
+        with transaction.atomic():
+            batch = list(
+                candidates.select_for_update(skip_locked=True).values_list(
+                    "pk", "created_at"
+                )[:batch_size]
+            )
+            if not batch:
+                return deleted_runs, deleted_steps
+            ids = [pk for pk, _ in batch]
+            deleted_steps += RunStep.objects.filter(run_id__in=ids).delete()[0]
+            # _raw_delete: one DELETE by id. `delete()` would first load every
+            # column of each run (inputs, results) to collect cascades the
+            # line above has already done.
+            deleted_runs += FlowRun.objects.filter(pk__in=ids)._raw_delete(
+                FlowRun.objects.db
+            )
+        candidates = candidates.filter(created_at__gte=batch[-1][1])
+        if pause:
+            time.sleep(pause)  # let other writers have the disk between batches
+
+
+def prune(
+    *,
+    dry_run: bool = False,
+    batch_size: int = BATCH_SIZE,
+    pause: float = 0.0,
+    now: datetime | None = None,
+    progress: Callable[[str], None] = lambda line: None,
+) -> PruneReport:
+    """Apply both limits; with `dry_run`, only count what would go."""
+    report = PruneReport()
+    too_old = cutoff(now)
+    if too_old is not None:
+        old = FlowRun.objects.filter(created_at__lt=too_old)
+        if dry_run:
+            report.runs_by_age = old.prunable().count()
+            report.steps += RunStep.objects.filter(run__in=old.prunable()).count()
+        else:
+            runs, steps = delete_in_batches(old, batch_size=batch_size, pause=pause)
+            report.runs_by_age, report.steps = runs, report.steps + steps
+        progress(f"{report.runs_by_age} runs older than {too_old:%Y-%m-%d %H:%M}")
+    for flow_id in flows_over_the_cap():
+        extra = beyond_the_cap(flow_id)
+        if too_old is not None:  # counted above already
+            extra = extra.filter(created_at__gte=too_old)
+        if dry_run:
+            runs = extra.prunable().count()
+            report.steps += RunStep.objects.filter(run__in=extra.prunable()).count()
+        else:
+            runs, steps = delete_in_batches(extra, batch_size=batch_size, pause=pause)
+            report.steps += steps
+        report.runs_by_count += runs
+        progress(f"{runs} runs of flow {flow_id} beyond its newest runs")
+    return report
+
+
+def policy_text() -> str:
+    """How long history is kept, in a sentence for the flow page."""
+    days, cap = settings.RUN_RETENTION_DAYS, settings.RUN_RETENTION_MAX_PER_FLOW
+    limits = []
+    if days:
+        limits.append(f"for {days} day{'s' if days != 1 else ''}")
+    if cap:
+        limits.append(f"up to the newest {cap:,} runs")
+    if not limits:
+        return "Run history is kept until you delete it."
+    return f"Run history is kept {' and '.join(limits)}; pinned runs are kept."

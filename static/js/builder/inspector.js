@@ -1,0 +1,132 @@
+// Selection and the inspector: the selected node's form, built from its kind's
+// declared fields, and edits written back into the node's record.
+import { kindClass, kindOf, nodeHtml } from "../graph_format.js";
+import { fieldsFor } from "../node_forms.js";
+import { container, editor, kinds, markChanged, nodeElement, records, state } from "./context.js";
+import { $, h, showText } from "./dom.js";
+import { showTab } from "./tabs.js";
+import { connectionsSection } from "./connect_menu.js";
+import { fieldWidget } from "./widgets.js";
+
+export const inspector = $("inspector");
+
+export function selectNode(dfId, { fromCanvas = false } = {}) {
+  state.selected = dfId && records.has(dfId) ? dfId : null;
+  if (!fromCanvas) {
+    // Mirror Drawflow's own selection so Delete and the canvas agree with us.
+    container.querySelectorAll(".drawflow-node.selected").forEach((node) => node.classList.remove("selected"));
+    editor.node_selected = null;
+    if (state.selected) {
+      const element = nodeElement(state.selected);
+      element.classList.add("selected");
+      editor.node_selected = element;
+    }
+  }
+  renderInspector();
+  if (state.selected) showTab("inspector");
+}
+
+export function setPath(record, path, value) {
+  if (path === "name") {
+    record.name = value;
+    return;
+  }
+  const key = path.slice("data.".length);
+  if (path === "data") record.data = value;
+  else record.data = { ...record.data, [key]: value };
+}
+
+export function getPath(record, path) {
+  if (path === "name") return record.name;
+  if (path === "data") return record.data;
+  return record.data?.[path.slice("data.".length)];
+}
+
+export function refreshNodeHtml(dfId) {
+  const record = records.get(dfId);
+  const element = nodeElement(dfId);
+  if (!record || !element) return;
+  const title = element.querySelector(".node-name");
+  if (title) title.textContent = record.name || kindOf(kinds, record.type).label;
+  // Keep Drawflow's copy of the HTML in step, escaped, for its own re-renders.
+  editor.drawflow.drawflow.Home.data[dfId].html = nodeHtml(record, kindOf(kinds, record.type));
+}
+
+export function clearFieldErrors(dfId, path) {
+  const errors = state.nodeErrors.get(dfId);
+  if (!errors) return;
+  const remaining = errors.filter((error) => !(error.field === path || error.field.startsWith(path + ".")));
+  if (remaining.length) state.nodeErrors.set(dfId, remaining);
+  else {
+    state.nodeErrors.delete(dfId);
+    nodeElement(dfId)?.classList.remove("has-error");
+  }
+}
+
+export function onFieldChange(dfId, path, value, wrapper) {
+  const record = records.get(dfId);
+  if (!record) return;
+  setPath(record, path, value);
+  if (path === "name") refreshNodeHtml(dfId);
+  clearFieldErrors(dfId, path);
+  const errorBox = wrapper?.querySelector(".field-error");
+  if (errorBox) showText(errorBox, "");
+  wrapper?.classList.remove("invalid");
+  markChanged({ coalesce: `${dfId}|${path}` });
+}
+
+export function renderInspector() {
+  const dfId = state.selected;
+  $("inspector-empty").hidden = Boolean(dfId);
+  inspector.hidden = !dfId;
+  inspector.replaceChildren();
+  if (!dfId) return;
+  const record = records.get(dfId);
+  const kind = kindOf(kinds, record.type);
+  const errors = state.nodeErrors.get(dfId) || [];
+  const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
+  const placed = new Set();
+
+  inspector.append(
+    h("div", { class: `inspector-head ${kindClass(record.type)}` },
+      h("span", { class: "kind-dot", "aria-hidden": "true" }),
+      h("div", {},
+        h("div", { class: "inspector-kind", text: kind.label }),
+        h("div", { class: "muted small-text" }, "id ", h("code", { class: "node-id", text: record.id })),
+      ),
+    ),
+    h("p", { class: "muted small-text", text: kind.description }),
+  );
+
+  const general = h("ul", { class: "field-error-list", role: "alert" });
+  inspector.append(general);
+
+  fields.forEach((field, index) => {
+    const inputId = `field-${index}`;
+    const wrapper = h("div", { class: "field", "data-field": field.path });
+    const errorBox = h("p", { class: "field-error", role: "alert", hidden: true });
+    const widget = fieldWidget(field, getPath(record, field.path), (value) => onFieldChange(dfId, field.path, value, wrapper), wrapper);
+    widget.input.id = inputId;
+    wrapper.append(h("label", { class: "field-label", for: inputId, text: field.label }), widget.element, errorBox);
+    if (field.help) wrapper.append(h("p", { class: "hint", text: field.help }));
+    const mine = errors.filter((error) => error.field === field.path || error.field.startsWith(field.path + "."));
+    if (mine.length) {
+      mine.forEach((error) => placed.add(error));
+      wrapper.classList.add("invalid");
+      showText(errorBox, mine.map((error) => error.message).join(" "));
+    }
+    inspector.append(wrapper);
+  });
+
+  for (const error of errors) {
+    if (placed.has(error)) continue;
+    general.append(h("li", { text: error.field ? `${error.field}: ${error.message}` : error.message }));
+  }
+  general.hidden = !general.children.length;
+  inspector.append(
+    connectionsSection(dfId, renderInspector),
+    h("div", { class: "inspector-foot" },
+      h("button", { type: "button", class: "small danger", text: "Delete node", onclick: () => editor.removeNodeId(`node-${dfId}`) }),
+    ),
+  );
+}

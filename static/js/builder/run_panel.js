@@ -1,0 +1,85 @@
+// The Run tab: the JSON input, Run (saving first), progress, the result.
+import { api } from "../api.js";
+import { container, flow, isDirty } from "./context.js";
+import { $, h, showText } from "./dom.js";
+import { paintCanvas, renderRun, RUN_CLASSES, stepsOf } from "./run_view.js";
+import { save } from "./save.js";
+import { showTab } from "./tabs.js";
+
+export const runInput = $("run-input");
+export const runButton = $("run-button");
+
+export function parseRunInput() {
+  const text = runInput.value.trim();
+  if (!text) return {};
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The input is not valid JSON: ${error.message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new Error("The input must be a JSON object, like {\"name\": \"Ada\"}.");
+  }
+  return value;
+}
+
+export async function runFlow() {
+  if (runButton.disabled) return;
+  let input;
+  try {
+    input = parseRunInput();
+  } catch (error) {
+    showText($("run-input-error"), error.message);
+    runInput.classList.add("invalid");
+    return;
+  }
+  showText($("run-input-error"), "");
+  runInput.classList.remove("invalid");
+  showTab("run");
+  const result = $("run-result");
+  if (isDirty() && !(await save())) {
+    result.replaceChildren(h("p", { class: "form-error", text: "The flow could not be saved, so it did not run. See the message above the canvas." }));
+    return;
+  }
+  runButton.disabled = true;
+  const started = performance.now();
+  const progress = $("run-progress");
+  progress.hidden = false;
+  const ticker = setInterval(() => {
+    $("run-progress-text").textContent = `Running… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  }, 100);
+  $("run-progress-text").textContent = "Running…";
+  result.replaceChildren();
+  container.querySelectorAll(".drawflow-node").forEach((element) => {
+    element.classList.remove(...RUN_CLASSES);
+    element.classList.add("run-running");
+  });
+  try {
+    const outcome = await api("POST", `/api/flows/${flow.id}/run`, input);
+    let detail = null;
+    try {
+      detail = await api("GET", `/api/runs/${outcome.run_id}`);
+    } catch (error) {
+      detail = null;
+    }
+    const extra = detail ? { trigger: detail.trigger, response: detail.response } : {};
+    renderRun(result, { ...outcome, ...extra }, stepsOf(outcome, detail));
+  } catch (error) {
+    paintCanvas([]);
+    result.replaceChildren(h("div", { class: "run-error", role: "alert" },
+      h("strong", { text: "The run could not start" }), h("div", { text: error.message })));
+  } finally {
+    clearInterval(ticker);
+    progress.hidden = true;
+    runButton.disabled = false;
+  }
+}
+
+runButton.addEventListener("click", runFlow);
+runInput.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    runFlow();
+  }
+});

@@ -1,0 +1,181 @@
+// The inspector's input widgets, one per FormField `widget` (flows.nodes.FormField).
+// Each returns {element, input}: what to insert and what the label points at.
+import { api } from "../api.js";
+import { h, prettyJson, showText } from "./dom.js";
+
+export function codeEditor(value, onInput) {
+  const gutter = h("pre", { class: "gutter", "aria-hidden": "true" });
+  const textarea = h("textarea", { class: "code-input mono", spellcheck: "false", rows: "14", wrap: "off" });
+  textarea.value = value ?? "";
+  const renumber = () => {
+    const lines = textarea.value.split("\n").length;
+    gutter.textContent = Array.from({ length: lines }, (_, index) => index + 1).join("\n");
+  };
+  textarea.addEventListener("input", () => { renumber(); onInput(textarea.value); });
+  textarea.addEventListener("scroll", () => { gutter.scrollTop = textarea.scrollTop; });
+  textarea.addEventListener("keydown", (event) => {
+    const { selectionStart: start, selectionEnd: end, value: text } = textarea;
+    if (event.key === "Tab") {
+      event.preventDefault();
+      const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+      if (event.shiftKey) {
+        const remove = text.slice(lineStart, lineStart + 2).match(/^ {0,2}/)[0].length;
+        textarea.setRangeText("", lineStart, lineStart + remove, "end");
+        textarea.selectionStart = textarea.selectionEnd = Math.max(lineStart, start - remove);
+      } else {
+        textarea.setRangeText("  ", start, end, "end");
+      }
+      textarea.dispatchEvent(new Event("input"));
+    } else if (event.key === "Enter" && !event.ctrlKey && !event.metaKey) {
+      const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+      const indent = text.slice(lineStart, start).match(/^[ \t]*/)[0];
+      if (indent) {
+        event.preventDefault();
+        textarea.setRangeText("\n" + indent, start, end, "end");
+        textarea.dispatchEvent(new Event("input"));
+      }
+    }
+  });
+  renumber();
+  return { element: h("div", { class: "code-editor" }, gutter, textarea), input: textarea };
+}
+
+export function keyValueEditor(value, onChange) {
+  const rows = h("div", { class: "kv-rows" });
+  const emit = () => {
+    const result = {};
+    rows.querySelectorAll(".kv-row").forEach((row) => {
+      const [keyInput, valueInput] = row.querySelectorAll("input");
+      if (keyInput.value.trim()) result[keyInput.value.trim()] = valueInput.value;
+    });
+    onChange(result);
+  };
+  const addRow = (key = "", text = "") => {
+    const keyInput = h("input", { class: "mono", placeholder: "key", "aria-label": "Key", oninput: emit });
+    const valueInput = h("input", { class: "mono", placeholder: "value", "aria-label": "Value", oninput: emit });
+    keyInput.value = key;
+    valueInput.value = typeof text === "string" ? text : JSON.stringify(text);
+    const remove = h("button", {
+      type: "button", class: "small icon", "aria-label": "Remove row", text: "×",
+      onclick: () => { row.remove(); emit(); },
+    });
+    const row = h("div", { class: "kv-row" }, keyInput, valueInput, remove);
+    rows.append(row);
+    return keyInput;
+  };
+  for (const [key, text] of Object.entries(value || {})) addRow(key, text);
+  const add = h("button", { type: "button", class: "small", text: "Add row", onclick: () => addRow().focus() });
+  return { element: h("div", { class: "kv" }, rows, add), input: rows };
+}
+
+export let agentsCache = null;
+export async function loadAgents() {
+  if (!agentsCache) {
+    agentsCache = api("GET", "/api/agents").then((list) => (Array.isArray(list) ? list : list.results || []));
+  }
+  return agentsCache;
+}
+
+let credentialsCache = null;
+async function loadCredentials() {
+  if (!credentialsCache) credentialsCache = api("GET", "/api/credentials");
+  return credentialsCache;
+}
+
+export function fieldWidget(field, value, onChange, wrapper) {
+  switch (field.widget) {
+    case "code":
+      return codeEditor(value, onChange);
+    case "textarea": {
+      const input = h("textarea", { rows: "4", oninput: () => onChange(input.value) });
+      input.value = value ?? "";
+      return { element: input, input };
+    }
+    case "number": {
+      const input = h("input", { type: "number", min: field.min, max: field.max, oninput: () => {
+        const number = Number(input.value);
+        onChange(input.value === "" ? null : Number.isFinite(number) ? number : input.value);
+      } });
+      input.value = value ?? "";
+      return { element: input, input };
+    }
+    case "number-or-template": {
+      // A number, or a {{ }} template that must render to one at run time.
+      const input = h("input", { type: "text", inputmode: "numeric", class: "mono", oninput: () => {
+        const text = input.value.trim();
+        onChange(text === "" ? null : /^\d+$/.test(text) ? Number(text) : text);
+      } });
+      input.value = value ?? "";
+      return { element: input, input };
+    }
+    case "select": {
+      const options = [...field.options];
+      if (value && !options.includes(value)) options.push(value);
+      const input = h("select", { onchange: () => onChange(input.value) },
+        options.map((option) => h("option", { value: option, text: option })));
+      input.value = value ?? options[0];
+      return { element: input, input };
+    }
+    case "keyvalue":
+      return keyValueEditor(value, onChange);
+    case "json":
+    case "json-object": {
+      const input = h("textarea", { class: "code-input mono", rows: "5", spellcheck: "false" });
+      if (field.widget === "json") input.value = typeof value === "string" ? value : value == null ? "" : prettyJson(value);
+      else input.value = prettyJson(value ?? {});
+      input.addEventListener("input", () => {
+        if (field.widget === "json" && !input.value.trim()) {
+          onChange(null);
+          return;
+        }
+        let parsed;
+        try {
+          parsed = JSON.parse(input.value);
+        } catch (error) {
+          if (field.widget === "json") onChange(input.value);
+          else showText(wrapper.querySelector(".field-error"), "Not valid JSON yet.");
+          return;
+        }
+        if (field.widget === "json-object" && (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))) {
+          showText(wrapper.querySelector(".field-error"), "Must be a JSON object.");
+          return;
+        }
+        onChange(parsed);
+      });
+      return { element: input, input };
+    }
+    case "agent": {
+      const input = h("select", { onchange: () => onChange(input.value) },
+        h("option", { value: "", text: "Choose an agent…" }));
+      if (value) input.append(h("option", { value, text: value }));
+      input.value = value ?? "";
+      loadAgents().then((agents) => {
+        input.replaceChildren(h("option", { value: "", text: agents.length ? "Choose an agent…" : "No agents yet (an admin adds them)" }));
+        for (const agent of agents) input.append(h("option", { value: agent.id, text: `${agent.name} (${agent.model})` }));
+        if (value && !agents.some((agent) => agent.id === value)) input.append(h("option", { value, text: `${value} (unknown)` }));
+        input.value = value ?? "";
+      }).catch(() => {});
+      return { element: input, input };
+    }
+    case "credential": {
+      // Only the id is stored in the flow; the value never reaches the builder.
+      const input = h("select", { onchange: () => onChange(input.value || null) },
+        h("option", { value: "", text: "No credential" }));
+      if (value) input.append(h("option", { value, text: value }));
+      input.value = value ?? "";
+      loadCredentials().then((credentials) => {
+        const usable = credentials.filter((c) => !field.kinds || field.kinds.includes(c.kind));
+        input.replaceChildren(h("option", { value: "", text: usable.length ? "No credential" : "No credentials yet (add one on the Credentials page)" }));
+        for (const c of usable) input.append(h("option", { value: c.id, text: `${c.name} (${c.kind})` }));
+        if (value && !usable.some((c) => c.id === value)) input.append(h("option", { value, text: "Missing credential" }));
+        input.value = value ?? "";
+      }).catch(() => {});
+      return { element: input, input };
+    }
+    default: {
+      const input = h("input", { class: field.mono ? "mono" : "", oninput: () => onChange(input.value) });
+      input.value = value ?? "";
+      return { element: input, input };
+    }
+  }
+}

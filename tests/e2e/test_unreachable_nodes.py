@@ -1,0 +1,49 @@
+"""A node left unconnected on the canvas is skipped with a reason, not run."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from flows.models import FlowRun
+from tests.e2e.pages import canvas_node, open_builder
+from tests.factories import FlowFactory
+from tests.flows.graphs import code, edge, trigger
+
+
+def test_running_a_flow_with_an_unconnected_node_skips_it_and_says_why(
+    alice_page, live_url, alice, page_errors
+):
+    page = alice_page
+    nodes = [
+        trigger(),
+        code("greet", "return {hi: input.name};"),
+        code("draft", "throw new Error('half-written');"),
+    ]
+    for item, x in zip(nodes, (40, 260, 260), strict=True):
+        item["position"] = {"x": x, "y": 60 if item["id"] != "draft" else 220}
+    flow = FlowFactory(
+        owner=alice, nodes=nodes, edges=[edge("trigger", "greet")], name="Drafts"
+    )
+    open_builder(page, live_url, flow)
+
+    page.get_by_role("tab", name="Run").click()
+    page.get_by_role("button", name="Run flow").click()
+
+    result = page.locator("#run-result")
+    expect(result.get_by_test_id("run-status")).to_have_text("succeeded")
+    expect(canvas_node(page, "Draft")).to_have_class(re.compile("run-skipped"))
+    draft = result.locator('.step[data-node-id="draft"]')
+    expect(draft.locator(".step-error")).to_contain_text(
+        "no path from a trigger node leads to this node"
+    )
+    run = FlowRun.objects.get(flow=flow)
+    assert run.status == "succeeded"
+    assert run.steps.get(node_id="draft").status == "skipped"
+
+    page.goto(f"{live_url}/runs/{run.id}/")
+    expect(page.locator(".timeline-step.status-skipped")).to_contain_text(
+        "no path from a trigger node leads to this node"
+    )
+    assert page_errors == []

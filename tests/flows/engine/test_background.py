@@ -1,0 +1,105 @@
+"""Background runs in process: stored queued, claimed once, resumed after the
+last stored step. The same over real workers: test_background_faults.py."""
+
+from __future__ import annotations
+
+import pytest
+from django_tasks_db.models import DBTaskResult
+
+from flows.engine import background
+from flows.models import FlowRun, RunStep
+from tests.factories import FlowFactory
+from tests.flows.graphs import chain, code, edge, node, trigger
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def flow(alice):
+    nodes, edges = chain(
+        trigger(),
+        code("first", "return {n: input.n + 1};"),
+        node("check", "condition", expression="prev.n > 1"),
+        code("last", "return {seen: prev.n};"),
+    )
+    edges[-1] = edge("check", "last", "true")
+    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+
+def test_a_background_run_is_stored_queued_with_its_task(flow):
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+
+    run.refresh_from_db()
+    assert (run.status, run.background, run.attempts) == ("queued", True, 0)
+    assert run.input == {"n": 1}
+    task = DBTaskResult.objects.get()
+    assert task.task_path == "flows.engine.background.execute_run"
+    assert task.args_kwargs["args"] == [str(run.id)]
+
+
+def test_a_worker_executes_it_and_stores_every_step(flow):
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+
+    assert background.execute_queued(str(run.id)) == "succeeded"
+
+    run.refresh_from_db()
+    assert (run.status, run.attempts, run.lease_expires_at) == ("succeeded", 1, None)
+    assert run.results["last"] == {"seen": 2}
+    steps = list(run.steps.values_list("node_id", "status", "handle"))
+    assert steps == [
+        ("trigger", "succeeded", ""),
+        ("first", "succeeded", ""),
+        ("check", "succeeded", "true"),
+        ("last", "succeeded", ""),
+    ]
+
+
+def test_a_second_copy_of_the_task_does_not_run_it_again(flow):
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+    background.execute_queued(str(run.id))
+
+    assert background.execute_queued(str(run.id)) is None
+
+    assert RunStep.objects.filter(run=run).count() == 4
+    assert FlowRun.objects.get(pk=run.pk).attempts == 1
+
+
+def test_a_resumed_run_starts_after_its_last_stored_step(flow):
+    """As the supervisor leaves it after its worker died past `check`."""
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+    stored = {"trigger": {"n": 1}, "first": {"n": 41}, "check": {"n": 41}}
+    for position, (node_id, output) in enumerate(stored.items()):
+        RunStep.objects.create(
+            run=run,
+            position=position,
+            node_id=node_id,
+            node_type="code",
+            status="succeeded",
+            handle="true" if node_id == "check" else "",
+            output=output,
+        )
+    FlowRun.objects.filter(pk=run.pk).update(attempts=1)
+
+    assert background.execute_queued(str(run.id)) == "succeeded"
+
+    run.refresh_from_db()
+    # `first` was not run again: `last` saw the stored 41, not 1 + 1.
+    assert run.results["last"] == {"seen": 41}
+    assert run.attempts == 2
+    assert list(run.steps.values_list("node_id", flat=True)) == [
+        "trigger",
+        "first",
+        "check",
+        "last",
+    ]
+
+
+def test_a_run_cancelled_while_queued_is_never_executed(flow):
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+
+    run.request_cancel()
+
+    assert background.execute_queued(str(run.id)) is None
+    run.refresh_from_db()
+    assert (run.status, run.error["code"]) == ("cancelled", "cancelled")
+    assert not run.steps.exists()

@@ -1,0 +1,97 @@
+"""`manage.py supervise`: the loop that ends or resumes stranded runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import timedelta
+from io import StringIO
+
+import psycopg
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from flows.models import FlowRun
+from tests.factories import FlowRunFactory
+from tests.processes import ROOT, base_env, needs_postgres, wait_until
+
+
+def stranded(**fields) -> FlowRun:
+    """A synchronous run whose process died: still `running`, lease expired."""
+    return FlowRunFactory(
+        status=FlowRun.Status.RUNNING,
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+        **fields,
+    )
+
+
+def status_of(run: FlowRun) -> str:
+    return FlowRun.objects.values_list("status", flat=True).get(pk=run.pk)
+
+
+@pytest.mark.django_db
+def test_once_makes_one_pass_and_exits():
+    run = stranded()
+    out = StringIO()
+
+    call_command("supervise", "--once", stdout=out)
+
+    run.refresh_from_db()
+    assert run.status == "interrupted"
+    assert run.error["code"] == "interrupted"
+    assert "1 interrupted, 0 resumed, 0 cancelled" in out.getvalue()
+
+
+@needs_postgres
+def test_the_loop_keeps_finding_stranded_runs(processes):
+    supervisor = processes.supervisor()
+    first = stranded()
+    assert wait_until(lambda: status_of(first) != "running", 10), supervisor.output()
+
+    second = stranded()
+
+    assert wait_until(lambda: status_of(second) != "running", 10), supervisor.output()
+    assert supervisor.popen.poll() is None
+
+
+def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
+    env = {**base_env(), "DATABASE_URL": private_postgres.url}
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    log = (tmp_path / "supervise.log").open("wb")
+    supervisor = subprocess.Popen(
+        [*manage, "supervise"], cwd=ROOT, env=env, stdout=log, stderr=log
+    )
+    try:
+        private_postgres.restart()
+        make_stranded_run = (
+            "from tests.factories import FlowRunFactory as F;"
+            "from django.utils import timezone;"
+            "r = F(status='running', lease_expires_at=timezone.now());"
+            "print(r.pk)"
+        )
+        made = subprocess.run(
+            [*manage, "shell", "-c", make_stranded_run],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        run_id = made.stdout.strip().splitlines()[-1]
+
+        def status():
+            with psycopg.connect(private_postgres.url) as conn:
+                row = conn.execute(
+                    "SELECT status FROM flows_flowrun WHERE id = %s", [run_id]
+                ).fetchone()
+            return row[0]
+
+        assert wait_until(lambda: status() == "interrupted", 10, interval=0.2), (
+            made.stdout
+        )
+        assert supervisor.poll() is None
+    finally:
+        supervisor.kill()
+        supervisor.wait()

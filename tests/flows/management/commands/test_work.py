@@ -1,0 +1,47 @@
+"""`manage.py work`: a real worker process for either task engine."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.processes import needs_postgres, wait_until
+from tests.tasks import note_pid
+
+pytestmark = needs_postgres
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_a_worker_runs_a_task_enqueued_by_another_process(engine, processes, tmp_path):
+    notes = tmp_path / "notes"
+    note_pid.enqueue(str(notes))
+
+    worker = processes.worker()
+
+    assert wait_until(lambda: len(lines(notes)) == 2, 90), worker.output()
+    # The worker itself or, on rq, the work horse it forks for the task.
+    (start, pid), (done, same_pid) = (line.split() for line in lines(notes))
+    assert (start, done) == ("start", "done")
+    assert pid == same_pid != str(os.getpid())
+
+
+def test_a_task_whose_worker_was_killed_is_not_run_again_by_the_engine(
+    engine, processes, tmp_path
+):
+    """Neither engine retries a task whose worker died, which is why runs carry
+    a lease and the supervisor re-enqueues them (flows/engine/supervisor.py)."""
+    notes = tmp_path / "notes"
+    note_pid.enqueue(str(notes), sleep_seconds=30)
+    first = processes.worker()
+    assert wait_until(lambda: lines(notes), 90), first.output()
+
+    first.kill_9()
+    second = processes.worker()
+
+    assert not wait_until(lambda: len(lines(notes)) > 1, 2)
+    assert second.popen.poll() is None
+    assert len(lines(notes)) == 1
+    assert lines(notes)[0].startswith("start ")

@@ -1,0 +1,116 @@
+"""Retention: old runs and runs past a flow's cap go, in batches; some always stay."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from flows import retention
+from flows.models import FlowRun, RunStep
+from tests.factories import FlowRunFactory
+
+
+def run_aged(flow, days: float, *, steps: int = 2, **fields) -> FlowRun:
+    """A run created `days` ago with `steps` step rows."""
+    run = FlowRunFactory(flow=flow, **fields)
+    FlowRun.objects.filter(pk=run.pk).update(
+        created_at=timezone.now() - timedelta(days=days)
+    )
+    RunStep.objects.bulk_create(
+        RunStep(
+            run=run, position=i, node_id=f"n{i}", node_type="code", status="succeeded"
+        )
+        for i in range(steps)
+    )
+    return run
+
+
+@pytest.fixture
+def limits(settings):
+    settings.RUN_RETENTION_DAYS = 30
+    settings.RUN_RETENTION_MAX_PER_FLOW = 10_000
+    return settings
+
+
+def surviving(*runs) -> set:
+    return set(
+        FlowRun.objects.filter(pk__in=[r.pk for r in runs]).values_list("pk", flat=True)
+    )
+
+
+def test_runs_older_than_the_retention_go_with_their_steps(alice_flow, limits):
+    old, recent = run_aged(alice_flow, 31), run_aged(alice_flow, 29)
+
+    report = retention.prune()
+
+    assert (report.runs_by_age, report.runs_by_count, report.steps) == (1, 0, 2)
+    assert surviving(old, recent) == {recent.pk}
+    assert not RunStep.objects.filter(run_id=old.pk).exists()
+    assert RunStep.objects.filter(run_id=recent.pk).count() == 2
+
+
+def test_queued_running_and_pinned_runs_are_kept_however_old(alice_flow, limits):
+    kept = [
+        run_aged(alice_flow, 400, status=FlowRun.Status.QUEUED),
+        run_aged(alice_flow, 400, status=FlowRun.Status.RUNNING),
+        run_aged(alice_flow, 400, pinned=True),
+    ]
+    failed = run_aged(alice_flow, 400, status=FlowRun.Status.FAILED)
+
+    retention.prune()
+
+    assert surviving(*kept, failed) == {run.pk for run in kept}
+    assert RunStep.objects.filter(run__in=kept).count() == 6
+
+
+def test_a_flow_keeps_only_its_newest_runs_past_the_cap(alice_flow, bob_flow, limits):
+    limits.RUN_RETENTION_MAX_PER_FLOW = 3
+    alice_runs = [run_aged(alice_flow, days) for days in (5, 4, 3, 2, 1)]
+    pinned = run_aged(alice_flow, 6, pinned=True)
+    bob_runs = [run_aged(bob_flow, days) for days in (5, 4, 3)]
+
+    report = retention.prune()
+
+    assert report.runs_by_count == 2
+    assert surviving(*alice_runs, pinned) == {r.pk for r in alice_runs[2:]} | {
+        pinned.pk
+    }
+    assert surviving(*bob_runs) == {r.pk for r in bob_runs}
+
+
+def test_zero_turns_a_limit_off(alice_flow, limits):
+    limits.RUN_RETENTION_DAYS = 0
+    limits.RUN_RETENTION_MAX_PER_FLOW = 0
+    ancient = run_aged(alice_flow, 3000)
+
+    report = retention.prune()
+
+    assert report.runs == 0
+    assert surviving(ancient) == {ancient.pk}
+
+
+def test_a_dry_run_counts_and_deletes_nothing(alice_flow, limits):
+    limits.RUN_RETENTION_MAX_PER_FLOW = 1
+    runs = [run_aged(alice_flow, 40), run_aged(alice_flow, 2), run_aged(alice_flow, 1)]
+
+    report = retention.prune(dry_run=True)
+
+    assert (report.runs_by_age, report.runs_by_count, report.steps) == (1, 1, 4)
+    assert len(surviving(*runs)) == 3
+
+
+def test_deletes_go_in_batches_of_the_given_size(alice_flow, limits):
+    runs = [run_aged(alice_flow, 40 + i) for i in range(5)]
+
+    with CaptureQueriesContext(connection) as queries:
+        report = retention.prune(batch_size=2)
+
+    deletes = [q["sql"] for q in queries if q["sql"].startswith("DELETE")]
+    assert report.runs_by_age == 5
+    assert surviving(*runs) == set()
+    # Three batches (2, 2, 1), each deleting steps and then runs.
+    assert len(deletes) == 6

@@ -1,0 +1,92 @@
+"""The webhook under admission control: refusals are fast, enveloped, and run nothing.
+
+Caps and slots themselves: tests/config/http/test_admission.py; a real
+gunicorn flooded with slow calls: tests/config/http/test_admission_gunicorn.py.
+"""
+
+from __future__ import annotations
+
+import time
+
+from tests.factories import FlowFactory
+from tests.webhooks.conftest import post_webhook, webhook_runs
+
+
+def send(client, flow, **meta):
+    return post_webhook(client, flow, b'{"name": "Ada"}', **meta)
+
+
+def test_a_full_process_answers_503_with_retry_after_and_runs_nothing(
+    client, hook_flow, bob, hold_slots, settings
+):
+    settings.ADMISSION_RETRY_AFTER_SECONDS = 3
+    for owner in (1, 2, 3):
+        hold_slots(owner)
+
+    answer = send(client, hook_flow)
+
+    assert answer.status_code == 503
+    assert answer["Retry-After"] == "3"
+    assert answer.json()["error"]["code"] == "unavailable"
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_a_flow_at_its_cap_answers_429_and_runs_nothing(client, hook_flow, hold_slots):
+    hold_slots(hook_flow.owner_id, hook_flow.pk)
+
+    seconds = []
+    for _ in range(3):  # the fastest of three: a busy machine's hiccups aside
+        started = time.monotonic()
+        answer = send(client, hook_flow)
+        seconds.append(time.monotonic() - started)
+
+    assert min(seconds) < 0.1, seconds
+    assert answer.status_code == 429
+    assert answer["Retry-After"] == "2"
+    assert answer.json()["error"]["code"] == "throttled"
+    assert "This flow" in answer.json()["error"]["message"]
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_an_owner_at_the_cap_answers_429_for_all_their_flows(client, alice, hold_slots):
+    hold_slots(alice.pk)
+    hold_slots(alice.pk)
+    flow = FlowFactory(owner=alice)
+
+    answer = send(client, flow)
+
+    assert answer.status_code == 429
+    assert "This user" in answer.json()["error"]["message"]
+    assert webhook_runs(flow) == 0
+
+
+def test_another_owners_flow_still_runs_while_one_owner_is_capped(
+    client, alice, bob, hold_slots
+):
+    hold_slots(alice.pk)
+    hold_slots(alice.pk)
+
+    answer = send(client, FlowFactory(owner=bob))
+
+    assert answer.status_code == 200
+
+
+def test_a_request_that_waited_in_the_queue_too_long_is_503_not_run_late(
+    client, hook_flow, settings
+):
+    settings.REQUEST_QUEUE_TIMEOUT_SECONDS = 5
+
+    answer = send(client, hook_flow, HTTP_X_REQUEST_START=f"t={time.time() - 8:.3f}")
+
+    assert answer.status_code == 503
+    assert answer.json()["error"]["code"] == "unavailable"
+    assert "waited" in answer.json()["error"]["message"]
+    assert "Retry-After" in answer
+    assert webhook_runs(hook_flow) == 0
+
+
+def test_the_slot_is_given_back_once_the_run_ends(client, hook_flow, hold_slots):
+    for _ in range(3):
+        assert send(client, hook_flow).status_code == 200
+
+    assert webhook_runs(hook_flow) == 3
