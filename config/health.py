@@ -50,6 +50,17 @@ def check_redis() -> None:
     _redis_client(settings.REDIS_URL).ping()
 
 
+def check_task_queue() -> None:
+    """The background-run queue answers: its table (database engine) or its
+    Redis (rq engine)."""
+    if settings.TASKS_BACKEND == "rq":
+        _redis_client(settings.TASKS_REDIS_URL).ping()
+        return
+    from django_tasks_db.models import DBTaskResult  # needs the app registry
+
+    DBTaskResult.objects.exists()
+
+
 def check_sandbox() -> None:
     """The pool answers a job: it starts a worker when it has none running."""
     deadline = time.monotonic() + CHECK_TIMEOUT_SECONDS
@@ -65,10 +76,11 @@ class Check:
     enabled: Callable[[], bool] = lambda: True
 
 
-# One line per check; the background-run queue's check goes here with the worker tier.
+# One line per check.
 CHECKS = [
     Check("database", check_database),
     Check("redis", check_redis, enabled=lambda: bool(settings.REDIS_URL)),
+    Check("task_queue", check_task_queue),
     Check("sandbox", check_sandbox),
 ]
 

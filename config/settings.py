@@ -293,12 +293,12 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 
-
-# Run history (docs/operations.md, "Retention"): `manage.py prune_runs` deletes
-# finished, unpinned runs older than this many days, and past this many per
-# flow (newest kept). 0 turns a limit off.
+# Run history (docs/operations.md, "Retention"): the supervisor (every
+# PRUNE_INTERVAL_SECONDS) and `manage.py prune_runs` delete finished, unpinned
+# runs older than this many days, and past this many per flow. 0: no limit.
 RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
+PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
 
 # Background runs (DESIGN section 9): Django's tasks framework (the
 # `django-tasks` backport on Django 5.2). `database` keeps the queue in the

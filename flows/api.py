@@ -21,6 +21,7 @@ from flows.api_runs import (
     RunResultSerializer,
     RunSummarySerializer,
 )
+from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
 from flows.engine import run_flow
 from flows.engine.background import enqueue_run
@@ -246,6 +247,8 @@ class FlowViewSet(viewsets.ModelViewSet):
         document = request.data
         check_weir_version(document)
         fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
+        if isinstance(fields.get("nodes"), list):
+            fields["nodes"] = self._with_own_credentials(document, fields["nodes"])
         serializer = self.get_serializer(data=fields)
         try:
             serializer.is_valid(raise_exception=True)
@@ -253,6 +256,22 @@ class FlowViewSet(viewsets.ModelViewSet):
             raise name_node_problems(error, fields.get("nodes")) from None
         serializer.save(owner=request.user)
         return Response(serializer.data, status=201)
+
+    def _with_own_credentials(self, document, nodes: list) -> list:
+        """The nodes with credential references mapped to the importer's own
+        credentials by name and kind; 400 naming those the importer lacks."""
+        imported = import_nodes(
+            nodes, document.get("credentials"), self.request.user.pk
+        )
+        if imported.missing:
+            names = ", ".join(
+                f"{ref['name']} ({ref['kind']})" for ref in imported.missing
+            )
+            raise ValidationFailed(
+                f"Create these credentials first, then import again: {names}.",
+                details={"credentials": imported.missing},
+            )
+        return imported.nodes
 
     def destroy(self, request, *args, **kwargs):
         self.get_object().delete()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from flows.credentials.portable import export_nodes
+
 FORMAT_VERSION = 1
 EXPORTED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")
 
@@ -28,8 +30,8 @@ def export_node_data(node: dict) -> dict:
 
     The one place an export touches node data. Today it blanks the values of
     secret-looking headers of an `http_request` node (a literal `Authorization:
-    Bearer ...` typed into the node); credential references (a later change) map
-    here to `{name, kind}` so the importing server can find its own credential.
+    Bearer ...` typed into the node). Credential references become `{name,
+    kind}` in `export_flow`, which needs the owner's credentials.
     """
     data = dict(node.get("data") or {})
     headers = data.get("headers")
@@ -47,14 +49,20 @@ def export_node_data(node: dict) -> dict:
 
 
 def export_flow(flow) -> dict:
-    """The flow as a portable document (`weir_version` first)."""
+    """The flow as a portable document (`weir_version` first).
+
+    Credentials travel by name and kind, never by id or value: `credentials`
+    lists those the flow uses, and a node's `credential_id` becomes
+    `credential: {name, kind}` (flows.credentials.portable). One query.
+    """
     document = {"weir_version": FORMAT_VERSION}
     for field in EXPORTED_FIELDS:
         document[field] = getattr(flow, field)
-    document["nodes"] = [
+    nodes = [
         {**node, "data": export_node_data(node)} if isinstance(node, dict) else node
         for node in flow.nodes
     ]
+    document["nodes"], document["credentials"] = export_nodes(nodes, flow.owner_id)
     return document
 
 

@@ -44,7 +44,7 @@ def test_readiness_is_200_with_each_check_timed_when_all_is_well(anon, settings)
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "sandbox"}
+    assert set(body["checks"]) == {"database", "task_queue", "sandbox"}
     for result in body["checks"].values():
         assert result["status"] == "ok"
         assert isinstance(result["ms"], float) and result["ms"] >= 0
@@ -75,6 +75,19 @@ def test_readiness_is_503_when_redis_is_unreachable(anon, settings, closed_port)
 
 
 @pytest.mark.django_db
+def test_readiness_is_503_when_the_rq_task_queue_is_unreachable(
+    anon, settings, closed_port
+):
+    settings.TASKS_BACKEND = "rq"
+    settings.TASKS_REDIS_URL = f"redis://127.0.0.1:{closed_port}/0"
+
+    response = anon.get("/readyz")
+
+    assert response.status_code == 503
+    assert response.json()["checks"]["task_queue"]["status"] == "fail"
+    assert str(closed_port) not in response.content.decode()
+
+
 def test_readiness_is_503_when_the_database_is_unreachable(
     anon, settings, unreachable_database
 ):

@@ -52,7 +52,9 @@ def test_export_is_the_portable_flow_without_any_secret(api, signed_flow):
         "input_schema",
         "nodes",
         "edges",
+        "credentials",
     ]
+    assert body["credentials"] == []
     assert body["weir_version"] == 1
     assert body["name"] == "Greeter: v2!"
     assert body["description"] == "Says hi."

@@ -1,9 +1,11 @@
 """`manage.py supervise`: the supervisor loop (see flows/engine/supervisor.py).
 
 Runs one pass at start, then one every `SUPERVISE_INTERVAL_SECONDS`, until
-SIGINT or SIGTERM. A pass that fails because the database is away (a restart,
-a failover) is logged and tried again at the next tick: the supervisor must
-outlive the outages it cleans up after.
+SIGINT or SIGTERM. Every `PRUNE_INTERVAL_SECONDS` (and at the first pass) it
+also applies the run retention limits (flows/retention.py), in the same small
+batches as `manage.py prune_runs`. A pass that fails because the database is
+away (a restart, a failover) is logged and tried again at the next tick: the
+supervisor must outlive the outages it cleans up after.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
+from flows import retention
 from flows.engine import supervisor
 
 logger = logging.getLogger("weir.supervisor")
@@ -32,6 +35,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         self.stopping = False
         self.once = options["once"]
+        self.next_prune = 0.0  # at the first pass
         if not options["once"]:
             signal.signal(signal.SIGTERM, self.stop)
             signal.signal(signal.SIGINT, self.stop)
@@ -63,6 +67,20 @@ class Command(BaseCommand):
                 f"Stranded runs: {done.interrupted} interrupted, "
                 f"{done.requeued} resumed, {done.cancelled} cancelled."
             )
+        if time.monotonic() >= self.next_prune:
+            self.prune()
+
+    def prune(self) -> None:
+        self.next_prune = time.monotonic() + settings.PRUNE_INTERVAL_SECONDS
+        try:
+            report = retention.prune()
+        except DatabaseError:
+            logger.warning("Pruning failed; retrying next interval", exc_info=True)
+            connection.close()
+            return
+        deleted = report.runs_by_age + report.runs_by_count
+        if deleted or self.once:
+            self.stdout.write(f"Pruned {deleted} runs past the retention limits.")
 
     def stop(self, signum, frame) -> None:
         self.stopping = True

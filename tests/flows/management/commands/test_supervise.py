@@ -43,6 +43,22 @@ def test_once_makes_one_pass_and_exits():
     assert "1 interrupted, 0 resumed, 0 cancelled" in out.getvalue()
 
 
+@pytest.mark.django_db
+def test_a_pass_prunes_runs_past_the_retention_limit(settings):
+    settings.RUN_RETENTION_DAYS = 30
+    old = FlowRunFactory(status=FlowRun.Status.SUCCEEDED)
+    FlowRun.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timedelta(days=31)
+    )
+    recent = FlowRunFactory(status=FlowRun.Status.SUCCEEDED)
+    out = StringIO()
+
+    call_command("supervise", "--once", stdout=out)
+
+    assert list(FlowRun.objects.values_list("pk", flat=True)) == [recent.pk]
+    assert "Pruned 1 runs past the retention limits." in out.getvalue()
+
+
 @needs_postgres
 def test_the_loop_keeps_finding_stranded_runs(processes):
     supervisor = processes.supervisor()
