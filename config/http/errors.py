@@ -139,26 +139,26 @@ class UnsupportedMediaType(ApiError):
     default_detail = "The request body must be application/json."
 
 
-class Throttled(ApiError):
-    status_code = 429
-    default_code = "throttled"
-    default_detail = "Too many requests; try again later."
+class RetryLater(ApiError):
+    """An error that tells the client when to try again (`Retry-After`)."""
 
     def __init__(self, retry_after: float, message=None):
         seconds = max(1, math.ceil(retry_after))
         super().__init__(message, headers={"Retry-After": str(seconds)})
 
 
-class Unavailable(ApiError):
+class Throttled(RetryLater):
+    status_code = 429
+    default_code = "throttled"
+    default_detail = "Too many requests; try again later."
+
+
+class Unavailable(RetryLater):
     """503: the server is at capacity (or briefly without a dependency); retry."""
 
     status_code = 503
     default_code = "unavailable"
     default_detail = "The server is busy; try again shortly."
-
-    def __init__(self, retry_after: float, message=None):
-        seconds = max(1, math.ceil(retry_after))
-        super().__init__(message, headers={"Retry-After": str(seconds)})
 
 
 class UpstreamError(ApiError):
