@@ -114,6 +114,15 @@ class Execution:
                     self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
+        except (OperationalError, InterfaceError):
+            # The database went away mid-run (a restart): not the flow's fault.
+            # The run stays `running`; once its lease expires the supervisor
+            # resumes a background run after its last stored step, or marks a
+            # synchronous one `interrupted`.
+            logger.warning("Run %s lost the database mid-run", self.run.id)
+            connection.close()
+            self.leave_to_supervisor()
+            return self.run
         except Exception:
             logger.exception("Run %s failed inside the engine", self.run.id)
             status = FlowRun.Status.FAILED

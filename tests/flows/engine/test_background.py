@@ -103,3 +103,39 @@ def test_a_run_cancelled_while_queued_is_never_executed(flow):
     run.refresh_from_db()
     assert (run.status, run.error["code"]) == ("cancelled", "cancelled")
     assert not run.steps.exists()
+
+
+@pytest.mark.django_db(transaction=True)  # the engine closes the lost connection
+def test_a_run_that_loses_the_database_mid_run_is_left_for_the_supervisor(
+    flow, monkeypatch
+):
+    """A restart cuts a step write: the run is not `failed` (the flow did
+    nothing wrong); it stays `running` with what was stored, to be resumed."""
+    from django.db import OperationalError
+
+    from flows.engine import store
+
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+    write_steps = store.write_steps
+    calls = []
+
+    def cut_after_two_writes(steps, **kwargs):
+        calls.append(len(steps))
+        if len(calls) > 2:
+            raise OperationalError("server closed the connection unexpectedly")
+        return write_steps(steps, **kwargs)
+
+    monkeypatch.setattr(store, "write_steps", cut_after_two_writes)
+    background.execute_queued(str(run.id))
+
+    run.refresh_from_db()
+    assert run.status == "running"
+    assert run.error is None
+    assert list(run.steps.values_list("node_id", flat=True)) == ["trigger", "first"]
+
+    monkeypatch.setattr(store, "write_steps", write_steps)
+    FlowRun.objects.filter(pk=run.pk).update(status="queued")  # as the supervisor does
+    assert background.execute_queued(str(run.id)) == "succeeded"
+    run.refresh_from_db()
+    assert run.results["last"] == {"seen": 2}
+    assert run.steps.count() == 4
