@@ -45,8 +45,13 @@ ENV = {
     "WEIR_TESTING": "0",
     "WEIR_ENV_FILE": "/dev/null",
     "SECRET_KEY": "bench-" + "k" * 60,
+    "CREDENTIALS_KEY": "YmVuY2gta2V5LWJlbmNoLWtleS1iZW5jaC1rZXktMDE=",
     "WEBHOOK_RATE_LIMIT": "100000000/min",
     "LOG_LEVEL": "WARNING",
+    # Latency under pruning, not admission refusals: every thread may run the flow.
+    "SYNC_RUNS_PER_PROCESS": "4",
+    "SYNC_RUNS_PER_OWNER": "4",
+    "SYNC_RUNS_PER_FLOW": "4",
     "DJANGO_SETTINGS_MODULE": "config.settings",
 }
 
@@ -63,17 +68,17 @@ with connection.cursor() as c:
     c.execute('''
         INSERT INTO flows_flowrun (id, flow_id, flow_version, trigger, status, input,
             results, request_meta, created_at, started_at, finished_at, duration_ms,
-            pinned)
+            pinned, delivery_id, attempts, background, cancel_requested)
         SELECT gen_random_uuid(), %s, 1, 'webhook', 'succeeded', '{{"name": "Ada"}}',
             '{{"greet": {{"greeting": "hi Ada"}}}}', '{{}}',
             now() - (interval '300 days') * (i::float / %s) - interval '1 hour',
-            now(), now(), 2.0, false
+            now(), now(), 2.0, false, '', 1, false, false
         FROM generate_series(1, %s) AS i''', [flow.id, {RUNS}, {RUNS}])
     c.execute('''
         INSERT INTO flows_runstep (run_id, position, node_id, node_type, node_name,
-            status, output, logs, duration_ms)
+            status, output, logs, duration_ms, handle)
         SELECT r.id, s.position, s.node_id, s.node_type, '', 'succeeded',
-            '{{"greeting": "hi Ada"}}', '[]', 0.5
+            '{{"greeting": "hi Ada"}}', '[]', 0.5, ''
         FROM flows_flowrun r,
             (VALUES (0, 'trigger', 'webhook'), (1, 'greet', 'code'))
             AS s(position, node_id, node_type)''')

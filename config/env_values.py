@@ -22,6 +22,21 @@ def count(env, name: str, default: int) -> int:
     return int(text)
 
 
+def share(env, name: str, default: float) -> float:
+    """A fraction above 0 and at most 1 from the environment, or start-up stops."""
+    text = env.str(name, default=str(default)).strip()
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise ImproperlyConfigured(
+            f"{name} must be a number above 0 and at most 1 (0.25 is a quarter), "
+            f"not {text!r}."
+        )
+    return value
+
+
 def derived_int(env, name: str, default: int) -> int:
     """An integer setting whose default follows another; empty means the default."""
     return env.int(name) if env.str(name, default="") else default

@@ -129,6 +129,14 @@ def test_a_malformed_retention_setting_stops_start_up_with_a_clear_message(name,
     assert repr(value) in result.stderr
 
 
+@pytest.mark.parametrize("value", ["0", "1.5", "half"])
+def test_a_prune_work_share_outside_0_to_1_stops_start_up(value):
+    result = manage("check", env={**PRODUCTION_ENV, "PRUNE_WORK_SHARE": value})
+
+    assert result.returncode != 0
+    assert "PRUNE_WORK_SHARE must be a number above 0 and at most 1" in result.stderr
+
+
 def test_an_unknown_log_format_stops_start_up():
     result = manage("check", env={**PRODUCTION_ENV, "LOG_FORMAT": "xml"})
 

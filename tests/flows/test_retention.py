@@ -114,3 +114,53 @@ def test_deletes_go_in_batches_of_the_given_size(alice_flow, limits):
     assert surviving(*runs) == set()
     # Three batches (2, 2, 1), each deleting steps and then runs.
     assert len(deletes) == 6
+
+
+class FakeClock:
+    """Each batch seems to take `batch` seconds; sleeps are recorded, not slept."""
+
+    def __init__(self, batch: float):
+        self.now, self.batch, self.slept = 0.0, batch, []
+
+    def monotonic(self) -> float:
+        self.now += self.batch  # read once at a batch's start, once at its end
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 6))
+
+
+def test_the_prune_rests_so_it_works_only_its_share_of_the_time(
+    alice_flow, limits, monkeypatch
+):
+    runs = [run_aged(alice_flow, 40 + i) for i in range(5)]
+    clock = FakeClock(batch=0.2)
+    monkeypatch.setattr(retention, "time", clock)
+
+    retention.prune(batch_size=2, work_share=0.25)
+
+    # Three batches (2, 2, 1); after each, three times as long as it took.
+    assert clock.slept == [0.6, 0.6, 0.6]
+    assert surviving(*runs) == set()
+
+
+def test_the_work_share_defaults_to_the_setting_and_a_pause_is_a_floor(
+    alice_flow, limits, monkeypatch
+):
+    limits.PRUNE_WORK_SHARE = 1.0  # full speed: no rest but the pause
+    run_aged(alice_flow, 40)
+    clock = FakeClock(batch=0.2)
+    monkeypatch.setattr(retention, "time", clock)
+
+    retention.prune(batch_size=2, pause=0.05)
+
+    assert clock.slept == [0.05]
+
+
+def test_prune_runs_refuses_a_work_share_outside_0_to_1(alice_flow, limits):
+    from django.core.management import CommandError, call_command
+
+    run = run_aged(alice_flow, 40)
+    with pytest.raises(CommandError, match="--work-share must be above 0"):
+        call_command("prune_runs", "--work-share", "0")
+    assert surviving(run) == {run.pk}

@@ -8,7 +8,7 @@ deletes what has become too old since the last.
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from flows import retention
 
@@ -35,13 +35,28 @@ class Command(BaseCommand):
             "--pause",
             type=float,
             default=0.0,
-            help="Seconds to sleep between batches (default 0).",
+            help="Seconds to sleep between batches, at least (default 0).",
+        )
+        parser.add_argument(
+            "--work-share",
+            type=float,
+            default=None,
+            help="Share of the time spent deleting, 0-1; it sleeps the rest "
+            "(default: the PRUNE_WORK_SHARE setting, 0.25).",
         )
 
-    def handle(self, *args, dry_run, batch_size, pause, verbosity, **options):
+    def handle(
+        self, *args, dry_run, batch_size, pause, work_share, verbosity, **options
+    ):
+        if work_share is not None and not 0 < work_share <= 1:
+            raise CommandError("--work-share must be above 0 and at most 1.")
         progress = self.stdout.write if verbosity > 1 else (lambda line: None)
         report = retention.prune(
-            dry_run=dry_run, batch_size=batch_size, pause=pause, progress=progress
+            dry_run=dry_run,
+            batch_size=batch_size,
+            pause=pause,
+            work_share=work_share,
+            progress=progress,
         )
         verb = "Would delete" if dry_run else "Deleted"
         self.stdout.write(
