@@ -84,6 +84,8 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
             "flow_data": flow_data,
             "node_kinds": node_kinds_for_palette(),
             "response_modes": Flow.ResponseMode.choices,
+            "run_statuses": FlowRun.Status.choices,
+            "run_triggers": FlowRun.Trigger.choices,
         },
     )
 

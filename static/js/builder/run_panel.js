@@ -2,12 +2,14 @@
 import { api } from "../api.js";
 import { container, flow, isDirty } from "./context.js";
 import { $, h, showText } from "./dom.js";
+import { followRun, stopFollowing } from "./live_run.js";
 import { paintCanvas, renderRun, RUN_CLASSES, stepsOf } from "./run_view.js";
 import { save } from "./save.js";
 import { showTab } from "./tabs.js";
 
 export const runInput = $("run-input");
 export const runButton = $("run-button");
+const runInBackground = $("run-background");
 
 export function parseRunInput() {
   const text = runInput.value.trim();
@@ -42,6 +44,11 @@ export async function runFlow() {
     result.replaceChildren(h("p", { class: "form-error", text: "The flow could not be saved, so it did not run. See the message above the canvas." }));
     return;
   }
+  stopFollowing();
+  if (runInBackground.checked) {
+    await startBackgroundRun(input, result);
+    return;
+  }
   runButton.disabled = true;
   const started = performance.now();
   const progress = $("run-progress");
@@ -72,6 +79,23 @@ export async function runFlow() {
   } finally {
     clearInterval(ticker);
     progress.hidden = true;
+    runButton.disabled = false;
+  }
+}
+
+/** Queue the run for a worker (202), then follow it live with a Cancel button. */
+async function startBackgroundRun(input, result) {
+  runButton.disabled = true;
+  result.replaceChildren(h("p", { class: "muted", text: "Queueing the run…" }));
+  try {
+    const queued = await api("POST", `/api/flows/${flow.id}/run`, input, { Prefer: "respond-async" });
+    runButton.disabled = false;
+    await followRun(result, queued.run_id);
+  } catch (error) {
+    paintCanvas([]);
+    result.replaceChildren(h("div", { class: "run-error", role: "alert" },
+      h("strong", { text: "The run could not start" }), h("div", { text: error.message })));
+  } finally {
     runButton.disabled = false;
   }
 }
