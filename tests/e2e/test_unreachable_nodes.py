@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import expect
 
 from flows.models import FlowRun
-from tests.e2e.pages import canvas_node, open_builder
+from tests.e2e.pages import canvas_node, connect, open_builder
 from tests.factories import FlowFactory
 from tests.flows.graphs import code, edge, trigger
 
@@ -46,4 +46,32 @@ def test_running_a_flow_with_an_unconnected_node_skips_it_and_says_why(
     expect(page.locator(".timeline-step.status-skipped")).to_contain_text(
         "no path from a trigger node leads to this node"
     )
+    assert page_errors == []
+
+
+def test_an_unconnected_node_is_greyed_with_a_warning_until_it_is_connected(
+    alice_page, live_url, alice, page_errors
+):
+    page = alice_page
+    nodes = [trigger(), code("greet", "return 1;"), code("draft", "return 2;")]
+    for item, (x, y) in zip(nodes, ((40, 60), (300, 60), (300, 260)), strict=True):
+        item["position"] = {"x": x, "y": y}
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "greet")])
+    open_builder(page, live_url, flow)
+    draft, greet = canvas_node(page, "Draft"), canvas_node(page, "Greet")
+
+    expect(draft).to_have_class(re.compile("unreachable"))
+    expect(draft.get_by_role("note")).to_have_text(
+        "Not connected to a trigger: skipped when the flow runs"
+    )
+    expect(greet).not_to_have_class(re.compile("unreachable"))
+
+    connect(page, greet, draft)
+
+    expect(draft).not_to_have_class(re.compile("unreachable"))
+    expect(draft.get_by_role("note")).to_have_count(0)
+
+    page.keyboard.press("Control+z")  # undoing the connection greys it again
+
+    expect(draft).to_have_class(re.compile("unreachable"))
     assert page_errors == []
