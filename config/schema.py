@@ -49,6 +49,12 @@ GRAPH_NODES = {
                 "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
             },
             "data": {"type": "object", "description": "Checked per node type."},
+            "wait": {
+                "type": "string",
+                "enum": ["all", "any"],
+                "description": "Run once every incoming edge fired (`all`, the "
+                "default) or once one has (`any`: merging branches).",
+            },
         },
         "required": ["id", "type"],
     },

@@ -17,6 +17,9 @@ from flows.nodes import get_kind
 
 MAX_ID_LENGTH = 100
 MAX_NAME_LENGTH = 200
+# A node's `wait`: "all" runs it once every incoming edge from a node that ran
+# has fired; "any" once at least one has (merging the branches of a condition).
+WAIT_MODES = ("all", "any")
 
 
 class GraphErrors:
@@ -111,6 +114,8 @@ def _check_nodes(nodes: list, errors: GraphErrors) -> dict[str, dict]:
             and _is_number(position.get("y"))
         ):
             errors.node(index, "position", "Position must be {x: number, y: number}.")
+        if node.get("wait", "all") not in WAIT_MODES:
+            errors.node(index, "wait", 'Wait must be "all" or "any".')
         data = node.get("data", {})
         if not isinstance(data, dict):
             errors.node(index, "data", "Data must be an object.")

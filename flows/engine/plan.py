@@ -8,6 +8,7 @@ reaches is skipped with `UNREACHABLE`, never run).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from flows.graph import reachable_from_triggers, topological_order
 from flows.models import Flow, FlowRun
@@ -63,6 +64,30 @@ def plan(flow: Flow) -> list[PlannedNode]:
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")
     return [nodes[node_id] for node_id in order]
+
+
+def is_ready(planned: PlannedNode, fired: set[int]) -> bool:
+    """Whether the node runs: every incoming edge fired, or with `wait: any`,
+    at least one (a node without incoming edges is a trigger: always)."""
+    ready = any if planned.node.get("wait") == "any" else all
+    return not planned.incoming or ready(index in fired for index in planned.incoming)
+
+
+def upstream_output(
+    planned: PlannedNode, edges: list[dict], fired: set[int], results: dict
+) -> Any:
+    """`prev` for the node: its upstream node's output, or an object keyed by
+    node id when there are several. With `wait: any`, only the first upstream
+    node (in execution order) whose edge to it fired."""
+    sources = [edges[index]["source"] for index in planned.incoming]
+    if planned.node.get("wait") == "any":
+        came = {edges[index]["source"] for index in planned.incoming if index in fired}
+        sources = [node_id for node_id in results if node_id in came][:1]
+    if not sources:
+        return None
+    if len(set(sources)) == 1:
+        return results.get(sources[0])
+    return {source: results.get(source) for source in dict.fromkeys(sources)}
 
 
 def _invalid(node_id, message: str) -> RunStopped:

@@ -3,22 +3,21 @@
 Nodes run in topological order (ties keep the order of the flow's node list).
 Only nodes a path of edges leads to from a trigger run; any other node is
 `skipped` with the reason `unreachable` and cannot fail the run.
-A node runs when every incoming edge has fired; an edge fires when its source
-node succeeded and, for a branching node, left through the handle it chose. A
-node with an incoming edge that did not fire is `skipped`, and its own edges do
-not fire. The first failing node ends the run.
+A node runs when every incoming edge has fired (with `wait: any`, when one
+has); an edge fires when its source node succeeded and, for a branching node,
+left through the handle it chose. A node that does not run is `skipped` and
+fires no edge. The first failing node ends the run.
 
 Persistence: the run row is inserted `running` (a run started here is never
 waiting in a queue), then updated once with its final state. Step rows are
 buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
 during a long run), because a row per node would cost more than the engine
-itself; a crash mid-run therefore leaves a visibly `running` run for
-the supervisor to resume or mark `interrupted` once its lease expires.
+itself; a crash mid-run leaves a `running` run for the supervisor to resume or
+mark `interrupted` once its lease expires.
 
-What is stored must be storable (flows/storable.py): a run's input and every
-node's output are checked, and a final write that still fails (a flow deleted
-mid-run, a database refusing a value) ends the run `failed` rather than
-leaving it `running` (see `Execution.finish`).
+What is stored must be storable (flows/storable.py): input and outputs are
+checked, and a final write that still fails (a flow deleted mid-run, a value
+refused) ends the run `failed`, never `running` (see `Execution.finish`).
 """
 
 from __future__ import annotations
@@ -36,7 +35,14 @@ from flows.engine import lease, store
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.logged import logged_as_node, logged_as_run
-from flows.engine.plan import UNREACHABLE, PlannedNode, RunStopped, plan
+from flows.engine.plan import (
+    UNREACHABLE,
+    PlannedNode,
+    RunStopped,
+    is_ready,
+    plan,
+    upstream_output,
+)
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext, NodeError
 from flows.storable import Unstorable, check_storable, storable_text
@@ -158,7 +164,7 @@ class Execution:
                 node, RunStep.Status.SKIPPED, error=UNREACHABLE | {"node_id": node_id}
             )
             return
-        if not all(index in self.fired for index in planned.incoming):
+        if not is_ready(planned, self.fired):
             self.record(node, RunStep.Status.SKIPPED)
             return
         if lease.is_cancelled(self.run.id):
@@ -235,13 +241,7 @@ class Execution:
                 self.fired.add(index)
 
     def prev(self, planned: PlannedNode) -> Any:
-        """The upstream output; an object keyed by node id when there are several."""
-        sources = [self.flow.edges[index]["source"] for index in planned.incoming]
-        if not sources:
-            return None
-        if len(set(sources)) == 1:
-            return self.results.get(sources[0])
-        return {source: self.results.get(source) for source in dict.fromkeys(sources)}
+        return upstream_output(planned, self.flow.edges, self.fired, self.results)
 
     def record(
         self,

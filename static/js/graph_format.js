@@ -79,6 +79,17 @@ export function drawflowNode(dfId, record, kind, position) {
  * DESIGN.md graph -> {importData for editor.import(), records: Map(dfId -> record)}.
  * Drawflow ids are "1".."n" in node order.
  */
+/** Node-level settings beside `data` (DESIGN.md 6), kept as the API gave them. */
+export const NODE_SETTINGS = ["wait"];
+
+export function settingsOf(node) {
+  const settings = {};
+  for (const key of NODE_SETTINGS) {
+    if (node[key] !== undefined && node[key] !== null) settings[key] = structuredClone(node[key]);
+  }
+  return settings;
+}
+
 export function graphToDrawflow(graph, kinds) {
   const data = {};
   const records = new Map();
@@ -90,6 +101,7 @@ export function graphToDrawflow(graph, kinds) {
       type: node.type,
       name: node.name ?? "",
       data: node.data ?? {},
+      ...settingsOf(node),
     };
     const position = node.position || { x: 40 + index * 240, y: 80 };
     const dfId = dfIdOf.get(node.id);
@@ -130,6 +142,7 @@ export function drawflowToGraph(exported, records, kinds, previousEdges = []) {
       name: record.name,
       position: { x: Math.round(entry.pos_x), y: Math.round(entry.pos_y) },
       data: record.data,
+      ...settingsOf(record),
     });
     nodeDfIds.push(String(entry.id));
   }

@@ -61,8 +61,10 @@ def test_an_unconnected_node_is_greyed_with_a_warning_until_it_is_connected(
     draft, greet = canvas_node(page, "Draft"), canvas_node(page, "Greet")
 
     expect(draft).to_have_class(re.compile("unreachable"))
-    expect(draft.get_by_role("note")).to_have_text(
-        "Not connected to a trigger: skipped when the flow runs"
+    warning = draft.get_by_role("note")
+    expect(warning).to_have_text("⚠ Not connected to a trigger")
+    expect(warning).to_have_attribute(
+        "title", "Not connected to a trigger: skipped when the flow runs"
     )
     expect(greet).not_to_have_class(re.compile("unreachable"))
 

@@ -268,3 +268,17 @@ def test_an_unknown_webhook_response_mode_is_refused(api, alice_flow):
     assert response.json()["error"]["code"] == "validation_error"
     alice_flow.refresh_from_db()
     assert alice_flow.webhook_response_mode == "completed"
+
+
+def test_a_node_wait_other_than_all_or_any_is_a_field_error(api, alice_flow):
+    nodes = [*alice_flow.nodes]
+    nodes[1] = {**nodes[1], "wait": "first"}
+
+    response = api.patch(f"/api/flows/{alice_flow.id}", {"nodes": nodes}, format="json")
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert error["details"]["nodes"] == [
+        {"index": 1, "field": "wait", "message": 'Wait must be "all" or "any".'}
+    ]

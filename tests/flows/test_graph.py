@@ -202,3 +202,13 @@ def test_reachable_from_triggers_follows_edges_from_the_trigger_only():
 
 def test_reachable_from_triggers_is_empty_without_a_trigger():
     assert reachable_from_triggers([node("a")], []) == set()
+
+
+def test_wait_must_be_all_or_any():
+    nodes = [node("a", wait="all"), node("b", wait="any"), node("c", wait="some")]
+
+    details = validate_graph(nodes, []).as_details()
+
+    assert details["nodes"] == [
+        {"index": 2, "field": "wait", "message": 'Wait must be "all" or "any".'}
+    ]

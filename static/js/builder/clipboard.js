@@ -6,7 +6,7 @@
 // node; their layout is kept where there is room.
 //
 // What is copied: the nodes picked with Shift+click or Ctrl+A, plus the selected one.
-import { kindOf } from "../graph_format.js";
+import { kindOf, settingsOf } from "../graph_format.js";
 import { container, currentGraph, editor, kinds, nodeElement, records, state } from "./context.js";
 import { addNode } from "./canvas.js";
 import { typingInField } from "./dom.js";
@@ -83,6 +83,7 @@ export function insertGraph(graph) {
     taken.push([spot.x, spot.y]);
     const data = node.data && typeof node.data === "object" ? structuredClone(node.data) : undefined;
     const dfId = addNode(node.type, spot, { exact: true, name: node.name || null, data, select: false });
+    Object.assign(records.get(dfId), settingsOf(node));
     if (!dfIdOf.has(node.id)) dfIdOf.set(node.id, dfId);
   });
   for (const edge of graph.edges) {

@@ -1,6 +1,6 @@
 // Selection and the inspector: the selected node's form, built from its kind's
 // declared fields, and edits written back into the node's record.
-import { kindClass, kindOf, nodeHtml } from "../graph_format.js";
+import { kindClass, kindOf, NODE_SETTINGS, nodeHtml } from "../graph_format.js";
 import { fieldsFor } from "../node_forms.js";
 import { container, editor, kinds, markChanged, nodeElement, records, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
@@ -26,9 +26,18 @@ export function selectNode(dfId, { fromCanvas = false } = {}) {
   if (state.selected) showTab("inspector");
 }
 
+// The merge setting every node with inputs has (DESIGN.md 6, docs/engine.md).
+const WAIT_FIELD = {
+  path: "wait",
+  label: "Runs when",
+  widget: "select",
+  options: ["all", "any"],
+  help: "all: once every incoming connection has fired (a node fed by both branches of a condition is skipped). any: once one has; use it to merge branches.",
+};
+
 export function setPath(record, path, value) {
-  if (path === "name") {
-    record.name = value;
+  if (path === "name" || NODE_SETTINGS.includes(path)) {
+    record[path] = value;
     return;
   }
   const key = path.slice("data.".length);
@@ -37,7 +46,7 @@ export function setPath(record, path, value) {
 }
 
 export function getPath(record, path) {
-  if (path === "name") return record.name;
+  if (path === "name" || NODE_SETTINGS.includes(path)) return record[path];
   if (path === "data") return record.data;
   return record.data?.[path.slice("data.".length)];
 }
@@ -85,6 +94,7 @@ export function renderInspector() {
   const kind = kindOf(kinds, record.type);
   const errors = state.nodeErrors.get(dfId) || [];
   const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
+  if (!kind.is_trigger) fields.push(WAIT_FIELD);
   const placed = new Set();
 
   inspector.append(

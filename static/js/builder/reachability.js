@@ -36,8 +36,12 @@ export function markUnreachable() {
     element.classList.toggle("unreachable", off);
     let warning = element.querySelector(".node-warning");
     if (off && !warning) {
-      warning = h("div", { class: "node-warning", role: "note", text: UNREACHABLE_TEXT });
-      (element.querySelector(".node-card") || element).append(warning);
+      // Above the node, outside its box: placement counts on a fixed node size.
+      warning = h("div", {
+        class: "node-warning", role: "note", title: UNREACHABLE_TEXT, "aria-label": UNREACHABLE_TEXT,
+        text: "⚠ Not connected to a trigger",
+      });
+      element.append(warning);
     } else if (!off && warning) {
       warning.remove();
     }
