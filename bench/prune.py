@@ -76,9 +76,9 @@ with connection.cursor() as c:
         FROM generate_series(1, %s) AS i''', [flow.id, {RUNS}, {RUNS}])
     c.execute('''
         INSERT INTO flows_runstep (run_id, position, node_id, node_type, node_name,
-            status, output, logs, duration_ms, handle)
+            status, output, logs, duration_ms, handle, attempts)
         SELECT r.id, s.position, s.node_id, s.node_type, '', 'succeeded',
-            '{{"greeting": "hi Ada"}}', '[]', 0.5, ''
+            '{{"greeting": "hi Ada"}}', '[]', 0.5, '', '[]'
         FROM flows_flowrun r,
             (VALUES (0, 'trigger', 'webhook'), (1, 'greet', 'code'))
             AS s(position, node_id, node_type)''')

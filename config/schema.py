@@ -55,6 +55,20 @@ GRAPH_NODES = {
                 "description": "Run once every incoming edge fired (`all`, the "
                 "default) or once one has (`any`: merging branches).",
             },
+            "retry": {
+                "type": "object",
+                "description": "Retries of a failing node (docs/engine.md).",
+                "properties": {
+                    "max_attempts": {"type": "integer", "minimum": 1, "maximum": 10},
+                    "backoff": {"type": "string", "enum": ["fixed", "exponential"]},
+                    "delay_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+                    "on": {
+                        "type": "array",
+                        "items": {"type": ["string", "integer"]},
+                        "description": "Error codes and HTTP statuses (503, 5xx).",
+                    },
+                },
+            },
         },
         "required": ["id", "type"],
     },

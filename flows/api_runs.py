@@ -33,6 +33,7 @@ class RunStepSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "duration",
+            "attempts",
         ]
 
 

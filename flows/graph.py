@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 
 from flows.nodes import get_kind
+from flows.retry import retry_problems
 
 MAX_ID_LENGTH = 100
 MAX_NAME_LENGTH = 200
@@ -116,6 +117,8 @@ def _check_nodes(nodes: list, errors: GraphErrors) -> dict[str, dict]:
             errors.node(index, "position", "Position must be {x: number, y: number}.")
         if node.get("wait", "all") not in WAIT_MODES:
             errors.node(index, "wait", 'Wait must be "all" or "any".')
+        for field, message in retry_problems(node.get("retry")):
+            errors.node(index, field, message)
         data = node.get("data", {})
         if not isinstance(data, dict):
             errors.node(index, "data", "Data must be an object.")

@@ -313,6 +313,12 @@ class RunStep(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
+    attempts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="With a retry policy, every attempt: attempt, status, "
+        "duration_ms and, for a failed one, its error.",
+    )
 
     class Meta:
         ordering = ["run", "position"]

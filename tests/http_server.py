@@ -46,6 +46,11 @@ class Handler(BaseHTTPRequestHandler):
                 json.dumps(echo).encode(),
                 extra=[("X-Echo-Auth", self.headers.get("Authorization") or "")],
             )
+        elif parts.path == "/flaky":
+            # 503 for the first `fail` calls, then 200: a service coming back.
+            seen = sum(1 for hit in self.server.hits if hit.startswith("/flaky"))
+            failing = seen <= int(query.get("fail", ["2"])[0])
+            self.reply(503 if failing else 200, b'{"call": %d}' % seen)
         elif parts.path == "/big":
             self.reply(200, b"x" * 5000, "text/plain")
         elif parts.path == "/slow":

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import lease, store
+from flows.engine.attempts import attempt_node
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.logged import logged_as_node, logged_as_run
@@ -44,7 +45,7 @@ from flows.engine.plan import (
     upstream_output,
 )
 from flows.models import Flow, FlowRun, RunStep
-from flows.nodes import NodeContext, NodeError
+from flows.nodes import NodeContext
 from flows.storable import Unstorable, check_storable, storable_text
 
 logger = logging.getLogger("weir.engine")
@@ -59,16 +60,6 @@ INTERRUPTED = {
     "message": "The run was interrupted (its process stopped, or the database "
     "was unreachable, mid-run).",
 }
-
-
-def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
-    """A node's failure as a NodeError; anything unexpected is a logged bug."""
-    if isinstance(exception, NodeError):
-        return exception
-    logger.error("Node %s of run %s raised", node_id, run.id, exc_info=exception)
-    return NodeError(
-        "internal_error", "The node failed unexpectedly; the error has been logged."
-    )
 
 
 class Execution:
@@ -202,43 +193,43 @@ class Execution:
         )
         started_at = timezone.now()
         clock = time.perf_counter()
-        try:
-            output = self.redactor.redact(planned.kind.run(data, ctx))
-            self.budget.check_output(output)
-        except Exception as exception:
-            failure = as_node_error(exception, self.run, node_id)
-            error = {
+        outcome = attempt_node(
+            planned,
+            data,
+            ctx,
+            run=self.run,
+            deadline=self.deadline,
+            check=self.checked_output,
+            describe=lambda failure: {
                 "node_id": node_id,
                 "code": failure.code,
                 "message": storable_text(self.redactor.text(failure.message)),
-            }
-            self.record(
-                node,
-                RunStep.Status.FAILED,
-                ctx=ctx,
-                error=error,
-                started_at=started_at,
-                clock=clock,
-            )
-            status = (
-                FlowRun.Status.TIMED_OUT if failure.timed_out else FlowRun.Status.FAILED
-            )
-            raise RunStopped(status, error) from failure
+            },
+        )
+        timing = {"started_at": started_at, "clock": clock}
+        if outcome.failure is not None:
+            failed = RunStep.Status.FAILED
+            timing["attempts"] = outcome.attempts
+            self.record(node, failed, ctx=ctx, error=outcome.error, **timing)
+            status = FlowRun.Status.FAILED
+            if outcome.failure.timed_out:
+                status = FlowRun.Status.TIMED_OUT
+            raise RunStopped(status, outcome.error) from outcome.failure
+        output = outcome.output
         self.results[node_id] = output
         if planned.kind.sets_response:  # only a node that succeeded answers
             self.run.response = output
-        self.record(
-            node,
-            RunStep.Status.SUCCEEDED,
-            ctx=ctx,
-            output=output,
-            started_at=started_at,
-            clock=clock,
-        )
+        timing["attempts"] = outcome.attempts
+        self.record(node, RunStep.Status.SUCCEEDED, ctx=ctx, output=output, **timing)
         branching = planned.kind.output_handles != (None,)
         for index, handle in planned.outgoing:
             if not branching or handle == ctx.handle:
                 self.fired.add(index)
+
+    def checked_output(self, output: Any) -> Any:
+        output = self.redactor.redact(output)
+        self.budget.check_output(output)
+        return output
 
     def prev(self, planned: PlannedNode) -> Any:
         return upstream_output(planned, self.flow.edges, self.fired, self.results)
@@ -253,6 +244,7 @@ class Execution:
         error: dict | None = None,
         started_at=None,
         clock: float | None = None,
+        attempts: list | None = None,
     ) -> None:
         redact = self.redactor.text
         logs = [storable_text(redact(line)) for line in ctx.logs] if ctx else []
@@ -274,6 +266,7 @@ class Execution:
                 "started_at": started_at,
                 "finished_at": timezone.now() if started_at else None,
                 "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
+                "attempts": attempts or [],
             }
         )
         if self.step_by_step or time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:

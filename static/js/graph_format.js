@@ -80,7 +80,7 @@ export function drawflowNode(dfId, record, kind, position) {
  * Drawflow ids are "1".."n" in node order.
  */
 /** Node-level settings beside `data` (DESIGN.md 6), kept as the API gave them. */
-export const NODE_SETTINGS = ["wait"];
+export const NODE_SETTINGS = ["wait", "retry"];
 
 export function settingsOf(node) {
   const settings = {};

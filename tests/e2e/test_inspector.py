@@ -127,7 +127,9 @@ def test_each_kind_added_from_the_palette_shows_the_form_it_declares(
         inspector = page.locator("#inspector")
         expect(inspector.locator(".inspector-kind")).to_have_text(kind.label)
         labels = ["Node name"] + [field.label for field in kind.form_fields]
-        labels += [] if kind.is_trigger else ["Runs when"]  # every node with inputs
+        if not kind.is_trigger:  # every node with inputs merges and retries
+            labels += ["Runs when", "Attempts", "Backoff"]
+            labels += ["Wait before retrying (ms)", "Retry on"]
         expect(inspector.locator(".field > .field-label")).to_have_text(labels)
     method = page.locator("#inspector").get_by_label("Method")
     page.locator(".drawflow-node.kind-http_request").click()

@@ -208,3 +208,20 @@ def test_a_body_that_is_not_json_is_unsupported(api, alice_flow):
     assert response.status_code == 415
     assert response.json()["error"]["code"] == "unsupported_media_type"
     assert not FlowRun.objects.exists()
+
+
+def test_a_run_shows_each_attempt_of_a_node_that_retried(api, alice):
+    boom = {**code("boom", "throw new Error('flaky');"), "retry": {"max_attempts": 2}}
+    nodes, edges = chain(trigger(), boom)
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
+
+    response = api.get(f"/api/runs/{run.id}")
+
+    assert response.status_code == 200
+    step = next(s for s in response.json()["steps"] if s["node_id"] == "boom")
+    assert [(a["attempt"], a["status"]) for a in step["attempts"]] == [
+        (1, "failed"),
+        (2, "failed"),
+    ]
+    assert "flaky" in step["attempts"][1]["error"]["message"]

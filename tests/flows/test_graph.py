@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.test import override_settings
 
 from flows.graph import reachable_from_triggers, topological_order, validate_graph
@@ -212,3 +213,60 @@ def test_wait_must_be_all_or_any():
     assert details["nodes"] == [
         {"index": 2, "field": "wait", "message": 'Wait must be "all" or "any".'}
     ]
+
+
+@pytest.mark.parametrize(
+    ("retry", "field", "message"),
+    [
+        ("often", "retry", "Retry must be an object like {max_attempts: 3}."),
+        ({"tries": 3}, "retry", "Unknown retry settings: tries."),
+        (
+            {"max_attempts": 0},
+            "retry.max_attempts",
+            "Attempts must be a whole number 1-10.",
+        ),
+        (
+            {"max_attempts": 11},
+            "retry.max_attempts",
+            "Attempts must be a whole number 1-10.",
+        ),
+        (
+            {"max_attempts": True},
+            "retry.max_attempts",
+            "Attempts must be a whole number 1-10.",
+        ),
+        (
+            {"backoff": "linear"},
+            "retry.backoff",
+            'Backoff must be "fixed" or "exponential".',
+        ),
+        ({"delay_ms": -1}, "retry.delay_ms", "The delay must be 0-60000 milliseconds."),
+        (
+            {"delay_ms": 60001},
+            "retry.delay_ms",
+            "The delay must be 0-60000 milliseconds.",
+        ),
+        ({"on": "503"}, "retry.on", "Retry on must be a list of up to 20 items."),
+        (
+            {"on": [503, "Bad Gateway!"]},
+            "retry.on",
+            "'Bad Gateway!' is neither an error code (like http_error) nor an HTTP "
+            "status (like 503 or 5xx).",
+        ),
+    ],
+)
+def test_each_bad_retry_setting_is_a_field_error(retry, field, message):
+    details = validate_graph([node("a", retry=retry)], []).as_details()
+
+    assert details["nodes"] == [{"index": 0, "field": field, "message": message}]
+
+
+def test_a_full_retry_setting_is_valid():
+    retry = {
+        "max_attempts": 10,
+        "backoff": "exponential",
+        "delay_ms": 0,
+        "on": [503, "5xx", "http_error"],
+    }
+
+    assert validate_graph([node("a", retry=retry)], []).as_details() == {}

@@ -1,12 +1,13 @@
 // Selection and the inspector: the selected node's form, built from its kind's
 // declared fields, and edits written back into the node's record.
-import { kindClass, kindOf, NODE_SETTINGS, nodeHtml } from "../graph_format.js";
+import { kindClass, kindOf, nodeHtml } from "../graph_format.js";
 import { fieldsFor } from "../node_forms.js";
 import { container, editor, kinds, markChanged, nodeElement, records, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
 import { fieldWidget } from "./widgets.js";
+import { getSetting, isSetting, RETRY_FIELDS, setSetting, WAIT_FIELD } from "./node_settings.js";
 
 export const inspector = $("inspector");
 
@@ -26,18 +27,13 @@ export function selectNode(dfId, { fromCanvas = false } = {}) {
   if (state.selected) showTab("inspector");
 }
 
-// The merge setting every node with inputs has (DESIGN.md 6, docs/engine.md).
-const WAIT_FIELD = {
-  path: "wait",
-  label: "Runs when",
-  widget: "select",
-  options: ["all", "any"],
-  help: "all: once every incoming connection has fired (a node fed by both branches of a condition is skipped). any: once one has; use it to merge branches.",
-};
-
 export function setPath(record, path, value) {
-  if (path === "name" || NODE_SETTINGS.includes(path)) {
-    record[path] = value;
+  if (path === "name") {
+    record.name = value;
+    return;
+  }
+  if (isSetting(path)) {
+    setSetting(record, path, value);
     return;
   }
   const key = path.slice("data.".length);
@@ -46,7 +42,8 @@ export function setPath(record, path, value) {
 }
 
 export function getPath(record, path) {
-  if (path === "name" || NODE_SETTINGS.includes(path)) return record[path];
+  if (path === "name") return record.name;
+  if (isSetting(path)) return getSetting(record, path);
   if (path === "data") return record.data;
   return record.data?.[path.slice("data.".length)];
 }
@@ -94,7 +91,7 @@ export function renderInspector() {
   const kind = kindOf(kinds, record.type);
   const errors = state.nodeErrors.get(dfId) || [];
   const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
-  if (!kind.is_trigger) fields.push(WAIT_FIELD);
+  if (!kind.is_trigger) fields.push(WAIT_FIELD, ...RETRY_FIELDS);
   const placed = new Set();
 
   inspector.append(
@@ -111,6 +108,19 @@ export function renderInspector() {
   const general = h("ul", { class: "field-error-list", role: "alert" });
   inspector.append(general);
 
+  const groups = new Map(); // a <details> per field group, open when in use
+  const placeIn = (field, wrapper) => {
+    if (!field.group) return inspector.append(wrapper);
+    if (!groups.has(field.group)) {
+      const details = h("details", { class: "field-group" }, h("summary", { text: field.group }));
+      groups.set(field.group, details);
+      inspector.append(details);
+    }
+    const details = groups.get(field.group);
+    details.append(wrapper);
+    if (getPath(record, field.path) !== undefined || wrapper.classList.contains("invalid")) details.open = true;
+  };
+
   fields.forEach((field, index) => {
     const inputId = `field-${index}`;
     const wrapper = h("div", { class: "field", "data-field": field.path });
@@ -125,7 +135,7 @@ export function renderInspector() {
       wrapper.classList.add("invalid");
       showText(errorBox, mine.map((error) => error.message).join(" "));
     }
-    inspector.append(wrapper);
+    placeIn(field, wrapper);
   });
 
   for (const error of errors) {

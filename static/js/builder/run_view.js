@@ -48,6 +48,13 @@ export function errorText(error) {
   return [error.code, error.message].filter(Boolean).join(": ");
 }
 
+/** "Attempt 1 failed: http_status: …", "Attempt 2 succeeded" (a node that retried). */
+export function attemptList(attempts) {
+  return h("ol", { class: "step-attempts", "aria-label": "Attempts" }, attempts.map((attempt) =>
+    h("li", { class: `status-${attempt.status}`, text: `Attempt ${attempt.attempt} ${attempt.status}` +
+      (attempt.error ? `: ${errorText(attempt.error)}` : "") + ` (${formatDuration(attempt.duration_ms)})` })));
+}
+
 export function renderRun(target, run, steps) {
   const status = run.status || (run.success ? "succeeded" : "failed");
   const duration = run.duration ?? run.duration_ms;
@@ -77,6 +84,7 @@ export function renderRun(target, run, steps) {
         h("span", { class: "muted", text: step.status === "skipped" ? "" : formatDuration(stepDuration(step)) })),
     );
     if (step.error) item.append(h("div", { class: "step-error", text: errorText(step.error) }));
+    if (step.attempts?.length > 1) item.append(attemptList(step.attempts));
     if (step.logs && step.logs.length) {
       item.append(h("div", { class: "step-label", text: "Logs" }),
         h("pre", { class: "step-logs", text: step.logs.map((line) => (typeof line === "string" ? line : prettyJson(line))).join("\n") }));
