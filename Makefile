@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune clean credentials-key
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune bench-scale clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,10 @@ bench-metrics: $(VENV)/.installed
 
 bench-prune: $(VENV)/.installed
 	$(PY) bench/prune.py
+
+# Needs wrk and npm (Node-RED is installed from npm into a temporary folder).
+bench-scale: $(VENV)/.installed
+	$(PY) bench/scale.py
 
 clean:
 	rm -rf $(VENV) staticfiles
