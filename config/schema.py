@@ -55,6 +55,11 @@ GRAPH_NODES = {
                 "description": "Run once every incoming edge fired (`all`, the "
                 "default) or once one has (`any`: merging branches).",
             },
+            "error_output": {
+                "type": "boolean",
+                "description": "Adds the `error` output handle: a failure flows "
+                "out there and the run goes on.",
+            },
             "retry": {
                 "type": "object",
                 "description": "Retries of a failing node (docs/engine.md).",

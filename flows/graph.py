@@ -21,6 +21,16 @@ MAX_NAME_LENGTH = 200
 # A node's `wait`: "all" runs it once every incoming edge from a node that ran
 # has fired; "any" once at least one has (merging the branches of a condition).
 WAIT_MODES = ("all", "any")
+# A node with `error_output: true` has this extra handle: after a failure (its
+# retries spent) the error flows out there and the run goes on (docs/engine.md).
+ERROR_HANDLE = "error"
+
+
+def output_handles(node: dict, kind) -> tuple:
+    """The handles an edge may leave `node` from."""
+    if node.get("error_output") is True:
+        return (*kind.output_handles, ERROR_HANDLE)
+    return kind.output_handles
 
 
 class GraphErrors:
@@ -117,6 +127,8 @@ def _check_nodes(nodes: list, errors: GraphErrors) -> dict[str, dict]:
             errors.node(index, "position", "Position must be {x: number, y: number}.")
         if node.get("wait", "all") not in WAIT_MODES:
             errors.node(index, "wait", 'Wait must be "all" or "any".')
+        if node.get("error_output", False) not in (True, False):
+            errors.node(index, "error_output", "Error output must be true or false.")
         for field, message in retry_problems(node.get("retry")):
             errors.node(index, field, message)
         data = node.get("data", {})
@@ -171,8 +183,9 @@ def _check_edges(
         if source_kind is None or target_kind is None:
             continue  # the node's own "Unknown node type" error says why
         handle = edge.get("sourceHandle")
-        if handle not in source_kind.output_handles:
-            allowed = [h for h in source_kind.output_handles if h is not None]
+        handles = output_handles(nodes_by_id[source], source_kind)
+        if handle not in handles:
+            allowed = [h for h in handles if h is not None]
             hint = f"one of {', '.join(allowed)}" if allowed else "null"
             errors.edge(
                 index,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flows.graph import reachable_from_triggers, topological_order
+from flows.graph import ERROR_HANDLE, reachable_from_triggers, topological_order
 from flows.models import Flow, FlowRun
 from flows.nodes import NodeKind, get_kind
 
@@ -64,6 +64,19 @@ def plan(flow: Flow) -> list[PlannedNode]:
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")
     return [nodes[node_id] for node_id in order]
+
+
+def edges_to_fire(planned: PlannedNode, handle: str | None) -> list[int]:
+    """Indexes of the node's outgoing edges that fire when it leaves through
+    `handle`: a branching node's chosen handle, `ERROR_HANDLE` after a failure
+    its error output catches, else `None` (every ordinary edge)."""
+    branching = planned.kind.output_handles != (None,)
+    return [
+        index
+        for index, edge_handle in planned.outgoing
+        if edge_handle == handle
+        or (handle is None and not branching and edge_handle != ERROR_HANDLE)
+    ]
 
 
 def is_ready(planned: PlannedNode, fired: set[int]) -> bool:

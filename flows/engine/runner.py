@@ -40,10 +40,12 @@ from flows.engine.plan import (
     UNREACHABLE,
     PlannedNode,
     RunStopped,
+    edges_to_fire,
     is_ready,
     plan,
     upstream_output,
 )
+from flows.graph import ERROR_HANDLE
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
 from flows.storable import Unstorable, check_storable, storable_text
@@ -136,15 +138,15 @@ class Execution:
     def replay(self, planned: PlannedNode) -> None:
         """A node a previous attempt stored: take its output, fire its edges."""
         row = self.done[planned.node["id"]]
+        if row["status"] == "failed" and planned.node.get("error_output") is True:
+            self.results[planned.node["id"]] = row["error"]
+            self.fired.update(edges_to_fire(planned, ERROR_HANDLE))
         if row["status"] != RunStep.Status.SUCCEEDED:
             return  # skipped; a failed step would have ended that attempt
         self.results[planned.node["id"]] = row["output"]
         if planned.kind.sets_response:
             self.run.response = row["output"]
-        branching = planned.kind.output_handles != (None,)
-        for index, handle in planned.outgoing:
-            if not branching or handle == (row["handle"] or None):
-                self.fired.add(index)
+        self.fired.update(edges_to_fire(planned, row["handle"] or None))
 
     @logged_as_node
     def step(self, planned: PlannedNode) -> None:
@@ -211,6 +213,11 @@ class Execution:
             failed = RunStep.Status.FAILED
             timing["attempts"] = outcome.attempts
             self.record(node, failed, ctx=ctx, error=outcome.error, **timing)
+            if node.get("error_output") is True and time.monotonic() < self.deadline:
+                # The error flows out of the node's error handle; the run goes on.
+                self.results[node_id] = outcome.error
+                self.fired.update(edges_to_fire(planned, ERROR_HANDLE))
+                return
             status = FlowRun.Status.FAILED
             if outcome.failure.timed_out:
                 status = FlowRun.Status.TIMED_OUT
@@ -221,10 +228,7 @@ class Execution:
             self.run.response = output
         timing["attempts"] = outcome.attempts
         self.record(node, RunStep.Status.SUCCEEDED, ctx=ctx, output=output, **timing)
-        branching = planned.kind.output_handles != (None,)
-        for index, handle in planned.outgoing:
-            if not branching or handle == ctx.handle:
-                self.fired.add(index)
+        self.fired.update(edges_to_fire(planned, ctx.handle))
 
     def checked_output(self, output: Any) -> Any:
         output = self.redactor.redact(output)

@@ -32,6 +32,14 @@ export function kindClass(type) {
   return "kind-" + String(type).replace(/[^a-z0-9_]/gi, "");
 }
 
+/**
+ * The node's output handles: its kind's, then "error" when the node enables its
+ * error output (docs/engine.md): that port is the last one, drawn red.
+ */
+export function handlesOf(kind, record) {
+  return record?.error_output === true ? [...kind.output_handles, "error"] : kind.output_handles;
+}
+
 /** The node's inner HTML on the canvas, built only from escaped values. */
 export function nodeHtml(record, kind) {
   const name = record.name || kind.label;
@@ -49,10 +57,10 @@ export function nodeHtml(record, kind) {
   );
 }
 
-function portsFor(kind) {
+function portsFor(kind, record) {
   const inputs = kind.is_trigger ? {} : { input_1: { connections: [] } };
   const outputs = {};
-  kind.output_handles.forEach((handle, index) => {
+  handlesOf(kind, record).forEach((handle, index) => {
     outputs[`output_${index + 1}`] = { connections: [] };
   });
   return { inputs, outputs };
@@ -60,12 +68,12 @@ function portsFor(kind) {
 
 /** A new Drawflow node entry (used by import and by "add node"). */
 export function drawflowNode(dfId, record, kind, position) {
-  const { inputs, outputs } = portsFor(kind);
+  const { inputs, outputs } = portsFor(kind, record);
   return {
     id: Number(dfId),
     name: kindClass(record.type),
     data: {},
-    class: kindClass(record.type),
+    class: kindClass(record.type) + (record.error_output === true ? " with-error-output" : ""),
     html: nodeHtml(record, kind),
     typenode: false,
     inputs,
@@ -80,7 +88,7 @@ export function drawflowNode(dfId, record, kind, position) {
  * Drawflow ids are "1".."n" in node order.
  */
 /** Node-level settings beside `data` (DESIGN.md 6), kept as the API gave them. */
-export const NODE_SETTINGS = ["wait", "retry"];
+export const NODE_SETTINGS = ["wait", "retry", "error_output"];
 
 export function settingsOf(node) {
   const settings = {};
@@ -113,7 +121,7 @@ export function graphToDrawflow(graph, kinds) {
     const target = dfIdOf.get(edge.target);
     if (!source || !target) continue;
     const kind = kindOf(kinds, records.get(source).type);
-    const portIndex = kind.output_handles.indexOf(edge.sourceHandle ?? null);
+    const portIndex = handlesOf(kind, records.get(source)).indexOf(edge.sourceHandle ?? null);
     const output = `output_${portIndex + 1}`;
     if (portIndex < 0 || !data[target].inputs.input_1) continue;
     data[source].outputs[output].connections.push({ node: target, output: "input_1" });
@@ -157,7 +165,7 @@ export function drawflowToGraph(exported, records, kinds, previousEdges = []) {
     const source = records.get(String(entry.id));
     const kind = kindOf(kinds, source.type);
     for (const [output, port] of Object.entries(entry.outputs)) {
-      const handle = kind.output_handles[Number(output.split("_")[1]) - 1] ?? null;
+      const handle = handlesOf(kind, source)[Number(output.split("_")[1]) - 1] ?? null;
       for (const connection of port.connections) {
         const target = records.get(String(connection.node));
         if (!target) continue;

@@ -128,7 +128,7 @@ def test_each_kind_added_from_the_palette_shows_the_form_it_declares(
         expect(inspector.locator(".inspector-kind")).to_have_text(kind.label)
         labels = ["Node name"] + [field.label for field in kind.form_fields]
         if not kind.is_trigger:  # every node with inputs merges and retries
-            labels += ["Runs when", "Attempts", "Backoff"]
+            labels += ["Runs when", "Error output", "Attempts", "Backoff"]
             labels += ["Wait before retrying (ms)", "Retry on"]
         expect(inspector.locator(".field > .field-label")).to_have_text(labels)
     method = page.locator("#inspector").get_by_label("Method")

@@ -63,7 +63,7 @@ export function uniqueName(wanted) {
  * default to the kind's label (made unique) and its default data; `exact`
  * places it at `position` as is, otherwise at the nearest free spot in view.
  */
-export function addNode(type, position, { exact = false, name = null, data = null, select = true } = {}) {
+export function addNode(type, position, { exact = false, name = null, data = null, settings = {}, select = true } = {}) {
   const kind = kindOf(kinds, type);
   const existing = new Set([...records.values()].map((record) => record.id));
   const record = {
@@ -71,6 +71,7 @@ export function addNode(type, position, { exact = false, name = null, data = nul
     type,
     name: uniqueName(name || kind.label),
     data: data ?? defaultData(kind),
+    ...settings,
   };
   const { x, y } = exact ? { x: Math.round(position.x), y: Math.round(position.y) } : freeSpot(position);
   const entry = drawflowNode("0", record, kind, { x, y });

@@ -6,7 +6,7 @@
 // node; their layout is kept where there is room.
 //
 // What is copied: the nodes picked with Shift+click or Ctrl+A, plus the selected one.
-import { kindOf, settingsOf } from "../graph_format.js";
+import { handlesOf, kindOf, settingsOf } from "../graph_format.js";
 import { container, currentGraph, editor, kinds, nodeElement, records, state } from "./context.js";
 import { addNode } from "./canvas.js";
 import { typingInField } from "./dom.js";
@@ -82,15 +82,16 @@ export function insertGraph(graph) {
     const spot = freeSpot(wanted, { taken });
     taken.push([spot.x, spot.y]);
     const data = node.data && typeof node.data === "object" ? structuredClone(node.data) : undefined;
-    const dfId = addNode(node.type, spot, { exact: true, name: node.name || null, data, select: false });
-    Object.assign(records.get(dfId), settingsOf(node));
+    const settings = settingsOf(node);
+    const dfId = addNode(node.type, spot, { exact: true, name: node.name || null, data, settings, select: false });
     if (!dfIdOf.has(node.id)) dfIdOf.set(node.id, dfId);
   });
   for (const edge of graph.edges) {
     const source = dfIdOf.get(edge.source);
     const target = dfIdOf.get(edge.target);
     if (!source || !target) continue;
-    const handle = kindOf(kinds, records.get(source).type).output_handles.indexOf(edge.sourceHandle ?? null);
+    const record = records.get(source);
+    const handle = handlesOf(kindOf(kinds, record.type), record).indexOf(edge.sourceHandle ?? null);
     if (handle < 0 || kindOf(kinds, records.get(target).type).is_trigger) continue;
     editor.addConnection(source, target, `output_${handle + 1}`, "input_1");
   }

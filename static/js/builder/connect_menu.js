@@ -1,7 +1,7 @@
 // The inspector's Connections menu: the keyboard way to connect and disconnect.
 // For each output of the selected node it lists where its edges go (each with a
 // Disconnect button) and offers "Connect to" any other node that takes input.
-import { kindOf } from "../graph_format.js";
+import { handlesOf, kindOf } from "../graph_format.js";
 import { editor, kinds, records } from "./context.js";
 import { h } from "./dom.js";
 
@@ -17,7 +17,7 @@ export function connectionsSection(dfId, rerender) {
   const entry = editor.drawflow.drawflow.Home.data[dfId];
   const section = h("fieldset", { class: "connections" }, h("legend", { class: "field-label", text: "Connections" }));
   const targets = [...records].filter(([other, target]) => other !== dfId && !kindOf(kinds, target.type).is_trigger);
-  kind.output_handles.forEach((handle, index) => {
+  handlesOf(kind, record).forEach((handle, index) => {
     const output = `output_${index + 1}`;
     const connected = entry?.outputs[output]?.connections || [];
     const from = handle ? `${handle} output` : "Output";

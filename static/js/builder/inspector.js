@@ -7,7 +7,9 @@ import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
 import { fieldWidget } from "./widgets.js";
-import { getSetting, isSetting, RETRY_FIELDS, setSetting, WAIT_FIELD } from "./node_settings.js";
+import {
+  ERROR_FIELD, getSetting, isSetting, RETRY_FIELDS, setSetting, syncErrorPort, WAIT_FIELD,
+} from "./node_settings.js";
 
 export const inspector = $("inspector");
 
@@ -74,6 +76,7 @@ export function onFieldChange(dfId, path, value, wrapper) {
   if (!record) return;
   setPath(record, path, value);
   if (path === "name") refreshNodeHtml(dfId);
+  if (path === "error_output") syncErrorPort(dfId, record);
   clearFieldErrors(dfId, path);
   const errorBox = wrapper?.querySelector(".field-error");
   if (errorBox) showText(errorBox, "");
@@ -91,7 +94,7 @@ export function renderInspector() {
   const kind = kindOf(kinds, record.type);
   const errors = state.nodeErrors.get(dfId) || [];
   const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
-  if (!kind.is_trigger) fields.push(WAIT_FIELD, ...RETRY_FIELDS);
+  if (!kind.is_trigger) fields.push(WAIT_FIELD, ERROR_FIELD, ...RETRY_FIELDS);
   const placed = new Set();
 
   inspector.append(

@@ -1,6 +1,9 @@
 // Node-level settings beside `data` (DESIGN.md 6): how a node with inputs
-// merges them (`wait`) and how it retries (`retry`). The inspector shows them
-// after the kind's own fields; paths are "wait" and "retry.<key>".
+// merges them (`wait`), how it retries (`retry`) and whether a failure leaves
+// through its red `error` port (`error_output`). The inspector shows them after
+// the kind's own fields; paths are "wait", "error_output" and "retry.<key>".
+import { handlesOf, kindClass, kindOf } from "../graph_format.js";
+import { editor, kinds, nodeElement } from "./context.js";
 
 export const WAIT_FIELD = {
   path: "wait",
@@ -8,6 +11,13 @@ export const WAIT_FIELD = {
   widget: "select",
   options: ["all", "any"],
   help: "all: once every incoming connection has fired (a node fed by both branches of a condition is skipped). any: once one has; use it to merge branches.",
+};
+
+export const ERROR_FIELD = {
+  path: "error_output",
+  label: "Error output",
+  widget: "checkbox",
+  help: "Adds a red error port: when the node fails (after its retries), its error {code, message, node_id} flows out there and the run goes on.",
 };
 
 const RETRY = "Retry on failure";
@@ -24,20 +34,25 @@ export const RETRY_FIELDS = [
 
 /** The form value of a node-level setting, or undefined when `path` is not one. */
 export function getSetting(record, path) {
-  if (path === "wait") return record.wait;
+  if (path === "wait" || path === "error_output") return record[path];
   if (!path.startsWith("retry.")) return undefined;
   const value = record.retry?.[path.slice("retry.".length)];
   return path === "retry.on" && Array.isArray(value) ? value.join(", ") : value;
 }
 
 export function isSetting(path) {
-  return path === "wait" || path.startsWith("retry.");
+  return path === "wait" || path === "error_output" || path.startsWith("retry.");
 }
 
 /** Store a setting; an empty value removes it, and an empty `retry` goes. */
 export function setSetting(record, path, value) {
   if (path === "wait") {
     record.wait = value;
+    return;
+  }
+  if (path === "error_output") {
+    if (value === true) record.error_output = true;
+    else delete record.error_output;
     return;
   }
   const key = path.slice("retry.".length);
@@ -50,4 +65,16 @@ export function setSetting(record, path, value) {
   else retry[key] = value;
   if (Object.keys(retry).length) record.retry = retry;
   else delete record.retry;
+}
+
+/** Give node `dfId` its error port, or take it away (with its connections). */
+export function syncErrorPort(dfId, record) {
+  const entry = editor.drawflow.drawflow.Home.data[dfId];
+  const count = Object.keys(entry.outputs).length;
+  const wanted = handlesOf(kindOf(kinds, record.type), record).length;
+  if (wanted > count) editor.addNodeOutput(dfId);
+  else if (wanted < count) editor.removeNodeOutput(dfId, `output_${count}`);
+  const on = record.error_output === true;
+  entry.class = kindClass(record.type) + (on ? " with-error-output" : "");
+  nodeElement(dfId)?.classList.toggle("with-error-output", on);
 }

@@ -172,6 +172,11 @@ export function fieldWidget(field, value, onChange, wrapper) {
       }).catch(() => {});
       return { element: input, input };
     }
+    case "checkbox": {
+      const input = h("input", { type: "checkbox", onchange: () => onChange(input.checked) });
+      input.checked = value === true;
+      return { element: input, input };
+    }
     default: {
       const input = h("input", { class: field.mono ? "mono" : "", oninput: () => onChange(input.value) });
       input.value = value ?? "";
