@@ -74,6 +74,13 @@ class FlowSerializer(serializers.ModelSerializer):
     webhook_url = serializers.CharField(read_only=True)
     webhook_signed = serializers.SerializerMethodField()
     warnings = serializers.SerializerMethodField()
+    # Another user's flow reads exactly like a missing one.
+    error_flow = serializers.PrimaryKeyRelatedField(
+        queryset=Flow.objects.all(),
+        allow_null=True,
+        required=False,
+        error_messages={"does_not_exist": "No flow of yours has this id."},
+    )
 
     class Meta:
         model = Flow
@@ -89,6 +96,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_signed",
             "warnings",
             "webhook_response_mode",
+            "error_flow",
             "version",
             "created_at",
             "updated_at",
@@ -116,6 +124,21 @@ class FlowSerializer(serializers.ModelSerializer):
             and isinstance(node.get("data"), dict)
             and own_hook in str(node["data"].get("url", ""))
         ]
+
+    def validate_error_flow(self, value):
+        """One of the same owner's flows, and not this one."""
+        if value is None:
+            return value
+        owner_id = (
+            self.instance.owner_id if self.instance else self.context["request"].user.pk
+        )
+        if value.owner_id != owner_id:
+            raise serializers.ValidationError("No flow of yours has this id.")
+        if self.instance is not None and value.pk == self.instance.pk:
+            raise serializers.ValidationError(
+                "A flow cannot be its own error flow: its failure would start it."
+            )
+        return value
 
     def validate_input_schema(self, value):
         if not isinstance(value, dict):

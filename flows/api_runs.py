@@ -77,6 +77,10 @@ class RunSerializer(RunSummarySerializer):
     """One run with its input, results, response and every step."""
 
     steps = RunStepSerializer(many=True, read_only=True)
+    error_of = serializers.UUIDField(
+        source="error_of_id", read_only=True, allow_null=True
+    )
+    error_runs = serializers.SerializerMethodField()
 
     class Meta(RunSummarySerializer.Meta):
         fields = [
@@ -85,6 +89,15 @@ class RunSerializer(RunSummarySerializer):
             "results",
             "response",
             "steps",
+            "error_of",
+            "error_runs",
+        ]
+
+    def get_error_runs(self, run) -> list[str]:
+        """Ids of the error-flow runs this run's failure started (oldest first)."""
+        return [
+            str(pk)
+            for pk in run.error_runs.order_by("created_at").values_list("pk", flat=True)
         ]
 
 

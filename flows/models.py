@@ -61,6 +61,15 @@ class Flow(models.Model):
         help_text="When the webhook answers; a request may ask for "
         "`Prefer: respond-async` either way.",
     )
+    error_flow = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="On failure, run this flow (one of the same owner's, not this "
+        "one) with trigger `error` and input {run_id, flow_id, node_id, error}.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -152,6 +161,7 @@ class FlowRun(models.Model):
         WEBHOOK = "webhook"
         AGENT = "agent"
         SCHEDULE = "schedule"
+        ERROR = "error"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -185,6 +195,14 @@ class FlowRun(models.Model):
         default=dict,
         blank=True,
         help_text="Safe facts about the triggering HTTP request (never cookies).",
+    )
+    error_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="error_runs",
+        help_text="For a run of an error flow: the failed run it handles.",
     )
     delivery_id = models.CharField(
         max_length=256,

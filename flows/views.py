@@ -84,6 +84,10 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
             "flow_data": flow_data,
             "node_kinds": node_kinds_for_palette(),
             "response_modes": Flow.ResponseMode.choices,
+            "error_flow_choices": Flow.objects.for_user(request.user)
+            .exclude(pk=flow.pk)
+            .order_by("name")
+            .only("id", "name"),
             "run_statuses": FlowRun.Status.choices,
             "run_triggers": FlowRun.Trigger.choices,
         },
@@ -118,6 +122,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "flow": run.flow,
             "steps": steps,
             "input_json": pretty_json(run.input),
+            "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
         },

@@ -20,7 +20,7 @@ from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
 from flows.retry import policy_of
 
-logger = logging.getLogger("flows.engine")
+logger = logging.getLogger("weir.engine")
 
 
 def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:

@@ -62,6 +62,7 @@ def enqueue_run(
     *,
     request_meta: dict | None = None,
     delivery_id: str = "",
+    error_of: FlowRun | None = None,
 ) -> FlowRun:
     """Store a `queued` background run of `flow`, then enqueue its execution.
 
@@ -78,7 +79,9 @@ def enqueue_run(
             raise DeliveryExists(existing)
     try:
         with transaction.atomic():
-            run = _create_queued(flow, input, trigger, request_meta, delivery_id)
+            run = _create_queued(
+                flow, input, trigger, request_meta, delivery_id, error_of
+            )
     except IntegrityError:  # another copy of the delivery stored it first
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         raise DeliveryExists(existing) from None
@@ -86,7 +89,9 @@ def enqueue_run(
     return run
 
 
-def _create_queued(flow, input, trigger, request_meta, delivery_id) -> FlowRun:
+def _create_queued(
+    flow, input, trigger, request_meta, delivery_id, error_of=None
+) -> FlowRun:
     return FlowRun.objects.create(
         flow=flow,
         flow_version=flow.version,
@@ -96,6 +101,7 @@ def _create_queued(flow, input, trigger, request_meta, delivery_id) -> FlowRun:
         input=input,
         request_meta=request_meta or {},
         delivery_id=delivery_id,
+        error_of=error_of,
         lease_expires_at=queued_lease(),
     )
 

@@ -45,6 +45,7 @@ from flows.engine.plan import (
     plan,
     upstream_output,
 )
+from flows.engine.signals import run_ended
 from flows.graph import ERROR_HANDLE
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
@@ -133,6 +134,7 @@ class Execution:
         finally:
             lease.release(self.run.id)
         self.finish(status, error)
+        run_ended.send(sender=FlowRun, run=self.run)
         return self.run
 
     def replay(self, planned: PlannedNode) -> None:

@@ -4,6 +4,7 @@
 // graph_format.nodeHtml() (escaped) for Drawflow's innerHTML.
 import "./builder/canvas.js";
 import { refreshEmptyHint, renderSaveState } from "./builder/context.js";
+import "./builder/error_flow_panel.js";
 import "./builder/history.js";
 import "./builder/keyboard.js";
 import { labelNodes } from "./builder/keyboard_access.js";

@@ -1,0 +1,10 @@
+"""Signals the engine sends; receivers must never raise into a run.
+
+`run_ended(sender=FlowRun, run=...)`: a run's final state is stored (sent by
+`Execution.execute`). flows/engine/error_flows.py starts error flows from it;
+a signal, because that needs background runs, which import the runner.
+"""
+
+from django.dispatch import Signal
+
+run_ended = Signal()
