@@ -323,6 +323,13 @@ else:
     )
 # How often the supervisor (`manage.py supervise`) looks for stranded runs.
 SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
+# The supervisor looks for due schedule ticks this often (flows/engine/scheduler.py).
+SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
+# A missed tick older than this is "missed" (skipped, or run once); a tick the
+# scheduler sees within it fires normally.
+SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
+# Tests only: a 6th (seconds) cron field, for per-second schedules.
+SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 
 # Webhooks (DESIGN section 7).
 WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)

@@ -1,9 +1,11 @@
 """The flows app's routes under /api/."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from flows.api import FlowViewSet
 from flows.api_runs import RunViewSet
+from flows.api_schedules import SchedulePreviewView
 from flows.credentials.api import CredentialViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -11,4 +13,7 @@ router.register("flows", FlowViewSet, basename="flow")
 router.register("runs", RunViewSet, basename="run")
 router.register("credentials", CredentialViewSet, basename="credential")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("schedules/preview", SchedulePreviewView.as_view(), name="schedule-preview"),
+    *router.urls,
+]

@@ -144,8 +144,14 @@ def _check_nodes(nodes: list, errors: GraphErrors) -> dict[str, dict]:
         if data is not None:
             for problem in kind.validate_data(data):
                 errors.node(index, problem.field, problem.message)
-    for index in triggers[1:]:
-        errors.node(index, "type", "A flow has at most one trigger node.")
+    seen_kinds: set[str] = set()
+    for index in triggers:
+        kind_name = nodes[index].get("type")
+        if kind_name in seen_kinds:
+            errors.node(
+                index, "type", f"A flow has at most one {kind_name} trigger node."
+            )
+        seen_kinds.add(kind_name)
     return by_id
 
 
@@ -233,12 +239,15 @@ def topological_order(
     return order
 
 
-def reachable_from_triggers(nodes: list[dict], edges: list[dict]) -> set[str]:
+def reachable_from_triggers(
+    nodes: list[dict], edges: list[dict], starts: set[str] | None = None
+) -> set[str]:
     """Ids of the trigger nodes and of every node a path of edges leads to from one.
 
     Only these run (DESIGN.md 6); any other node is skipped with a reason, so a
-    node left unconnected on the canvas can never fail a run. Edges pointing at
-    unknown nodes are ignored here (the validator reports them).
+    node left unconnected on the canvas can never fail a run. `starts` limits
+    the triggers followed to these ids (the ones the run started from). Edges
+    pointing at unknown nodes are ignored here (the validator reports them).
     """
     outgoing: dict[str, list[str]] = {}
     for edge in edges:
@@ -247,6 +256,7 @@ def reachable_from_triggers(nodes: list[dict], edges: list[dict]) -> set[str]:
         node["id"]
         for node in nodes
         if getattr(get_kind(node.get("type")), "is_trigger", False)
+        and (starts is None or node["id"] in starts)
     ]
     reached = set(stack)
     while stack:

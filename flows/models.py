@@ -61,6 +61,10 @@ class Flow(models.Model):
         help_text="When the webhook answers; a request may ask for "
         "`Prefer: respond-async` either way.",
     )
+    # Kept by save(): the scheduler reads only flows with a schedule trigger, and
+    # each one's last look (flows/engine/scheduler.py).
+    has_schedule = models.BooleanField(default=False, db_index=True, editable=False)
+    schedule_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
     error_flow = models.ForeignKey(
         "self",
         null=True,
@@ -86,6 +90,15 @@ class Flow(models.Model):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        self.has_schedule = any(
+            isinstance(node, dict) and node.get("type") == "schedule"
+            for node in self.nodes or []
+        )
+        if not self.has_schedule:
+            self.schedule_checked_at = None  # a schedule added later starts afresh
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("flows:builder", args=[self.id])

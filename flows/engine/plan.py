@@ -21,13 +21,37 @@ UNREACHABLE = {
 }
 
 
+OTHER_TRIGGER = {
+    "code": "other_trigger",
+    "message": "Skipped: this run started from another trigger.",
+}
+
+
+def starting_triggers(nodes: list[dict], trigger: str | None) -> set[str] | None:
+    """Ids of the trigger nodes a run with this trigger starts from.
+
+    A schedule run starts at the schedule node; any other run (webhook, manual,
+    agent, error) at the webhook node, or, in a flow with no webhook node, at
+    its schedule node (a manual run of a scheduled flow). None: every trigger.
+    """
+    if trigger is None:
+        return None
+    by_type: dict[str, set[str]] = {}
+    for node in nodes:
+        by_type.setdefault(node.get("type"), set()).add(node.get("id"))
+    if trigger == FlowRun.Trigger.SCHEDULE and "schedule" in by_type:
+        return by_type["schedule"]
+    return by_type.get("webhook") or by_type.get("schedule") or None
+
+
 @dataclass
 class PlannedNode:
     node: dict
     kind: NodeKind
     incoming: list[int]  # indexes of edges that must fire
     outgoing: list[tuple[int, str | None]]  # (edge index, source handle)
-    reachable: bool = True  # a path of edges leads here from a trigger
+    reachable: bool = True  # a path of edges leads here from the run's trigger
+    skip_error: dict | None = None  # why it is skipped whatever happens
 
 
 class RunStopped(Exception):
@@ -39,15 +63,19 @@ class RunStopped(Exception):
         self.error = error
 
 
-def plan(flow: Flow) -> list[PlannedNode]:
-    """The nodes in execution order with their edges; RunStopped if not runnable."""
+def plan(flow: Flow, trigger: str | None = None) -> list[PlannedNode]:
+    """The nodes in execution order with their edges; RunStopped if not runnable.
+
+    `trigger` (the run's) picks the trigger node the run starts from
+    (`starting_triggers`); nodes only another trigger leads to are unreachable."""
     nodes: dict[str, PlannedNode] = {}
     for node in flow.nodes:
         kind = get_kind(node.get("type"))
         if kind is None:
             raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
         nodes[node["id"]] = PlannedNode(node, kind, [], [])
-    reachable = reachable_from_triggers(flow.nodes, flow.edges)
+    starts = starting_triggers(flow.nodes, trigger)
+    reachable = reachable_from_triggers(flow.nodes, flow.edges, starts)
     links = []
     for index, edge in enumerate(flow.edges):
         source, target = nodes.get(edge.get("source")), nodes.get(edge.get("target"))
@@ -60,6 +88,10 @@ def plan(flow: Flow) -> list[PlannedNode]:
         links.append((edge["source"], edge["target"]))
     for node_id, planned in nodes.items():
         planned.reachable = node_id in reachable
+        if planned.kind.is_trigger and not planned.reachable:
+            planned.skip_error = OTHER_TRIGGER
+        elif not planned.reachable:
+            planned.skip_error = UNREACHABLE
     order = topological_order(nodes, links)
     if len(order) != len(nodes):
         raise _invalid(None, "The flow has a cycle.")

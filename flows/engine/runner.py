@@ -37,7 +37,6 @@ from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.logged import logged_as_node, logged_as_run
 from flows.engine.plan import (
-    UNREACHABLE,
     PlannedNode,
     RunStopped,
     edges_to_fire,
@@ -107,7 +106,7 @@ class Execution:
         status, error = FlowRun.Status.SUCCEEDED, None
         lease.hold(self.run.id)
         try:
-            for planned in plan(self.flow):
+            for planned in plan(self.flow, self.run.trigger):
                 if planned.node["id"] in self.done:
                     self.replay(planned)
                 else:
@@ -154,10 +153,9 @@ class Execution:
     def step(self, planned: PlannedNode) -> None:
         node = planned.node
         node_id = node["id"]
-        if not planned.reachable:
-            self.record(
-                node, RunStep.Status.SKIPPED, error=UNREACHABLE | {"node_id": node_id}
-            )
+        if planned.skip_error:  # unreachable, or a trigger this run did not use
+            error = planned.skip_error | {"node_id": node_id}
+            self.record(node, RunStep.Status.SKIPPED, error=error)
             return
         if not is_ready(planned, self.fired):
             self.record(node, RunStep.Status.SKIPPED)

@@ -23,6 +23,7 @@ from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.response import ResponseNode
+from flows.nodes.schedule import ScheduleNode
 from flows.nodes.transform import TransformNode
 from flows.nodes.webhook import WebhookNode
 
@@ -57,6 +58,7 @@ def get_kind(type_name: str) -> NodeKind | None:
 
 BUILTIN_KINDS: tuple[NodeKind, ...] = (
     WebhookNode(),
+    ScheduleNode(),
     CodeNode(),
     ConditionNode(),
     TransformNode(),

@@ -54,7 +54,7 @@ def test_a_second_trigger_is_marked_on_the_canvas(alice_page, live_url, alice):
         "Webhook 2"
     )
     expect(page.locator("#inspector .field-error-list")).to_contain_text(
-        "A flow has at most one trigger node."
+        "A flow has at most one webhook trigger node."
     )
 
 

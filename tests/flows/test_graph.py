@@ -58,12 +58,26 @@ def test_every_problem_is_reported_at_once():
     ]
 
 
-def test_a_second_trigger_is_refused():
+def test_a_second_trigger_of_the_same_kind_is_refused():
     errors = validate_graph([node("t1", "webhook"), node("t2", "webhook")], [])
 
     assert errors.as_details()["nodes"] == [
-        {"index": 1, "field": "type", "message": "A flow has at most one trigger node."}
+        {
+            "index": 1,
+            "field": "type",
+            "message": "A flow has at most one webhook trigger node.",
+        }
     ]
+
+
+def test_a_webhook_and_a_schedule_trigger_may_share_a_flow():
+    schedule = {
+        "id": "tick",
+        "type": "schedule",
+        "data": {"cron": "0 9 * * *", "timezone": "UTC"},
+    }
+
+    assert validate_graph([node("hook", "webhook"), schedule], []).as_details() == {}
 
 
 def test_cycles_are_refused_naming_their_nodes():

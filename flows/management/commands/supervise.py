@@ -1,8 +1,10 @@
 """`manage.py supervise`: the supervisor loop (see flows/engine/supervisor.py).
 
 Runs one pass at start, then one every `SUPERVISE_INTERVAL_SECONDS`, until
-SIGINT or SIGTERM. Every `PRUNE_INTERVAL_SECONDS` (and at the first pass) it
-also applies the run retention limits (flows/retention.py), in the same small
+SIGINT or SIGTERM; between them, every `SCHEDULE_INTERVAL_SECONDS`, it starts
+the runs of due schedule ticks (flows/engine/scheduler.py). Every
+`PRUNE_INTERVAL_SECONDS` (and at the first pass) it also applies the run
+retention limits (flows/retention.py), in the same small
 batches as `manage.py prune_runs`. A pass that fails because the database is
 away (a restart, a failover) is logged and tried again at the next tick: the
 supervisor must outlive the outages it cleans up after.
@@ -19,7 +21,7 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
 from flows import retention
-from flows.engine import supervisor
+from flows.engine import scheduler, supervisor
 
 logger = logging.getLogger("weir.supervisor")
 
@@ -44,13 +46,19 @@ class Command(BaseCommand):
                 f"Supervising runs every {settings.SUPERVISE_INTERVAL_SECONDS:g} s."
             )
             self.stdout.flush()
+        next_recovery = 0.0
         while True:
-            self.tick()
+            if time.monotonic() >= next_recovery:
+                self.tick()
+                next_recovery = time.monotonic() + settings.SUPERVISE_INTERVAL_SECONDS
+            self.schedule()
             if options["once"] or self.stopping:
                 return
-            deadline = time.monotonic() + settings.SUPERVISE_INTERVAL_SECONDS
+            deadline = time.monotonic() + min(
+                settings.SCHEDULE_INTERVAL_SECONDS, settings.SUPERVISE_INTERVAL_SECONDS
+            )
             while not self.stopping and time.monotonic() < deadline:
-                time.sleep(min(0.2, settings.SUPERVISE_INTERVAL_SECONDS))
+                time.sleep(0.05)
             if self.stopping:
                 return
             close_old_connections()  # drop a connection the database closed
@@ -69,6 +77,17 @@ class Command(BaseCommand):
             )
         if time.monotonic() >= self.next_prune:
             self.prune()
+
+    def schedule(self) -> None:
+        """Start the runs of schedule ticks that are due (flows/engine/scheduler.py)."""
+        try:
+            started = scheduler.schedule_pass()
+        except DatabaseError:
+            logger.warning("Schedule pass failed; retrying next tick", exc_info=True)
+            connection.close()
+            return
+        if started or self.once:
+            self.stdout.write(f"Scheduled runs started: {started}.")
 
     def prune(self) -> None:
         self.next_prune = time.monotonic() + settings.PRUNE_INTERVAL_SECONDS

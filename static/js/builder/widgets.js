@@ -2,6 +2,7 @@
 // Each returns {element, input}: what to insert and what the label points at.
 import { api } from "../api.js";
 import { h, prettyJson, showText } from "./dom.js";
+import { cronWidget, timezoneWidget } from "./schedule_widgets.js";
 
 export function codeEditor(value, onInput) {
   const gutter = h("pre", { class: "gutter", "aria-hidden": "true" });
@@ -172,6 +173,10 @@ export function fieldWidget(field, value, onChange, wrapper) {
       }).catch(() => {});
       return { element: input, input };
     }
+    case "cron":
+      return cronWidget(value, onChange, wrapper);
+    case "timezone":
+      return timezoneWidget(value, onChange);
     case "checkbox": {
       const input = h("input", { type: "checkbox", onchange: () => onChange(input.checked) });
       input.checked = value === true;

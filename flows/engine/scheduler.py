@@ -1,0 +1,94 @@
+"""The scheduler: a pass over the flows with a schedule trigger, made by the
+supervisor every SCHEDULE_INTERVAL_SECONDS (1 s).
+
+Each pass steps each enabled schedule's cron expression from the flow's last
+look (`schedule_checked_at`) to now. A tick seen within SCHEDULE_GRACE_SECONDS
+of its time fires; older ones were missed while nothing ran: dropped (`missed:
+"skip"`, the default), or the latest of them fires once (`"run_once"`). A tick
+fires as a background run (trigger `schedule`, input `{scheduled_for}`) whose
+delivery id is `schedule:<tick>`, unique per flow, so several schedulers racing
+over the same tick start it exactly once. A flow seen for the first time starts
+from now: a new schedule never fires for the past.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from flows.engine.background import enqueue_run
+from flows.engine.deliveries import DeliveryExists
+from flows.models import Flow, FlowRun
+from flows.schedules.cron import cron_problem, previous_tick, ticks, zone_of
+
+logger = logging.getLogger("weir.scheduler")
+
+
+def schedule_node(flow: Flow) -> dict | None:
+    return next(
+        (n for n in flow.nodes if isinstance(n, dict) and n.get("type") == "schedule"),
+        None,
+    )
+
+
+def due_ticks(data: dict, since: datetime, now: datetime) -> list[datetime]:
+    """The ticks of this schedule to fire now, given its last look `since`.
+
+    Only the grace window is stepped through, however long nothing ran, and
+    the latest missed tick (for `run_once`) is found stepping back from it.
+    """
+    cron, zone = data.get("cron"), data.get("timezone", settings.TIME_ZONE)
+    if cron_problem(cron) or zone_of(zone) is None:
+        return []  # refused at save; an old row may still hold one
+    window_start = now - timedelta(seconds=settings.SCHEDULE_GRACE_SECONDS)
+    recent = ticks(cron, zone, max(since, window_start), now)
+    if recent or since >= window_start or data.get("missed") != "run_once":
+        return recent
+    missed = previous_tick(cron, zone, window_start)
+    return [missed] if missed > since else []
+
+
+def fire(flow: Flow, tick: datetime) -> FlowRun | None:
+    """Queue the tick's run; None when another scheduler already did."""
+    when = tick.isoformat().replace("+00:00", "Z")
+    try:
+        return enqueue_run(
+            flow,
+            {"scheduled_for": when},
+            FlowRun.Trigger.SCHEDULE,
+            delivery_id=f"schedule:{when}",
+        )
+    except DeliveryExists:
+        return None
+
+
+def schedule_pass(now: datetime | None = None) -> int:
+    """Fire every due tick; returns how many runs this pass started."""
+    now = now or timezone.now()
+    started = 0
+    flows = Flow.objects.filter(has_schedule=True).only(
+        "id", "owner_id", "version", "nodes", "edges", "schedule_checked_at"
+    )
+    for flow in flows:
+        node = schedule_node(flow)
+        data = (node or {}).get("data") or {}
+        if node is None or data.get("enabled", True) is not True:
+            continue
+        if flow.schedule_checked_at is None:
+            Flow.objects.filter(pk=flow.pk).update(schedule_checked_at=now)
+            continue
+        since = flow.schedule_checked_at
+        due = due_ticks(data, since, now)
+        stale = now - since > timedelta(seconds=settings.SCHEDULE_GRACE_SECONDS)
+        if not due and not stale:
+            continue  # nothing fired, and the last look is still recent
+        for tick in due:
+            try:
+                started += fire(flow, tick) is not None
+            except Exception:  # one flow's trouble must not stop the others
+                logger.exception("Flow %s: the tick %s did not start", flow.pk, tick)
+        Flow.objects.filter(pk=flow.pk).update(schedule_checked_at=now)
+    return started
