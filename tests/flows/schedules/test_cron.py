@@ -87,3 +87,9 @@ def test_an_interval_schedule_keeps_its_interval_through_fall_back():
         "01:30",
         "02:00",
     ]
+
+
+def test_an_overlong_expression_is_refused_before_it_is_parsed():
+    expression = ",".join(str(minute) for minute in range(60)) + " * * * *"
+
+    assert cron_problem(expression) == "A cron expression is at most 120 characters."
