@@ -217,6 +217,12 @@ class FlowRun(models.Model):
         related_name="error_runs",
         help_text="For a run of an error flow: the failed run it handles.",
     )
+    retry_state = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A background run queued again to retry a node later: "
+        "{node_id, attempts} (the attempts made so far).",
+    )
     delivery_id = models.CharField(
         max_length=256,
         blank=True,

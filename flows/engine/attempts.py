@@ -2,9 +2,11 @@
 runs again after a wait, as long as the failure is one the policy covers and
 the run's deadline leaves room for the wait.
 
-The wait is a sleep in the executing thread, synchronous and background runs
-alike (docs/engine.md, "Retries"): it is bounded by the run's deadline, and a
-worker killed while waiting resumes the run at this node (attempt 1 again).
+A synchronous run sleeps through the wait, bounded by the run's deadline. A
+background run with a wait of DEFER_AFTER_SECONDS or more raises `RetryLater`
+instead: the run goes back to the queue to be taken after the wait, and the
+attempts made so far travel with it (`FlowRun.retry_state`), so the worker is
+free meanwhile (docs/engine.md, "Retries").
 """
 
 from __future__ import annotations
@@ -21,6 +23,17 @@ from flows.nodes import NodeContext, NodeError
 from flows.retry import policy_of
 
 logger = logging.getLogger("weir.engine")
+
+# Shorter waits are slept through: re-queueing costs more than they do.
+DEFER_AFTER_SECONDS = 1.0
+
+
+class RetryLater(Exception):
+    """Queue the run again to retry node `node_id` after `wait` seconds."""
+
+    def __init__(self, node_id: str, wait: float, attempts: list[dict]):
+        super().__init__(f"retry {node_id} in {wait:g} s")
+        self.node_id, self.wait, self.attempts = node_id, wait, attempts
 
 
 def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
@@ -51,15 +64,19 @@ def attempt_node(
     deadline: float,
     check: Callable[[Any], Any],
     describe: Callable[[NodeError], dict],
+    prior: list[dict] = (),
+    defer: bool = False,
 ) -> Outcome:
     """Run the node until it succeeds or its policy gives up.
 
     `check` turns a raw output into the stored one (redacted, within budget)
-    or raises; `describe` turns a failure into the stored error.
+    or raises; `describe` turns a failure into the stored error. `prior` are
+    the attempts made before the run was queued again; with `defer`, a long
+    wait raises `RetryLater` instead of sleeping.
     """
     node_id = planned.node["id"]
     policy = policy_of(planned.node)
-    attempts: list[dict] = []
+    attempts: list[dict] = list(prior)
     while True:
         clock = time.perf_counter()
         try:
@@ -81,6 +98,8 @@ def attempt_node(
                 and policy.covers(failure.code)
                 and time.monotonic() + wait < deadline
             ):
+                if defer and wait >= DEFER_AFTER_SECONDS:
+                    raise RetryLater(node_id, wait, attempts) from exception
                 time.sleep(wait)
                 continue
             kept = attempts if policy.max_attempts > 1 else []

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from flows.engine import lease
+from flows.engine.attempts import RetryLater
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution
 from flows.models import Flow, FlowRun, RunStep
@@ -134,8 +135,34 @@ def execute_queued(run_id: str) -> str | None:
     if stored:
         logger.info("Run %s resumes after %d stored step(s)", run_id, len(stored))
     hops = int(run.request_meta.get("hops", 0))  # set by an async webhook
-    Execution(run.flow, run, stored_steps=stored, hops=hops).execute()
+    execution = Execution(
+        run.flow, run, stored_steps=stored, hops=hops, retry_state=run.retry_state
+    )
+    try:
+        execution.execute()
+    except RetryLater as later:
+        return defer_retry(run, later)
     return run.status
+
+
+def defer_retry(run: FlowRun, later: RetryLater) -> str | None:
+    """Queue `run` again to retry a node after its wait; this worker is free
+    meanwhile. Fenced by `attempts` like a final write: a run the supervisor
+    gave to another worker is left alone. Its status, or None if not ours."""
+    run_after = timezone.now() + timedelta(seconds=later.wait)
+    queued = FlowRun.objects.filter(
+        pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
+    ).update(
+        status=FlowRun.Status.QUEUED,
+        retry_state={"node_id": later.node_id, "attempts": later.attempts},
+        # The supervisor re-enqueues it if the task is lost, not before the wait.
+        lease_expires_at=run_after + timedelta(seconds=QUEUED_RECHECK_SECONDS),
+    )
+    if not queued:
+        return None
+    logger.info("Run %s retries %s in %.1f s", run.id, later.node_id, later.wait)
+    execute_run.using(run_after=run_after).enqueue(str(run.id))
+    return FlowRun.Status.QUEUED
 
 
 @task

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import lease, store
-from flows.engine.attempts import attempt_node
+from flows.engine.attempts import RetryLater, attempt_node
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.logged import logged_as_node, logged_as_run
@@ -56,12 +56,6 @@ STEP_FLUSH_SECONDS = 1.0
 
 # How long the final write is retried while the database is unreachable.
 FINAL_WRITE_RETRY_SECONDS = 5.0
-INTERRUPTED = {
-    "node_id": None,
-    "code": "interrupted",
-    "message": "The run was interrupted (its process stopped, or the database "
-    "was unreachable, mid-run).",
-}
 
 
 class Execution:
@@ -76,18 +70,18 @@ class Execution:
         depth: int = 0,
         hops: int = 0,
         stored_steps: list[dict] = (),
+        retry_state: dict | None = None,
     ):
         self.flow = flow
         self.run = run
         self.depth = depth
         self.hops = hops
-        # The owner's credentials, opened only as nodes ask for them; every
-        # value opened is redacted from what this run stores and answers.
+        # The owner's credentials, opened as nodes ask; every value opened is redacted.
         self.secrets = RunSecrets(flow.owner_id)
         self.redactor = self.secrets.redactor
-        # A background run stores each step as it completes, so that a run
-        # whose worker died resumes after its last stored step.
+        # A background run stores each step as it completes, to be resumed.
         self.step_by_step = run.background
+        self.retry_state = retry_state  # a node's attempts before a deferred retry
         self.results: dict[str, Any] = {}
         self.budget = RunBudget()
         self.fired: set[int] = set()
@@ -113,6 +107,8 @@ class Execution:
                     self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
+        except RetryLater:
+            raise  # the caller queues the run again (flows/engine/background.py)
         except (OperationalError, InterfaceError):
             # The database went away mid-run (a restart): not the flow's fault.
             # The run stays `running`; once its lease expires the supervisor
@@ -201,6 +197,8 @@ class Execution:
             ctx,
             run=self.run,
             deadline=self.deadline,
+            prior=self.prior_attempts(node_id),
+            defer=self.step_by_step,
             check=self.checked_output,
             describe=lambda failure: {
                 "node_id": node_id,
@@ -229,6 +227,10 @@ class Execution:
         timing["attempts"] = outcome.attempts
         self.record(node, RunStep.Status.SUCCEEDED, ctx=ctx, output=output, **timing)
         self.fired.update(edges_to_fire(planned, ctx.handle))
+
+    def prior_attempts(self, node_id: str) -> list[dict]:
+        state = self.retry_state or {}
+        return state.get("attempts", []) if state.get("node_id") == node_id else []
 
     def checked_output(self, output: Any) -> Any:
         output = self.redactor.redact(output)
@@ -339,7 +341,7 @@ class Execution:
         caller is told, and what the database will say."""
         self.run.status = FlowRun.Status.INTERRUPTED
         self.run.results, self.run.response = {}, None
-        self.run.error = dict(INTERRUPTED)
+        self.run.error = dict(store.INTERRUPTED)
 
     def store_as_unstorable(self, duration_ms: float) -> None:
         try:

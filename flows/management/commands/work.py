@@ -32,6 +32,8 @@ class Command(BaseCommand):
                 "default",
                 job_class="django_tasks_rq.Job",
                 burst=options["burst"],
+                # Runs queued again to retry later are scheduled jobs (run_after).
+                with_scheduler=True,
                 verbosity=options["verbosity"],
             )
         else:
