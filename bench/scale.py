@@ -4,16 +4,18 @@
 
 1. a fresh database `weir_bench_scale` (`PG_URL`), a user and two webhook ->
    code node flows answering 202 at once (`webhook_response_mode=immediately`);
-   gunicorn with 2 worker processes x 4 threads (`bench.bench_settings`, which
-   adds the bare Django view), 2 `manage.py work` processes, and Node-RED
+   two web processes on two ports (gunicorn, 1 process x 4 threads each,
+   `bench.bench_settings`, which adds the bare Django view), 2 `manage.py
+   work` processes, and Node-RED
    installed from npm (bench/nodered.py) with the same function;
-2. accept rate, side by side in one run: wrk (c=`CONNECTIONS`, `DURATION` s
-   after a warm-up) against the bare view, Node-RED, and Weir's async webhook;
+2. accept rate, side by side in one run: wrk (c=`CONNECTIONS` in all, `DURATION`
+   s after a warm-up) against the bare view, Node-RED, and Weir's async webhook;
+   the two web ports get one wrk each with half the connections, summed;
 3. a burst of exactly `BURST` (10,000) webhook calls to the second flow from
-   `CLIENTS` threads, each 202's `run_id` recorded; then the workers drain the
-   queue, and the runs are counted one by one: every 202 names a run that
-   exists once and succeeded with each node run once, no run exists that no
-   202 named, none is left queued or running.
+   `CLIENTS` threads spread over both ports, each 202's `run_id` recorded;
+   then the workers drain the queue, and the runs are counted one by one:
+   every 202 names a run that exists once and succeeded with each node run
+   once, no run exists that no 202 named, none is left queued or running.
 
 Prints a markdown table and the load average; bench/README.md has the results.
 """
@@ -104,28 +106,46 @@ def wait_for(port: int) -> None:
     raise RuntimeError(f"nothing answers on port {port}")
 
 
-def wrk(url: str) -> dict:
-    """One wrk phase (2 threads) after a 3 s warm-up: its RESULT fields."""
+def wrk(*urls: str) -> dict:
+    """One wrk phase after a 3 s warm-up, CONNECTIONS split over `urls` (one
+    wrk each, run together): req/s and non-2xx summed, the worst p50 and p99."""
     script = str(ROOT / "bench" / "webhook_post.lua")
-    base = ["wrk", "-t2", f"-c{CONNECTIONS}", "--timeout", "10s", "-s", script]
-    subprocess.run([*base, "-d3s", url], check=True, capture_output=True)
-    out = subprocess.run(
-        [*base, f"-d{DURATION}s", url], check=True, capture_output=True, text=True
-    ).stdout
-    line = next(line for line in out.splitlines() if line.startswith("RESULT"))
-    return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", line)}
+    conns = max(1, CONNECTIONS // len(urls))
+    base = ["wrk", f"-t{max(1, 2 // len(urls))}", f"-c{conns}", "--timeout", "10s"]
+    base += ["-s", script]
+
+    def phase(seconds: int) -> list[str]:
+        running = [
+            subprocess.Popen(
+                [*base, f"-d{seconds}s", url], stdout=subprocess.PIPE, text=True
+            )
+            for url in urls
+        ]
+        return [process.communicate()[0] for process in running]
+
+    phase(3)
+    results = []
+    for out in phase(DURATION):
+        line = next(line for line in out.splitlines() if line.startswith("RESULT"))
+        results.append({k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", line)})
+    return {
+        "rps": sum(r["rps"] for r in results),
+        "non2xx": sum(r["non2xx"] for r in results),
+        "p50_ms": max(r["p50_ms"] for r in results),
+        "p99_ms": max(r["p99_ms"] for r in results),
+    }
 
 
-def burst(port: int, path: str) -> tuple[list[str], dict[int, int], list[float]]:
-    """Exactly BURST POSTs from CLIENTS threads: run ids of the 202s, counts
-    by status, latencies (ms) of the 202s."""
+def burst(ports: list[int], path: str) -> tuple[list[str], dict[int, int], list[float]]:
+    """Exactly BURST POSTs from CLIENTS threads spread over `ports`: run ids of
+    the 202s, counts by status, latencies (ms) of the 202s."""
     run_ids: list[str] = []
     statuses: dict[int, int] = {}
     latencies: list[float] = []
     remaining = [BURST]
     lock = threading.Lock()
 
-    def client():
+    def client(port: int):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         while True:
             with lock:
@@ -148,7 +168,10 @@ def burst(port: int, path: str) -> tuple[list[str], dict[int, int], list[float]]
                     run_ids.append(json.loads(body)["run_id"])
                     latencies.append(took)
 
-    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    threads = [
+        threading.Thread(target=client, args=(ports[n % len(ports)],))
+        for n in range(CLIENTS)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -195,16 +218,20 @@ def main() -> None:
     subprocess.run(["psql", admin, "-qc", f"CREATE DATABASE {DB}"], check=True)
     sh(PY, "manage.py", "migrate", "--noinput", "-v", "0")
     rate_flow, burst_flow = sh(PY, "-c", SETUP).split()
-    port, red_port = free_port(), free_port()
-    web = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}"]
-        + ["--workers", "2", "--threads", "4", "--backlog", "2048"]
-        + ["--worker-class", "config.gunicorn.QueueStampingWorker"],
-        cwd=ROOT,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    ports, red_port = [free_port(), free_port()], free_port()
+    webs = [
+        subprocess.Popen(
+            [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi"]
+            + ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", "4"]
+            + ["--backlog", "2048", "--no-control-socket"]
+            + ["--worker-class", "config.gunicorn.QueueStampingWorker"],
+            cwd=ROOT,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for port in ports
+    ]
     workers = [
         subprocess.Popen(
             [PY, "manage.py", "work"],
@@ -217,27 +244,28 @@ def main() -> None:
     ]
     red = nodered.start(red_port)
     try:
-        wait_for(port)
-        base = f"http://127.0.0.1:{port}"
+        for port in ports:
+            wait_for(port)
+        bases = [f"http://127.0.0.1:{port}" for port in ports]
         load_before = os.getloadavg()
         rates = {
-            "bare Django view": wrk(f"{base}/bench/bare"),
+            "bare Django view": wrk(*(f"{base}/bench/bare" for base in bases)),
             f"Node-RED {red.version}": wrk(f"http://127.0.0.1:{red_port}/bench"),
             "Weir webhook, respond immediately (202)": wrk(
-                f"{base}/api/webhooks/{rate_flow}"
+                *(f"{base}/api/webhooks/{rate_flow}" for base in bases)
             ),
         }
         drain(rate_flow)
         started = time.monotonic()
-        run_ids, statuses, latencies = burst(port, f"/api/webhooks/{burst_flow}")
+        run_ids, statuses, latencies = burst(ports, f"/api/webhooks/{burst_flow}")
         accepted_in = time.monotonic() - started
         drained_in = drain(burst_flow)
         counts = audit(burst_flow, run_ids)
         load_after = os.getloadavg()
     finally:
-        for process in (web, *workers, red):
+        for process in (*webs, *workers, red):
             process.terminate()
-        for process in (web, *workers, red):
+        for process in (*webs, *workers, red):
             process.wait()
     report(rates, statuses, latencies, accepted_in, drained_in, counts)
     cores = os.cpu_count()
@@ -247,7 +275,10 @@ def main() -> None:
 def report(rates, statuses, latencies, accepted_in, drained_in, counts) -> None:
     node_red = next(v for k, v in rates.items() if k.startswith("Node-RED"))
     bare = rates["bare Django view"]
-    print(f"wrk -t2 -c{CONNECTIONS}, {DURATION} s per endpoint after 3 s warm-up")
+    print(
+        f"wrk, {CONNECTIONS} connections in all (split over the 2 web ports), "
+        f"{DURATION} s per endpoint after 3 s warm-up"
+    )
     print("\n| endpoint | req/s | p50 ms | p99 ms | non-2xx | / Node-RED | / bare |")
     print("|---|---|---|---|---|---|---|")
     for name, r in rates.items():

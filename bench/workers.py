@@ -8,7 +8,7 @@ Against PostgreSQL (`BENCH_PG_URL`, default the database `weir_bench_workers` on
   enqueue its task), median and p95 of `ENQUEUE_N` calls;
 - latency queued -> running: one run at a time on one idle worker,
   `started_at - created_at`, median of `LATENCY_N` runs;
-- throughput with 1 and then 2 worker processes: `BURST_N` runs of a flow
+- throughput with 1, 2 and then 4 worker processes: `BURST_N` runs of a flow
   whose only work is a `DELAY_MS` delay node (I/O-bound), enqueued at once;
   runs per second from the first enqueue to the last finish, and the ratio.
 
@@ -118,18 +118,23 @@ def main() -> None:
         one = burst(flow, enqueue_run)
     finally:
         stop(workers)
-    workers = start_workers(env, 2)
-    try:
-        two = burst(flow, enqueue_run)
-    finally:
-        stop(workers)
-    rows.append(
-        (f"{BURST_N} runs of a {DELAY_MS} ms delay, 1 worker, runs/s", f"{one:.2f}")
-    )
-    rows.append(
-        (f"{BURST_N} runs of a {DELAY_MS} ms delay, 2 workers, runs/s", f"{two:.2f}")
-    )
-    rows.append(("2 workers / 1 worker", f"{two / one:.2f}x"))
+    rate = {1: one}
+    for count in (2, 4):
+        workers = start_workers(env, count)
+        try:
+            rate[count] = burst(flow, enqueue_run)
+        finally:
+            stop(workers)
+    for count, value in rate.items():
+        label = f"{count} worker{'s' if count > 1 else ''}"
+        rows.append(
+            (
+                f"{BURST_N} runs of a {DELAY_MS} ms delay, {label}, runs/s",
+                f"{value:.2f}",
+            )
+        )
+    rows.append(("2 workers / 1 worker", f"{rate[2] / one:.2f}x"))
+    rows.append(("4 workers / 1 worker", f"{rate[4] / one:.2f}x"))
     lost = FlowRun.objects.exclude(status="succeeded").count()
     rows.append(("runs not succeeded (lost or failed)", str(lost)))
     print(f"\n### engine `{engine}` ({os.getloadavg()[0]:.1f} load, 1 min)\n")
