@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
@@ -35,6 +35,7 @@ from flows.engine import lease, store
 from flows.engine.attempts import RetryLater, attempt_node
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
+from flows.engine.final_write import FinalWrite
 from flows.engine.logged import logged_as_node, logged_as_run
 from flows.engine.plan import (
     PlannedNode,
@@ -54,11 +55,8 @@ logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
 
-# How long the final write is retried while the database is unreachable.
-FINAL_WRITE_RETRY_SECONDS = 5.0
 
-
-class Execution:
+class Execution(FinalWrite):
     """One run in progress: results so far, buffered steps, the deadline."""
 
     def __init__(
@@ -282,79 +280,6 @@ class Execution:
         store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
-
-    def finish(self, status: str, error: dict | None) -> None:
-        """Store the run's end; if that write fails, store it as failed instead.
-
-        Outputs are checked as they are made, so a failure here is a surprise:
-        the flow was deleted mid-run ("did not affect any rows", or the steps'
-        foreign key), or the database refused a value the checks let through.
-        Either way the run must not stay `running` and the caller still gets an
-        answer, so the run ends `failed` with its results dropped.
-        """
-        duration_ms = (time.monotonic() - self.started) * 1000
-        steps = self.steps[self.flushed :]
-        give_up = time.monotonic() + FINAL_WRITE_RETRY_SECONDS
-        while True:
-            try:
-                stored = store.finish_run(
-                    self.run, status, self.results, error, duration_ms, steps=steps
-                )
-                break
-            except (OperationalError, InterfaceError):
-                # The database is away (a restart, a failover): try again for a
-                # while; the run is still ours as long as its lease holds.
-                connection.close()
-                if time.monotonic() > give_up:
-                    logger.exception("Run %s: the database stayed away", self.run.id)
-                    self.leave_to_supervisor()
-                    return
-                time.sleep(0.2)
-            except (DatabaseError, ValueError, RecursionError):
-                logger.exception("Run %s could not be stored as it ended", self.run.id)
-                self.store_as_unstorable(duration_ms)
-                return
-        if not stored:  # deleted with its flow, or no longer this executor's
-            if not self.taken_over():
-                self.store_as_unstorable(duration_ms)
-            return
-        self.flushed = len(self.steps)
-
-    def taken_over(self) -> bool:
-        """Whether the supervisor ended the run or gave it to another worker
-        while this executor ran it; if so `self.run` becomes what is stored,
-        so the caller is told what the database says."""
-        stored = (
-            FlowRun.objects.filter(pk=self.run.pk)
-            .values(*store.FINAL_FIELDS, "attempts")
-            .first()
-        )
-        if stored is None:
-            return False
-        for name, value in stored.items():
-            setattr(self.run, name, value)
-        return True
-
-    def leave_to_supervisor(self) -> None:
-        """The end could not be stored: the row stays `running` until its lease
-        expires and the supervisor marks it `interrupted`, so that is what the
-        caller is told, and what the database will say."""
-        self.run.status = FlowRun.Status.INTERRUPTED
-        self.run.results, self.run.response = {}, None
-        self.run.error = dict(store.INTERRUPTED)
-
-    def store_as_unstorable(self, duration_ms: float) -> None:
-        try:
-            stored = store.mark_unstorable(self.run, duration_ms)
-        except DatabaseError:
-            logger.exception("Run %s could not be marked failed either", self.run.id)
-            return  # still `running`: the supervisor ends it when its lease expires
-        if not stored:
-            self.run.error = {
-                "node_id": None,
-                "code": "flow_deleted",
-                "message": "The flow was deleted while it ran; the run was not kept.",
-            }
 
 
 def run_flow(
