@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from config.http.admission import admitted
 from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
+from flows.api_pins import RunNodeMixin
 from flows.api_runs import (
     RUN_FILTER_PARAMETERS,
     RunResultSerializer,
@@ -27,6 +28,7 @@ from flows.engine import run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun
+from flows.pins import pin_problems
 from flows.portable import (
     EXPORTED_FIELDS,
     FORMAT_VERSION,
@@ -97,6 +99,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "warnings",
             "webhook_response_mode",
             "error_flow",
+            "pins",
             "version",
             "created_at",
             "updated_at",
@@ -156,6 +159,16 @@ class FlowSerializer(serializers.ModelSerializer):
                 check_owned(nodes, owner_id, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
+        nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
+        if "pins" in attrs:
+            problems = pin_problems(attrs["pins"], nodes)
+            if problems:
+                raise ValidationFailed(problems[0], details={"pins": problems})
+        elif self.instance is not None and "nodes" in attrs and self.instance.pins:
+            kept = {
+                n.get("id") for n in nodes if isinstance(n, dict)
+            }  # deleted: unpinned
+            attrs["pins"] = {k: v for k, v in self.instance.pins.items() if k in kept}
         return attrs
 
 
@@ -213,7 +226,7 @@ def parse_if_match(header: str) -> int | None:
         ]
     ),
 )
-class FlowViewSet(viewsets.ModelViewSet):
+class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
     """The signed-in user's flows. Anyone else's flow answers 404."""
 
     serializer_class = FlowSerializer
@@ -318,10 +331,14 @@ class FlowViewSet(viewsets.ModelViewSet):
             check_storable(body, what="The JSON body")
         except Unstorable as problem:
             raise ValidationFailed(str(problem)) from None
+        use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
-            return accepted(enqueue_run(flow, body, FlowRun.Trigger.MANUAL))
+            meta = {"use_pins": True} if use_pins else None
+            run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
+            return accepted(run)
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
-            run = run_flow(flow, body, FlowRun.Trigger.MANUAL)
+            pins = flow.pins if use_pins else None
+            run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
         return Response(run.as_result())
 
     @extend_schema(

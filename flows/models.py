@@ -65,6 +65,12 @@ class Flow(models.Model):
     # each one's last look (flows/engine/scheduler.py).
     has_schedule = models.BooleanField(default=False, db_index=True, editable=False)
     schedule_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    pins = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Pinned outputs by node id, used by test runs from the builder "
+        "only (flows/pins.py).",
+    )
     error_flow = models.ForeignKey(
         "self",
         null=True,

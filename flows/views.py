@@ -75,6 +75,7 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "webhook_url": flow.webhook_url,
         "webhook_enabled": flow.webhook_enabled,
         "webhook_signed": bool(flow.webhook_secret),
+        "pins": flow.pins,
     }
     return render(
         request,

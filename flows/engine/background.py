@@ -135,8 +135,14 @@ def execute_queued(run_id: str) -> str | None:
     if stored:
         logger.info("Run %s resumes after %d stored step(s)", run_id, len(stored))
     hops = int(run.request_meta.get("hops", 0))  # set by an async webhook
+    pins = run.flow.pins if run.request_meta.get("use_pins") else None  # builder
     execution = Execution(
-        run.flow, run, stored_steps=stored, hops=hops, retry_state=run.retry_state
+        run.flow,
+        run,
+        stored_steps=stored,
+        hops=hops,
+        retry_state=run.retry_state,
+        pins=pins,
     )
     try:
         execution.execute()

@@ -54,6 +54,11 @@ from flows.storable import Unstorable, check_storable, storable_text
 logger = logging.getLogger("weir.engine")
 
 STEP_FLUSH_SECONDS = 1.0
+PINNED_LOG = "Pinned output: the node did not run."
+NOT_TESTED = {
+    "code": "not_tested",
+    "message": "Skipped: this test ran only one node and what leads to it.",
+}
 
 
 class Execution(FinalWrite):
@@ -69,6 +74,8 @@ class Execution(FinalWrite):
         hops: int = 0,
         stored_steps: list[dict] = (),
         retry_state: dict | None = None,
+        pins: dict | None = None,
+        only: set[str] | None = None,
     ):
         self.flow = flow
         self.run = run
@@ -80,6 +87,8 @@ class Execution(FinalWrite):
         # A background run stores each step as it completes, to be resumed.
         self.step_by_step = run.background
         self.retry_state = retry_state  # a node's attempts before a deferred retry
+        self.pins = pins or {}  # test runs from the builder only (flows/pins.py)
+        self.only = only  # "Run this node": the node and what leads to it
         self.results: dict[str, Any] = {}
         self.budget = RunBudget()
         self.fired: set[int] = set()
@@ -151,8 +160,15 @@ class Execution(FinalWrite):
             error = planned.skip_error | {"node_id": node_id}
             self.record(node, RunStep.Status.SKIPPED, error=error)
             return
+        if self.only is not None and node_id not in self.only:
+            error = {**NOT_TESTED, "node_id": node_id}
+            self.record(node, RunStep.Status.SKIPPED, error=error)
+            return
         if not is_ready(planned, self.fired):
             self.record(node, RunStep.Status.SKIPPED)
+            return
+        if node_id in self.pins and not planned.kind.is_trigger:
+            self.use_pin(planned)
             return
         if lease.is_cancelled(self.run.id):
             raise RunStopped(
@@ -226,6 +242,15 @@ class Execution(FinalWrite):
         self.record(node, RunStep.Status.SUCCEEDED, ctx=ctx, output=output, **timing)
         self.fired.update(edges_to_fire(planned, ctx.handle))
 
+    def use_pin(self, planned: PlannedNode) -> None:
+        """The node's pinned output stands in for running it."""
+        node_id = planned.node["id"]
+        output = self.pins[node_id]
+        self.results[node_id] = output
+        succeeded = RunStep.Status.SUCCEEDED
+        self.record(planned.node, succeeded, output=output, note=PINNED_LOG)
+        self.fired.update(edges_to_fire(planned, None))
+
     def prior_attempts(self, node_id: str) -> list[dict]:
         state = self.retry_state or {}
         return state.get("attempts", []) if state.get("node_id") == node_id else []
@@ -249,9 +274,12 @@ class Execution(FinalWrite):
         started_at=None,
         clock: float | None = None,
         attempts: list | None = None,
+        note: str | None = None,
     ) -> None:
         redact = self.redactor.text
         logs = [storable_text(redact(line)) for line in ctx.logs] if ctx else []
+        if note:
+            logs.append(note)
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
         logs = self.budget.within_log_budget(logs)
@@ -292,6 +320,8 @@ def run_flow(
     deadline: float | None = None,
     depth: int = 0,
     hops: int = 0,
+    pins: dict | None = None,
+    only: set[str] | None = None,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -306,6 +336,8 @@ def run_flow(
     `deliveries.DeliveryExists` when the delivery already has one.
     `hops` is the run's place in a chain of webhook calls (the webhook view
     passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
+    `pins` (node id -> output) stand in for those nodes, and `only` limits the
+    run to these nodes: the builder's test runs (flows/pins.py).
     """
     try:
         check_storable(input, what="The run's input")
@@ -316,7 +348,9 @@ def run_flow(
         run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
     else:
         run = store.start_run(flow, trigger, input, request_meta or {})
-    execution = Execution(flow, run, deadline=deadline, depth=depth, hops=hops)
+    execution = Execution(
+        flow, run, deadline=deadline, depth=depth, hops=hops, pins=pins, only=only
+    )
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)

@@ -1,14 +1,14 @@
 // The History tab: the flow's runs, page by page, filtered by status, trigger
 // and date; click one for its steps. Unfinished runs are followed live.
 import { api } from "../api.js";
-import { flow } from "./context.js";
+import { flow, state } from "./context.js";
 import { $, formatDuration, formatTime, h, showText } from "./dom.js";
 import { ACTIVE, followRun, stopFollowing } from "./live_run.js";
 import { renderRun, stepsOf } from "./run_view.js";
 
 const REFRESH_MS = 2000; // while the page shows unfinished runs
 const filters = $("history-filters");
-const state = { page: 1, refresh: null };
+const view = { page: 1, refresh: null };
 
 export async function showHistoryRun(runId, row) {
   document.querySelectorAll("#history-rows tr").forEach((other) => other.classList.remove("current"));
@@ -21,7 +21,8 @@ export async function showHistoryRun(runId, row) {
     if (ACTIVE.has(detail.status)) {
       await followRun(target, runId, () => loadHistory());
     } else {
-      renderRun(target, detail, stepsOf(detail, detail));
+      state.lastSteps = stepsOf(detail, detail); // "Pin last output" offers these
+      renderRun(target, detail, state.lastSteps);
     }
   } catch (error) {
     target.replaceChildren(h("p", { class: "form-error", text: error.message }));
@@ -29,7 +30,7 @@ export async function showHistoryRun(runId, row) {
 }
 
 function query() {
-  const params = new URLSearchParams({ page: String(state.page) });
+  const params = new URLSearchParams({ page: String(view.page) });
   for (const [name, value] of new FormData(filters)) {
     if (value) params.set(name, value);
   }
@@ -51,13 +52,13 @@ function historyRow(run) {
 function showPager(page, count) {
   const pages = Math.max(1, Math.ceil(count / 20));
   $("history-pager").hidden = pages <= 1;
-  $("history-page-text").textContent = `Page ${state.page} of ${pages} · ${count} runs`;
+  $("history-page-text").textContent = `Page ${view.page} of ${pages} · ${count} runs`;
   $("history-newer").disabled = !page.previous;
   $("history-older").disabled = !page.next;
 }
 
 export async function loadHistory() {
-  clearTimeout(state.refresh);
+  clearTimeout(view.refresh);
   const rows = $("history-rows");
   showText($("history-error"), "");
   try {
@@ -74,7 +75,7 @@ export async function loadHistory() {
     empty.hidden = runs.length > 0;
     showPager(page, page.count ?? runs.length);
     if (runs.some((run) => ACTIVE.has(run.status)) && !$("pane-history").hidden) {
-      state.refresh = setTimeout(loadHistory, REFRESH_MS);
+      view.refresh = setTimeout(loadHistory, REFRESH_MS);
     }
   } catch (error) {
     showText($("history-error"), error.message);
@@ -88,13 +89,13 @@ export async function loadHistory() {
 }
 
 function turnPage(delta) {
-  state.page = Math.max(1, state.page + delta);
+  view.page = Math.max(1, view.page + delta);
   loadHistory();
 }
 
 filters.addEventListener("change", () => {
   filters.querySelectorAll("[aria-invalid]").forEach((field) => field.removeAttribute("aria-invalid"));
-  state.page = 1;
+  view.page = 1;
   loadHistory();
 });
 filters.addEventListener("submit", (event) => event.preventDefault());

@@ -6,6 +6,7 @@ import { container, editor, kinds, markChanged, nodeElement, records, state } fr
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
+import { pinsSection } from "./pins_panel.js";
 import { fieldWidget } from "./widgets.js";
 import {
   ERROR_FIELD, getSetting, isSetting, RETRY_FIELDS, setSetting, syncErrorPort, WAIT_FIELD,
@@ -147,6 +148,7 @@ export function renderInspector() {
   }
   general.hidden = !general.children.length;
   inspector.append(
+    pinsSection(dfId, renderInspector),
     connectionsSection(dfId, renderInspector),
     h("div", { class: "inspector-foot" },
       h("button", { type: "button", class: "small danger", text: "Delete node", onclick: () => editor.removeNodeId(`node-${dfId}`) }),

@@ -1,6 +1,6 @@
 // The Run tab: the JSON input, Run (saving first), progress, the result.
 import { api } from "../api.js";
-import { container, flow, isDirty } from "./context.js";
+import { container, flow, isDirty, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { followRun, stopFollowing } from "./live_run.js";
 import { paintCanvas, renderRun, RUN_CLASSES, stepsOf } from "./run_view.js";
@@ -63,7 +63,7 @@ export async function runFlow() {
     element.classList.add("run-running");
   });
   try {
-    const outcome = await api("POST", `/api/flows/${flow.id}/run`, input);
+    const outcome = await api("POST", `/api/flows/${flow.id}/run?pins=true`, input);
     let detail = null;
     try {
       detail = await api("GET", `/api/runs/${outcome.run_id}`);
@@ -71,7 +71,8 @@ export async function runFlow() {
       detail = null;
     }
     const extra = detail ? { trigger: detail.trigger, response: detail.response } : {};
-    renderRun(result, { ...outcome, ...extra }, stepsOf(outcome, detail));
+    state.lastSteps = stepsOf(outcome, detail);
+    renderRun(result, { ...outcome, ...extra }, state.lastSteps);
   } catch (error) {
     paintCanvas([]);
     result.replaceChildren(h("div", { class: "run-error", role: "alert" },
@@ -88,7 +89,7 @@ async function startBackgroundRun(input, result) {
   runButton.disabled = true;
   result.replaceChildren(h("p", { class: "muted", text: "Queueing the run…" }));
   try {
-    const queued = await api("POST", `/api/flows/${flow.id}/run`, input, { Prefer: "respond-async" });
+    const queued = await api("POST", `/api/flows/${flow.id}/run?pins=true`, input, { Prefer: "respond-async" });
     runButton.disabled = false;
     await followRun(result, queued.run_id);
   } catch (error) {
