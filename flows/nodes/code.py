@@ -38,6 +38,12 @@ class CodeNode(NodeKind):
                 FieldError("data.language", 'The only language is "javascript".')
             )
         problems += text(data, "code", max_length=MAX_CODE_CHARS)
+        if not problems and isinstance(data.get("code"), str):
+            # Compiled in the sandbox, not run: a typo is caught at save.
+            error = sandbox.syntax_error(data["code"])
+            if error:
+                where = error.replace("\n    at (", " (").replace("\n", " ")
+                problems.append(FieldError("data.code", where))
         return problems
 
     def run(self, data: dict, ctx: NodeContext) -> Any:

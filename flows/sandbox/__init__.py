@@ -76,6 +76,19 @@ def run_code(source: str, variables: dict, *, deadline: float | None = None):
     return CodeResult(_decode(settled, logs), logs, truncated)
 
 
+def syntax_error(source: str) -> str | None:
+    """Why `source` does not compile as a code node's body, or None when it does
+    (or when the sandbox cannot answer: a save is not refused for that). The
+    body is compiled in the sandbox, never called."""
+    try:
+        reply = _call({"mode": "parse", "source": source}, {}, None)
+    except SandboxError:
+        return None
+    if "error" in reply:
+        return _message(reply)
+    return None
+
+
 def evaluate(expressions: list[str], variables: dict, *, deadline=None) -> list:
     """The value of each JavaScript expression; raises on the first that fails."""
     reply = _call(

@@ -110,6 +110,11 @@
       (error) => { settle(0, ["error", "code_error", describe(error)]); },
     ]);
   };
+  // Compile only: the Function constructor parses the body and nothing calls it.
+  globalThis.__weir_parse_code = (source) => {
+    new FunctionOf("input", "prev", "results", "secrets", source);
+    settle(0, encode(null));
+  };
   globalThis.__weir_run_expressions = (list) => {
     const expressions = parse(list);
     settledCount = 0;

@@ -36,7 +36,7 @@ PRELUDE = Path(__file__).with_name("harness.js").read_text()
 # runs, so the code cannot replace them.
 TAKE_HARNESS = (
     "delete globalThis.__weir_run_code; delete globalThis.__weir_run_expressions;"
-    " delete globalThis.__weir_read;"
+    " delete globalThis.__weir_parse_code; delete globalThis.__weir_read;"
 )
 
 OUT_OF_MEMORY = "out of memory"
@@ -118,8 +118,12 @@ def handle(job: dict) -> dict:
         context.eval(PRELUDE)
         run_code = context.get("__weir_run_code")
         run_expressions = context.get("__weir_run_expressions")
+        parse_code = context.get("__weir_parse_code")
         read = context.get("__weir_read")
         context.eval(TAKE_HARNESS)
+        if job["mode"] == "parse":
+            parse_code(job["source"])
+            return {"settled": {"kind": "json", "text": "null"}}
         if job["mode"] == "code":
             run_code(job["source"])
         else:

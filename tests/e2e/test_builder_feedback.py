@@ -85,3 +85,19 @@ def test_saving_over_someone_elses_save_offers_a_reload(alice_page, live_url, al
     page.wait_for_selector("body[data-builder-ready]")
     expect(page.get_by_label("Flow name")).to_have_value("Renamed elsewhere")
     expect(page.locator("#banner")).to_be_hidden()
+
+
+def test_a_syntax_error_is_shown_next_to_the_code_at_save(alice_page, live_url, alice):
+    page = alice_page
+    flow = FlowFactory(owner=alice)
+    open_builder(page, live_url, flow)
+    page.locator(".drawflow-node.kind-code").first.click()
+
+    page.locator('#inspector [data-field="data.code"] textarea').fill("return {a: 1;")
+    page.get_by_role("button", name="Save").click()
+
+    error = page.locator('#inspector .field[data-field="data.code"] > .field-error')
+    expect(error).to_contain_text("SyntaxError")
+    expect(error).to_contain_text("line 1")
+    flow.refresh_from_db()
+    assert "{a: 1;" not in flow.nodes[1]["data"]["code"]

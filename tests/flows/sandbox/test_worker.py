@@ -168,6 +168,7 @@ def test_globals_set_by_one_run_are_not_visible_to_the_next():
         "scriptArgs",
         "print",
         "__weir_run_code",
+        "__weir_parse_code",
         "__weir_report",
         "__weir_vars",
     ],
