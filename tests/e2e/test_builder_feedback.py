@@ -93,7 +93,7 @@ def test_a_syntax_error_is_shown_next_to_the_code_at_save(alice_page, live_url, 
     open_builder(page, live_url, flow)
     page.locator(".drawflow-node.kind-code").first.click()
 
-    page.locator('#inspector [data-field="data.code"] textarea').fill("return {a: 1;")
+    page.get_by_test_id("code-editor").fill("return {a: 1;")
     page.get_by_role("button", name="Save").click()
 
     error = page.locator('#inspector .field[data-field="data.code"] > .field-error')

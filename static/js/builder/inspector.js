@@ -129,7 +129,8 @@ export function renderInspector() {
     const inputId = `field-${index}`;
     const wrapper = h("div", { class: "field", "data-field": field.path });
     const errorBox = h("p", { class: "field-error", role: "alert", hidden: true });
-    const widget = fieldWidget(field, getPath(record, field.path), (value) => onFieldChange(dfId, field.path, value, wrapper), wrapper);
+    const described = field.widget === "code" ? { ...field, nodeId: record.id } : field;
+    const widget = fieldWidget(described, getPath(record, field.path), (value) => onFieldChange(dfId, field.path, value, wrapper), wrapper);
     widget.input.id = inputId;
     wrapper.append(h("label", { class: "field-label", for: inputId, text: field.label }), widget.element, errorBox);
     if (field.help) wrapper.append(h("p", { class: "hint", text: field.help }));

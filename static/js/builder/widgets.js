@@ -2,44 +2,8 @@
 // Each returns {element, input}: what to insert and what the label points at.
 import { api } from "../api.js";
 import { h, prettyJson, showText } from "./dom.js";
+import { codeMirrorEditor } from "./code_editor.js";
 import { cronWidget, timezoneWidget } from "./schedule_widgets.js";
-
-export function codeEditor(value, onInput) {
-  const gutter = h("pre", { class: "gutter", "aria-hidden": "true" });
-  const textarea = h("textarea", { class: "code-input mono", spellcheck: "false", rows: "14", wrap: "off" });
-  textarea.value = value ?? "";
-  const renumber = () => {
-    const lines = textarea.value.split("\n").length;
-    gutter.textContent = Array.from({ length: lines }, (_, index) => index + 1).join("\n");
-  };
-  textarea.addEventListener("input", () => { renumber(); onInput(textarea.value); });
-  textarea.addEventListener("scroll", () => { gutter.scrollTop = textarea.scrollTop; });
-  textarea.addEventListener("keydown", (event) => {
-    const { selectionStart: start, selectionEnd: end, value: text } = textarea;
-    if (event.key === "Tab") {
-      event.preventDefault();
-      const lineStart = text.lastIndexOf("\n", start - 1) + 1;
-      if (event.shiftKey) {
-        const remove = text.slice(lineStart, lineStart + 2).match(/^ {0,2}/)[0].length;
-        textarea.setRangeText("", lineStart, lineStart + remove, "end");
-        textarea.selectionStart = textarea.selectionEnd = Math.max(lineStart, start - remove);
-      } else {
-        textarea.setRangeText("  ", start, end, "end");
-      }
-      textarea.dispatchEvent(new Event("input"));
-    } else if (event.key === "Enter" && !event.ctrlKey && !event.metaKey) {
-      const lineStart = text.lastIndexOf("\n", start - 1) + 1;
-      const indent = text.slice(lineStart, start).match(/^[ \t]*/)[0];
-      if (indent) {
-        event.preventDefault();
-        textarea.setRangeText("\n" + indent, start, end, "end");
-        textarea.dispatchEvent(new Event("input"));
-      }
-    }
-  });
-  renumber();
-  return { element: h("div", { class: "code-editor" }, gutter, textarea), input: textarea };
-}
 
 export function keyValueEditor(value, onChange) {
   const rows = h("div", { class: "kv-rows" });
@@ -86,7 +50,7 @@ async function loadCredentials() {
 export function fieldWidget(field, value, onChange, wrapper) {
   switch (field.widget) {
     case "code":
-      return codeEditor(value, onChange);
+      return codeMirrorEditor(value, onChange, { nodeId: field.nodeId, label: field.label });
     case "textarea": {
       const input = h("textarea", { rows: "4", oninput: () => onChange(input.value) });
       input.value = value ?? "";
