@@ -12,6 +12,7 @@ import { markPinnedNodes } from "./builder/pins_panel.js";
 import { markUnreachable } from "./builder/reachability.js";
 import "./builder/run_panel.js";
 import "./builder/tabs.js";
+import "./builder/template_assist.js";
 import { startUndo } from "./builder/undo.js";
 import { fitView, graphOverflowsView, renderMinimap } from "./builder/view.js";
 import { renderSigning } from "./builder/webhook_panel.js";

@@ -11,7 +11,7 @@ import { currentGraph, state } from "./context.js";
 const ROOTS = ["input", "prev", "results"];
 
 /** The sample values the last run gives this node's code. */
-function samples(nodeId) {
+export function samples(nodeId) {
   const steps = state.lastSteps || [];
   const results = {};
   for (const step of steps) if (step.status === "succeeded") results[step.node_id] = step.output;
