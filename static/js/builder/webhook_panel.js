@@ -64,19 +64,24 @@ $("webhook-enabled").addEventListener("change", async (event) => {
 $("secret-create").addEventListener("click", async () => {
   showText($("webhook-error"), "");
   if (webhookState.signed && !window.confirm("Rotate the signing secret? Senders using the old one will be refused.")) return;
+  let created = null;
   try {
-    const created = await api("POST", `/api/flows/${flow.id}/webhook-secret`);
+    created = await api("POST", `/api/flows/${flow.id}/webhook-secret`);
     webhookState.signed = true;
     webhookState.secret = created.secret;
     $("secret-value").value = created.secret;
     $("secret-once").hidden = false;
-    $("secret-once").scrollIntoView({ block: "nearest" });
-    $("secret-value").select();
     await adoptVersionIfGraphUnchanged();
   } catch (error) {
     showText($("webhook-error"), error.message);
   }
   renderSigning();
+  // Scrolled only now: renderSigning grows the curl example above the secret,
+  // which would push a box scrolled into view earlier back out of it.
+  if (created) {
+    $("secret-once").scrollIntoView({ block: "nearest" });
+    $("secret-value").select();
+  }
 });
 
 $("secret-remove").addEventListener("click", async () => {
