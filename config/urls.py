@@ -12,6 +12,8 @@ from config import (
 from config.telemetry import views as telemetry_views
 
 api_patterns = [
+    # First: the public webhook is the hot path, and URLs resolve in order.
+    path("", include("webhooks.urls")),
     path("", include("config.accounts.api_urls")),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), so
@@ -24,14 +26,13 @@ api_patterns = [
     ),
     path("", include("flows.api_urls")),
     path("", include("agents.api_urls")),
-    path("", include("webhooks.urls")),
 ]
 
 urlpatterns = [
+    path("api/", include(api_patterns)),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", telemetry_views.metrics, name="metrics"),
-    path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
     path("", include("config.accounts.urls")),
     path("", include("agents.urls")),
