@@ -15,6 +15,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from config import env_values
+from config.telemetry import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -381,8 +382,6 @@ DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 # GET /metrics (docs/operations.md, "Metrics"): open to `Authorization: Bearer
 # <METRICS_TOKEN>` or to a client address in METRICS_ALLOWED_IPS; 404 otherwise.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
-
-
 METRICS_ALLOWED_IPS = env_values.networks(env, "METRICS_ALLOWED_IPS")
 
 # JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
@@ -390,21 +389,5 @@ METRICS_ALLOWED_IPS = env_values.networks(env, "METRICS_ALLOWED_IPS")
 LOG_FORMAT = env("LOG_FORMAT", default="human" if DEBUG else "json")
 if LOG_FORMAT not in ("json", "human"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or human, not {LOG_FORMAT!r}.")
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"context": {"()": "config.telemetry.logs.ContextFilter"}},
-    "formatters": {
-        "json": {"()": "config.telemetry.logs.JsonFormatter"},
-        "human": {"()": "config.telemetry.logs.HumanFormatter"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "filters": ["context"],
-            "formatter": LOG_FORMAT,
-        }
-    },
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-}
+LOGGING = logs.logging_config(LOG_FORMAT, env("LOG_LEVEL", default="INFO"))
 CSRF_FAILURE_VIEW = "config.http.handlers.csrf_failure"

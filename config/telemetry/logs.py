@@ -23,6 +23,29 @@ from config.telemetry import context
 
 REDACTED = "[redacted]"
 
+
+def logging_config(log_format: str, level: str) -> dict:
+    """Django's LOGGING: every line through one handler, in `log_format`
+    ("json" or "human"), with the context filter."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": "config.telemetry.logs.ContextFilter"}},
+        "formatters": {
+            "json": {"()": "config.telemetry.logs.JsonFormatter"},
+            "human": {"()": "config.telemetry.logs.HumanFormatter"},
+        },
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "filters": ["context"],
+                "formatter": log_format,
+            }
+        },
+        "root": {"handlers": ["console"], "level": level},
+    }
+
+
 # What a secret looks like inside free text. Each pattern keeps its prefix so a
 # reader still sees that something was there.
 SECRET_PATTERNS = [
