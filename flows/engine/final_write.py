@@ -13,7 +13,7 @@ import time
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
-from flows.engine import store
+from flows.engine import deferred, store
 from flows.models import FlowRun
 
 logger = logging.getLogger("weir.engine")
@@ -37,11 +37,18 @@ class FinalWrite:
         duration_ms = (time.monotonic() - self.started) * 1000
         steps = self.steps[self.flushed :]
         give_up = time.monotonic() + FINAL_WRITE_RETRY_SECONDS
+        deferred.settle(self.run)
+        retrying = False
         while True:
             try:
-                stored = store.finish_run(
-                    self.run, status, self.results, error, duration_ms, steps=steps
-                )
+                if retrying and self.run._state.adding and store.exists(self.run):
+                    # The whole-run INSERT committed before the connection broke.
+                    self.run._state.adding = False
+                    stored = True
+                else:
+                    stored = store.finish_run(
+                        self.run, status, self.results, error, duration_ms, steps=steps
+                    )
                 break
             except (OperationalError, InterfaceError):
                 # The database is away (a restart, a failover): try again for a
@@ -50,7 +57,10 @@ class FinalWrite:
                 if time.monotonic() > give_up:
                     logger.exception("Run %s: the database stayed away", self.run.id)
                     self.leave_to_supervisor()
+                    if self.run._state.adding:  # stored `running` once it is back
+                        deferred.defer(self.run)
                     return
+                retrying = True
                 time.sleep(0.2)
             except (DatabaseError, ValueError, RecursionError):
                 logger.exception("Run %s could not be stored as it ended", self.run.id)

@@ -7,6 +7,9 @@ and reads their `cancel_requested` flags in the same pass. When the process
 dies nothing renews them, and the supervisor (flows/engine/supervisor.py)
 finds them once the lease has expired.
 
+The same thread stores the synchronous runs that outlast
+`deferred.STORE_AFTER_SECONDS` (flows/engine/deferred.py).
+
 A run shorter than `RENEW_AFTER_SECONDS` costs no query at all: its lease,
 set when it was stored, outlives it. So does a cancel check: the engine asks
 `is_cancelled(run_id)`, a set lookup, before every node.
@@ -22,6 +25,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
+
+from flows.engine import deferred
 
 logger = logging.getLogger("weir.lease")
 
@@ -89,6 +94,10 @@ def _renew_forever() -> None:
     while True:
         time.sleep(TICK_SECONDS)
         try:
+            try:
+                deferred.store_due()  # first: a run stored now is renewed later
+            finally:
+                connection.close()  # no idle connection left by a sleeping thread
             renew_once()
         except Exception:  # noqa: BLE001 - the renewer must survive an outage
             logger.warning("Lease renewal failed; retrying", exc_info=True)

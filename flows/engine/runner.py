@@ -8,12 +8,16 @@ has); an edge fires when its source node succeeded and, for a branching node,
 left through the handle it chose. A node that does not run is `skipped` and
 fires no edge. The first failing node ends the run.
 
-Persistence: the run row is inserted `running` (a run started here is never
-waiting in a queue), then updated once with its final state. Step rows are
-buffered and written with that final update (and every `STEP_FLUSH_SECONDS`
-during a long run), because a row per node would cost more than the engine
-itself; a crash mid-run leaves a `running` run for the supervisor to resume or
-mark `interrupted` once its lease expires.
+Persistence: a run without a delivery id is first written when it ends, the
+whole run and its steps in one statement, unless it lasts past
+`deferred.STORE_AFTER_SECONDS`, when it is inserted `running` (a run started
+here is never waiting in a queue) and updated once with its final state
+(flows/engine/deferred.py). A delivery's run is inserted at once: the INSERT
+claims the delivery id. Step rows are buffered and written with the final
+write (and every `STEP_FLUSH_SECONDS` during a long run), because a row per
+node would cost more than the engine itself; a crash mid-run leaves a
+`running` run for the supervisor to resume or mark `interrupted` once its
+lease expires (or, in a run's first moments, nothing).
 
 What is stored must be storable (flows/storable.py): input and outputs are
 checked, and a final write that still fails (a flow deleted mid-run, a value
@@ -31,7 +35,7 @@ from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
-from flows.engine import lease, store
+from flows.engine import deferred, lease, store
 from flows.engine.attempts import RetryLater, attempt_node
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
@@ -305,6 +309,7 @@ class Execution(FinalWrite):
             self.flush_steps()
 
     def flush_steps(self) -> None:
+        deferred.store_now(self.run)  # the steps' run row first
         store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
@@ -346,8 +351,9 @@ def run_flow(
         input, refused = {}, str(problem)
     if delivery_id:
         run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
-    else:
-        run = store.start_run(flow, trigger, input, request_meta or {})
+    else:  # stored when it ends, or once it lasts (flows/engine/deferred.py)
+        run = store.new_run(flow, trigger, input, request_meta or {})
+        deferred.defer(run)
     execution = Execution(
         flow, run, deadline=deadline, depth=depth, hops=hops, pins=pins, only=only
     )

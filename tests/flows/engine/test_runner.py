@@ -4,11 +4,13 @@ Time and size limits: test_runner_limits.py."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from flows.engine import run_flow
+from flows.engine import deferred, run_flow
 from flows.models import FlowRun
 from flows.nodes import NODE_KINDS
 from tests.factories import FlowFactory
@@ -281,29 +283,38 @@ def test_the_trigger_and_request_meta_are_stored():
     assert stored.flow_version == flow.version
 
 
-def test_the_run_is_stored_running_from_its_first_write_to_its_final_one(
-    monkeypatch,
-):
+def run_writes(queries) -> tuple[int, int]:
+    """How many INSERTs and UPDATEs of the run table these queries made (on
+    PostgreSQL an INSERT may come after the steps' `WITH`)."""
+    table = connection.ops.quote_name(FlowRun._meta.db_table)
+    inserts = [q for q in queries if f"INSERT INTO {table} " in q["sql"]]
+    updates = [q for q in queries if f"UPDATE {table} " in q["sql"]]
+    return len(inserts), len(updates)
+
+
+def spy_on_transform(monkeypatch, during) -> list:
+    """Calls `during()` while the flow's transform node runs; what it returned."""
     seen = []
     transform = NODE_KINDS["transform"]
     original_run = transform.run
 
     def spy(data, ctx):
-        stored = FlowRun.objects.get()
-        seen.append((stored.status, stored.started_at is not None))
+        seen.append(during())
         return original_run(data, ctx)
 
     monkeypatch.setattr(transform, "run", spy)
+    return seen
+
+
+def test_a_fast_run_is_written_once_whole_when_it_ends(monkeypatch):
+    seen = spy_on_transform(monkeypatch, lambda: FlowRun.objects.count())
     flow = make_flow(*chain(trigger(), node("t", "transform", values={"a": 1})))
 
     with CaptureQueriesContext(connection) as queries:
         run = run_flow(flow, {}, "manual")
 
-    assert seen == [("running", True)]
-    run_table = connection.ops.quote_name(FlowRun._meta.db_table)
-    inserts = [q for q in queries if q["sql"].startswith(f"INSERT INTO {run_table}")]
-    updates = [q for q in queries if f"UPDATE {run_table}" in q["sql"]]
-    assert (len(inserts), len(updates)) == (1, 1)  # never a `queued` row first
+    assert seen == [0]  # nothing stored while it ran
+    assert run_writes(queries) == (1, 0)
     stored = FlowRun.objects.get(pk=run.pk)
     assert stored.status == "succeeded"
     assert stored.started_at <= stored.finished_at
@@ -311,6 +322,25 @@ def test_the_run_is_stored_running_from_its_first_write_to_its_final_one(
         ("trigger", "succeeded"),
         ("t", "succeeded"),
     ]
+
+
+def test_a_run_that_lasts_is_stored_running_then_updated_once(monkeypatch):
+    def lease_thread_tick():  # as if STORE_AFTER_SECONDS had passed
+        deferred.store_due(now=time.monotonic() + deferred.STORE_AFTER_SECONDS)
+        return FlowRun.objects.values_list("status", "lease_expires_at").get()
+
+    seen = spy_on_transform(monkeypatch, lease_thread_tick)
+    flow = make_flow(*chain(trigger(), node("t", "transform", values={"a": 1})))
+
+    with CaptureQueriesContext(connection) as queries:
+        run = run_flow(flow, {}, "manual")
+
+    [(status, lease_expires_at)] = seen
+    assert status == "running" and lease_expires_at is not None
+    assert run_writes(queries) == (1, 1)  # never a `queued` row first
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.lease_expires_at) == ("succeeded", None)
+    assert stored.steps.count() == 2
 
 
 def test_an_unexpected_exception_in_a_node_fails_that_node_as_internal_error(
