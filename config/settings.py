@@ -342,6 +342,9 @@ WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
 # Longest chain of webhook runs started by flows' http_request nodes (each call
 # carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
 WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
+# Each web process keeps the flows its webhooks use, dropped by PostgreSQL's
+# NOTIFY when they change (flows/targets.py); off, every webhook reads its flow.
+WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so

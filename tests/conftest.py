@@ -36,6 +36,14 @@ def django_db_modify_db_settings(
 
 
 @pytest.fixture(autouse=True)
+def _no_target_cache(settings):
+    """Tests change flows inside a transaction that never commits, so PostgreSQL
+    never sends the NOTIFY that keeps the webhook target cache fresh: off here,
+    on in tests/flows/test_targets.py and on every real server tests start."""
+    settings.WEBHOOK_TARGET_CACHE = False
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate limits and replay windows live in the cache; no test inherits another's."""
     cache.clear()

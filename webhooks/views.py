@@ -43,8 +43,9 @@ from config.http.errors import (
     NotAuthenticated,
     ValidationFailed,
 )
+from flows import targets
 from flows.api import prefers_async
-from flows.engine import run_flow, store
+from flows.engine import run_flow
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
@@ -64,7 +65,7 @@ def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise limits.miss(request) from None
-    flow = store.webhook_target(pk)
+    flow = targets.webhook_target(pk)
     if flow is None:
         raise limits.miss(request)
     return flow
