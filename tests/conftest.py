@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
+from config.http import ratelimit_batched
 from tests.factories import FlowFactory, UserFactory
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
@@ -47,8 +48,10 @@ def _no_target_cache(settings):
 def _fresh_cache():
     """Rate limits and replay windows live in the cache; no test inherits another's."""
     cache.clear()
+    ratelimit_batched.forget()
     yield
     cache.clear()
+    ratelimit_batched.forget()
 
 
 @pytest.fixture

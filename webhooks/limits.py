@@ -15,7 +15,7 @@ import re
 from django.conf import settings
 from django.http import HttpRequest
 
-from config.http import ratelimit
+from config.http import ratelimit, ratelimit_batched
 from config.http.client_address import client_address
 from config.http.errors import (
     InvalidJson,
@@ -157,10 +157,11 @@ def check_rate(flow_id: str) -> None:
     """429 with Retry-After once the flow's webhook is over `WEBHOOK_RATE_LIMIT`.
 
     Counted in Django's cache, so with `REDIS_URL` the limit is shared by every
-    process and machine serving the webhook.
+    process and machine serving the webhook; each process adds its count in
+    batches (config/http/ratelimit_batched.py), the hot path's saving.
     """
     rate = ratelimit.Rate.parse(settings.WEBHOOK_RATE_LIMIT)
-    wait = ratelimit.hit(f"webhook:{flow_id}", rate)
+    wait = ratelimit_batched.hit(f"webhook:{flow_id}", rate)
     if wait is not None:
         raise Throttled(
             wait, f"This webhook accepts {rate.limit} requests per {rate.window} s."

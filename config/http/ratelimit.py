@@ -69,8 +69,8 @@ def _redis_client(backend: RedisCache):
     return client
 
 
-def _count(cache_key: str, timeout: int) -> int:
-    """Add one to the counter under `cache_key` (created with `timeout`); the new count.
+def add(cache_key: str, timeout: int, by: int = 1) -> int:
+    """Add `by` to the counter under `cache_key` (made with `timeout`); the new count.
 
     On Redis this is one round trip (SET NX with the expiry, then INCR, which
     keeps it, in one pipeline) instead of the three that Django's `add` + `incr`
@@ -81,15 +81,19 @@ def _count(cache_key: str, timeout: int) -> int:
     if isinstance(backend, RedisCache):
         key = backend.make_and_validate_key(cache_key)
         with _redis_client(backend).pipeline(transaction=False) as pipe:
-            _, count = pipe.set(key, 0, ex=timeout, nx=True).incr(key).execute()
+            _, count = pipe.set(key, 0, ex=timeout, nx=True).incr(key, by).execute()
         return count
-    if cache.add(cache_key, 1, timeout=timeout):
-        return 1
+    if cache.add(cache_key, by, timeout=timeout):
+        return by
     try:
-        return cache.incr(cache_key)
+        return cache.incr(cache_key, by)
     except ValueError:  # expired between add and incr
-        cache.add(cache_key, 1, timeout=timeout)
-        return 1
+        cache.add(cache_key, by, timeout=timeout)
+        return by
+
+
+def window_start(now: float, rate: Rate) -> int:
+    return int(now // rate.window) * rate.window
 
 
 def hit(key: str, rate: Rate, *, now: float | None = None) -> float | None:
@@ -100,24 +104,24 @@ def hit(key: str, rate: Rate, *, now: float | None = None) -> float | None:
     outage.
     """
     now = time.time() if now is None else now
-    window_start = int(now // rate.window) * rate.window
+    start = window_start(now, rate)
     try:
-        count = _count(f"rl:{key}:{window_start}", rate.window + 1)
+        count = add(f"rl:{key}:{start}", rate.window + 1)
     except CACHE_ERRORS as error:
         logger.warning(
             "Cache unavailable, rate limit not applied to %s: %s", key, error
         )
         return None
     if count > rate.limit:
-        return window_start + rate.window - now
+        return start + rate.window - now
     return None
 
 
 def undo(key: str, rate: Rate, *, now: float | None = None) -> None:
     """Take back one event counted by `hit` in the current window."""
     now = time.time() if now is None else now
-    window_start = int(now // rate.window) * rate.window
+    start = window_start(now, rate)
     # ValueError: the window ended meanwhile, so there is nothing to take back;
     # a cache that is away has nothing to take back either.
     with contextlib.suppress(ValueError, *CACHE_ERRORS):
-        cache.decr(f"rl:{key}:{window_start}")
+        cache.decr(f"rl:{key}:{start}")
