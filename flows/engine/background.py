@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django_tasks import task
 
-from flows.engine import lease
+from flows.engine import enqueue_db, lease
 from flows.engine.attempts import RetryLater
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution
@@ -74,6 +74,11 @@ def enqueue_run(
     again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
     the flow, raises `deliveries.DeliveryExists` with that delivery's run.
     """
+    if not delivery_id and enqueue_db.enqueues_in_the_database(execute_run):
+        # The common case: one statement for the run and its task.
+        run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
+        enqueue_db.insert_run_and_task(run, execute_run, str(run.id))
+        return run
     if delivery_id:
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         if existing is not None:
@@ -93,7 +98,15 @@ def enqueue_run(
 def _create_queued(
     flow, input, trigger, request_meta, delivery_id, error_of=None
 ) -> FlowRun:
-    return FlowRun.objects.create(
+    run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
+    run.save(force_insert=True)
+    return run
+
+
+def _queued(flow, input, trigger, request_meta, delivery_id, error_of) -> FlowRun:
+    """A `queued` background run of `flow`, not stored yet."""
+    return FlowRun(
+        created_at=timezone.now(),
         flow=flow,
         flow_version=flow.version,
         trigger=trigger,

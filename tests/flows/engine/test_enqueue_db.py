@@ -1,0 +1,93 @@
+"""The database engine's enqueue: the run and its task in one statement
+(flows/engine/enqueue_db.py), the same task row django-tasks-db makes."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django_tasks_db.models import DBTaskResult
+
+from flows.engine import background
+from flows.engine.background import enqueue_run, execute_run
+from flows.models import FlowRun
+from tests.factories import FlowFactory
+from tests.flows.graphs import chain, code, trigger
+
+TASK_FIELDS = (
+    "status",
+    "args_kwargs",
+    "priority",
+    "task_path",
+    "worker_ids",
+    "queue_name",
+    "backend_name",
+    "run_after",
+    "return_value",
+    "exception_class_path",
+    "traceback",
+    "started_at",
+    "finished_at",
+)
+
+
+@pytest.fixture
+def flow(alice):
+    nodes, edges = chain(trigger(), code("c", "return input.n * 2;"))
+    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+
+def writes(queries) -> list[str]:
+    return [
+        q["sql"].split()[0]
+        for q in queries
+        if q["sql"].split()[0] in ("INSERT", "UPDATE", "WITH")
+    ]
+
+
+def test_an_async_run_and_its_task_are_stored_by_one_statement(flow):
+    with CaptureQueriesContext(connection) as queries:
+        run = enqueue_run(flow, {"n": 2}, FlowRun.Trigger.WEBHOOK)
+
+    one = ["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT"]
+    assert writes(queries) == one
+    stored = FlowRun.objects.get(pk=run.pk)
+    assert (stored.status, stored.background, stored.input) == (
+        "queued",
+        True,
+        {"n": 2},
+    )
+    assert stored.lease_expires_at is not None
+    [task] = DBTaskResult.objects.all()
+    assert task.args_kwargs == {"args": [str(run.pk)], "kwargs": {}}
+
+
+def test_the_task_row_is_the_one_the_engine_itself_would_make(flow):
+    run = enqueue_run(flow, {"n": 2}, FlowRun.Trigger.WEBHOOK)
+    ours = DBTaskResult.objects.get()
+
+    execute_run.enqueue(str(run.pk))  # django-tasks-db's own enqueue
+    theirs = DBTaskResult.objects.exclude(pk=ours.pk).get()
+
+    for name in TASK_FIELDS:
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert abs(ours.enqueued_at - theirs.enqueued_at).total_seconds() < 5
+
+
+def test_a_worker_executes_a_run_enqueued_this_way(flow):
+    run = enqueue_run(flow, {"n": 21}, FlowRun.Trigger.WEBHOOK)
+    task = DBTaskResult.objects.get()
+
+    status = background.execute_queued(task.args_kwargs["args"][0])
+
+    assert status == "succeeded"
+    assert FlowRun.objects.get(pk=run.pk).results["c"] == 42
+
+
+def test_a_delivery_id_still_takes_the_checked_path(flow):
+    run = enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK, delivery_id="d-1")
+
+    with pytest.raises(background.DeliveryExists):
+        enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK, delivery_id="d-1")
+    assert FlowRun.objects.filter(flow=flow).count() == 1
+    assert DBTaskResult.objects.get().args_kwargs["args"] == [str(run.pk)]
