@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune bench-scale clean credentials-key
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune bench-scale bench-instructions clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ bench-prune: $(VENV)/.installed
 # Needs wrk and npm (Node-RED is installed from npm into a temporary folder).
 bench-scale: $(VENV)/.installed
 	$(PY) bench/scale.py
+
+# Needs valgrind, and the database bench-webhook leaves (run that first).
+bench-instructions: $(VENV)/.installed
+	$(PY) bench/instructions.py
 
 clean:
 	rm -rf $(VENV) staticfiles

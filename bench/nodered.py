@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -79,6 +81,9 @@ def start(port: int, folder: Path | None = None) -> subprocess.Popen:
         os.environ.get("NODE_RED_DIR") or tempfile.mkdtemp(prefix="weir-nodered-")
     )
     red = install(folder)
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            raise RuntimeError(f"Port {port} is already in use")
     user_dir = folder / "user"
     user_dir.mkdir(exist_ok=True)
     (user_dir / "flows.json").write_text(json.dumps(FLOW))
@@ -111,8 +116,12 @@ def start(port: int, folder: Path | None = None) -> subprocess.Popen:
 
 if __name__ == "__main__":
     node_red = start(int(sys.argv[1]) if len(sys.argv) > 1 else 1880)
+    # SIGTERM (a benchmark script's cleanup) stops Node-RED too, never orphaned.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"Node-RED {node_red.version} answers POST /bench; Ctrl+C stops it.")
+    print(f"pid {node_red.pid}", flush=True)
     try:
         node_red.wait()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         node_red.terminate()
+        node_red.wait(10)

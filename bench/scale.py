@@ -9,8 +9,10 @@
    work` processes, and Node-RED
    installed from npm (bench/nodered.py) with the same function;
 2. accept rate, side by side in one run: wrk (c=`CONNECTIONS` in all, `DURATION`
-   s after a warm-up) against the bare view, Node-RED, and Weir's async webhook;
-   the two web ports get one wrk each with half the connections, summed;
+   s after a warm-up) against the bare view, Node-RED, and Weir's async webhook,
+   once with the workers executing the runs meanwhile and once with them paused
+   (SIGSTOP: the web tier alone, as when workers run on other machines); the
+   two web ports get one wrk each with half the connections, summed;
 3. a burst of exactly `BURST` (10,000) webhook calls to the second flow from
    `CLIENTS` threads spread over both ports, each 202's `run_id` recorded;
    then the workers drain the queue, and the runs are counted one by one:
@@ -26,6 +28,7 @@ import http.client
 import json
 import os
 import re
+import signal
 import socket
 import statistics
 import subprocess
@@ -255,6 +258,18 @@ def main() -> None:
                 *(f"{base}/api/webhooks/{rate_flow}" for base in bases)
             ),
         }
+        drain(rate_flow)
+        # The web tier alone, as when workers run on other machines: here they
+        # share the 2 cores, so they are paused (the queue just grows).
+        for worker in workers:
+            worker.send_signal(signal.SIGSTOP)
+        try:
+            rates["Weir webhook (202), workers paused"] = wrk(
+                *(f"{base}/api/webhooks/{rate_flow}" for base in bases)
+            )
+        finally:
+            for worker in workers:
+                worker.send_signal(signal.SIGCONT)
         drain(rate_flow)
         started = time.monotonic()
         run_ids, statuses, latencies = burst(ports, f"/api/webhooks/{burst_flow}")

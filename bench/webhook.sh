@@ -25,6 +25,8 @@ PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
 BENCH_REDIS_URL=${BENCH_REDIS_URL-redis://127.0.0.1:6379/15}
 VENV_BIN=${VENV_BIN:-.venv/bin}
 OUT=${OUT:-bench/results}
+NODE_RED=${NODE_RED:-1}
+NODE_RED_PORT=${NODE_RED_PORT:-8767}
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
@@ -43,11 +45,16 @@ psql_bench() { psql "$PG_URL/$BENCH_DB" -v ON_ERROR_STOP=1 -qtAc "$1"; }
 export DJANGO_SETTINGS_MODULE=bench.bench_settings PYTHONPATH=.
 export PGOPTIONS="-c client_min_messages=warning"
 export DATABASE_URL="$PG_URL/$BENCH_DB"
-export SECRET_KEY="bench-$(date +%s%N)"
+export SECRET_KEY="bench-$(date +%s%N)" WEIR_ENV_FILE=/dev/null
+export CREDENTIALS_KEY="YmVuY2gta2V5LWJlbmNoLWtleS1iZW5jaC1rZXktMDE="
 export DEBUG=false WEIR_TESTING=false LOG_LEVEL=WARNING
 export ALLOWED_HOSTS=127.0.0.1 BASE_URL="$BASE"
 # The benchmark measures throughput, not the limiter's refusals.
 export WEBHOOK_RATE_LIMIT=100000000/min
+# Connections live through the whole run, so PostgreSQL's CPU per request can be
+# read off its backends (a backend that closes mid-phase takes its CPU time with
+# it); in production each thread reconnects once a minute, a negligible cost.
+export DB_CONN_MAX_AGE=600
 # Throughput, not admission refusals: every thread may run the (fast) flow.
 export SYNC_RUNS_PER_PROCESS="$THREADS" SYNC_RUNS_PER_OWNER="$THREADS" \
   SYNC_RUNS_PER_FLOW="$THREADS"
@@ -75,8 +82,11 @@ echo "==> gunicorn on $BASE: $WORKERS workers x $THREADS threads"
   >"$server_log" 2>&1 &
 server=$!
 profiler=""
+node_red=""
+node_pid=""  # node itself, whose CPU is measured
 cleanup() {
   [ -n "$profiler" ] && kill "$profiler" 2>/dev/null || true
+  [ -n "$node_red" ] && kill "$node_red" $node_pid 2>/dev/null || true
   kill "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
 }
@@ -90,14 +100,32 @@ for _ in $(seq 100); do
 done
 [ -n "$up" ] || { echo "gunicorn did not come up; see $server_log" >&2; exit 1; }
 
+node_red_version=""
+if [ "$NODE_RED" = 1 ]; then
+  # The reference: Node-RED from npm, http in -> function -> http response doing
+  # the same work (bench/nodered.py), started once it answers.
+  echo "==> Node-RED on 127.0.0.1:$NODE_RED_PORT (npm install the first time)"
+  node_red_log=$(mktemp -t weir-bench-nodered.XXXXXX)
+  "$VENV_BIN/python" bench/nodered.py "$NODE_RED_PORT" >"$node_red_log" 2>&1 &
+  node_red=$!
+  for _ in $(seq 600); do
+    grep -q "^pid " "$node_red_log" && break
+    kill -0 "$node_red" 2>/dev/null || break
+    sleep 0.5
+  done
+  node_red_version=$(sed -n 's/^Node-RED \([^ ]*\) answers.*/\1/p' "$node_red_log")
+  [ -n "$node_red_version" ] || { echo "Node-RED did not start; see $node_red_log" >&2; exit 1; }
+  node_pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$node_red_log")
+fi
+
 descendants() {  # the server's process tree: master, workers, sandbox children
   local pid=$1
   echo "$pid"
   for child in $(pgrep -P "$pid" || true); do descendants "$child"; done
 }
-rss_mb() {
+rss_mb() {  # of the process tree serving the phase: gunicorn's, or Node-RED's
   local total=0
-  for pid in $(descendants "$server"); do
+  for pid in $(descendants "$root"); do
     total=$((total + $(ps -o rss= -p "$pid" 2>/dev/null || echo 0)))
   done
   echo $((total / 1024))
@@ -110,7 +138,15 @@ cpu_ticks() {  # user+system clock ticks of the given pids
   done
   echo "$total"
 }
-server_ticks() { cpu_ticks $(descendants "$server"); }
+server_ticks() { cpu_ticks $(descendants "$root"); }
+# The sandbox processes: the gunicorn workers' children that are not gunicorn.
+sandbox_ticks() {
+  local pids=() pid
+  for pid in $(descendants "$root"); do
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = python ] && pids+=("$pid")
+  done
+  cpu_ticks "${pids[@]}"
+}
 postgres_ticks() { cpu_ticks $(pgrep -f "postgres: .* $BENCH_DB " || true); }
 webhook_runs() { psql_bench "SELECT count(*) FROM flows_flowrun WHERE trigger='webhook'"; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
@@ -121,12 +157,15 @@ rows=()
 check_rows=()
 run_phase() {
   local name=$1 url=$2 conns=$3
+  root=$server
+  [ "$name" = node-red ] && root=$node_pid
   wrk -t2 -c"$conns" -d"${WARMUP}s" -s bench/webhook_post.lua "$url" >/dev/null
   sleep 1
   local before after line
   before=$(webhook_runs)
-  local server_cpu postgres_cpu
+  local server_cpu postgres_cpu sandbox_cpu
   server_cpu=$(server_ticks)
+  sandbox_cpu=$(sandbox_ticks)
   postgres_cpu=$(postgres_ticks)
   if [ "${PROFILE:-0}" = 1 ] && [ "$name" = webhook ] && [ -z "$profiler" ]; then
     local worker
@@ -140,6 +179,7 @@ run_phase() {
   local rss
   rss=$(rss_mb)
   server_cpu=$(($(server_ticks) - server_cpu))
+  sandbox_cpu=$(($(sandbox_ticks) - sandbox_cpu))
   postgres_cpu=$(($(postgres_ticks) - postgres_cpu))
   sleep 1  # requests in flight when wrk stopped still finish on the server
   after=$(webhook_runs)
@@ -151,8 +191,10 @@ run_phase() {
   ok=$((requests - non2xx))
   local hz cpu_per_request
   hz=$(getconf CLK_TCK)
-  cpu_per_request=$(awk -v s="$server_cpu" -v p="$postgres_cpu" -v n="$requests" -v hz="$hz" \
-    'BEGIN { printf "%.2f | %.2f", 1000 * s / hz / n, 1000 * p / hz / n }')
+  cpu_per_request=$(awk -v s="$server_cpu" -v x="$sandbox_cpu" -v p="$postgres_cpu" \
+    -v n="$requests" -v hz="$hz" \
+    'BEGIN { k = 1000 / hz / n; printf "%.2f | %.2f | %.2f | %.2f | %.2f", \
+      (s - x) * k, x * k, p * k, (s + p) * k, 1000 * s / hz / n }' | cut -d'|' -f1-4)
   RPS[$name-$conns]=$(field rps "$line")
   rows+=("| $name | $conns | $(field rps "$line") | $(field p50_ms "$line") | \
 $(field p99_ms "$line") | $errors | $rss | $cpu_per_request |")
@@ -172,6 +214,9 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for conns in $CONCURRENCY; do
   echo "==> c=$conns"
   run_phase bare "$BASE/bench/bare" "$conns"
+  if [ "$NODE_RED" = 1 ]; then
+    run_phase node-red "http://127.0.0.1:$NODE_RED_PORT/bench" "$conns"
+  fi
   run_phase webhook "$webhook" "$conns"
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -183,17 +228,20 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "$(nproc) cores; load average before $load_before, after $load_after;"
   echo "gunicorn $WORKERS workers x $THREADS threads (gthread); PostgreSQL; cache: $cache_used;"
   echo "wrk -t2, ${DURATION}s per phase after ${WARMUP}s warm-up, loopback."
+  [ -n "$node_red_version" ] && echo "Node-RED $node_red_version from npm (its CPU is in the server CPU column)."
   echo
-  echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB | server CPU ms/req | PostgreSQL CPU ms/req |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB | CPU ms/req: web process | sandbox | PostgreSQL | total |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "| connections | webhook / bare req/s |"
-  echo "|---|---|"
+  echo "| connections | webhook / bare req/s | webhook / Node-RED req/s |"
+  echo "|---|---|---|"
   for conns in $CONCURRENCY; do
     ratio=$(awk -v w="${RPS[webhook-$conns]}" -v b="${RPS[bare-$conns]}" \
-      'BEGIN { printf "%.0f%%", 100 * w / b }')
-    echo "| $conns | $ratio |"
+      'BEGIN { printf "%.2fx", w / b }')
+    red_ratio=$(awk -v w="${RPS[webhook-$conns]}" -v r="${RPS[node-red-$conns]:-0}" \
+      'BEGIN { if (r > 0) printf "%.2fx", w / r; else printf "-" }')
+    echo "| $conns | $ratio | $red_ratio |"
   done
   echo
   echo "Runs: every 2xx must have left exactly one FlowRun. wrk stops with up to"
