@@ -116,9 +116,13 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # a statement after DB_STATEMENT_TIMEOUT_MS (PostgreSQL).
 DB_CONNECT_TIMEOUT_SECONDS = env.int("DB_CONNECT_TIMEOUT_SECONDS", default=5)
 DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
+# The run store's hot statements are prepared (flows/engine/sql.py, operations.md).
+DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
 POSTGRES_OPTIONS = {
     "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
     "options": f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS}",
+    # Only statements asked to be are prepared: none reaches this count.
+    "prepare_threshold": 2**31 - 1 if DB_PREPARED_STATEMENTS else None,
 }
 if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
     DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRES_OPTIONS)

@@ -50,15 +50,14 @@ def insert_run_and_task(run: FlowRun, task, *args) -> None:
         raise ValueError("The run and its task must share a database.")
     runs = sql.Table.of(FlowRun, None, using)
     tasks = sql.Table.of(DBTaskResult, None, using)
-    with connections[using].cursor() as cursor:
-        if connections[using].vendor == "postgresql":
-            # Each row as one JSON parameter (see `sql.Table.insert_from_json`).
-            statement = f"WITH run AS ({runs.insert_from_json()}) "
-            statement += tasks.insert_from_json()
-            cursor.execute(statement, [runs.json_rows([run]), tasks.json_rows([row])])
-        else:
-            with transaction.atomic(using=using):
-                cursor.execute(runs.insert(), runs.values_of(run))
-                cursor.execute(tasks.insert(), tasks.values_of(row))
+    if connections[using].vendor == "postgresql":
+        # Each row as one JSON parameter (see `sql.Table.insert_from_json`).
+        statement = f"WITH run AS ({runs.insert_from_json()}) "
+        statement += tasks.insert_from_json()
+        sql.execute(using, statement, [runs.json_rows([run]), tasks.json_rows([row])])
+    else:
+        with transaction.atomic(using=using):
+            sql.execute(using, runs.insert(), runs.values_of(run))
+            sql.execute(using, tasks.insert(), tasks.values_of(row))
     run._state.adding, run._state.db = False, using
     task_enqueued.send(type(backend), task_result=row.task_result)

@@ -13,7 +13,36 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+import psycopg
 from django.db import connections, models
+
+
+def execute(using: str, statement: str, params: Sequence) -> int:
+    """Run one hot-path statement; the number of rows it touched.
+
+    On PostgreSQL the statement is bound server-side and prepared once per
+    connection: the parameters (a run's JSON rows) travel apart from the text,
+    so the driver does not quote them in Python, and PostgreSQL plans the
+    statement once instead of on every run. Django's own cursors bind
+    client-side and never prepare (`DB_PREPARED_STATEMENTS`, docs/operations.md,
+    says why preparing can be turned off). Elsewhere, and while Django logs
+    queries (tests counting them, DEBUG), Django's cursor.
+    """
+    connection = connections[using]
+    if connection.vendor != "postgresql" or connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            return cursor.rowcount
+    # What `connection.cursor()` does first, minus its client-binding cursor.
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_no_broken_transaction()
+    with (
+        connection.wrap_database_errors,
+        psycopg.Cursor(connection.connection) as cursor,
+    ):
+        cursor.execute(statement, params, prepare=True)
+        return cursor.rowcount
 
 
 class Table:

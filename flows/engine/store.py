@@ -26,7 +26,7 @@ from django.db import IntegrityError, connections, models, router, transaction
 from django.utils import timezone
 
 from flows import metrics
-from flows.engine.sql import Table
+from flows.engine.sql import Table, execute
 from flows.models import Flow, FlowRun, RunStep
 
 # What `finish_run` writes, and what `webhook_target` loads: the webhook's
@@ -69,13 +69,6 @@ def write_alias(model, instance: models.Model | None = None) -> str:
     if instance is not None and instance._state.db:
         return instance._state.db
     return router.db_for_write(model)
-
-
-def _execute(using: str, sql: str, params: list) -> int:
-    """Run one statement; the number of rows it touched."""
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
 
 
 def new_run(
@@ -138,7 +131,7 @@ def insert_run(run: FlowRun, *, using=None) -> bool:
         # PostgreSQL and SQLite alike; the only unique index a new row (with a
         # fresh uuid) can meet is the delivery's.
         sql += " ON CONFLICT DO NOTHING"
-    if not _execute(using, sql, table.values_of(run)):
+    if not execute(using, sql, table.values_of(run)):
         return False
     run._state.adding = False
     run._state.db = using
@@ -178,7 +171,7 @@ def finish_run(
     else:
         final, params = _fenced_update(run, using)
     if not steps:
-        stored = _execute(using, final, params) > 0
+        stored = execute(using, final, params) > 0
     else:
         step_table = Table.of(RunStep, None, using)
         if connections[using].vendor == "postgresql":
@@ -218,7 +211,7 @@ def _finish_in_one_statement(step_table: Table, steps, final: str, params) -> bo
     """
     sql = f"WITH steps AS ({step_table.insert_from_json()}) {final}"
     using = step_table.connection.alias
-    return _execute(using, sql, [step_table.json_rows(steps), *params]) > 0
+    return execute(using, sql, [step_table.json_rows(steps), *params]) > 0
 
 
 def _finish_in_transaction(step_table: Table, steps, final: str, params) -> bool:
@@ -231,7 +224,7 @@ def _finish_in_transaction(step_table: Table, steps, final: str, params) -> bool
     using = step_table.connection.alias
     with transaction.atomic(using=using):
         _write_step_rows(step_table, steps)
-        return _execute(using, final, params) > 0
+        return execute(using, final, params) > 0
 
 
 def write_steps(rows: Sequence[dict], *, using=None) -> None:
