@@ -111,9 +111,8 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-# A database that stops answering must not hold request threads (the API then
-# answers 503 `unavailable`): connecting gives up after DB_CONNECT_TIMEOUT_SECONDS,
-# a statement after DB_STATEMENT_TIMEOUT_MS (PostgreSQL).
+# A database that stops answering must not hold request threads (the API answers
+# 503 `unavailable`): DB_CONNECT_TIMEOUT_SECONDS to connect, DB_STATEMENT_TIMEOUT_MS.
 DB_CONNECT_TIMEOUT_SECONDS = env.int("DB_CONNECT_TIMEOUT_SECONDS", default=5)
 DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
 # The run store's hot statements are prepared (flows/engine/sql.py, operations.md).
@@ -125,6 +124,7 @@ POSTGRES_OPTIONS = {
     "prepare_threshold": 2**31 - 1 if DB_PREPARED_STATEMENTS else None,
 }
 if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
+    DATABASES["default"]["ENGINE"] = "config.db.postgresql"  # its health check
     DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRES_OPTIONS)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers on the default setup (docs/operations.md): every
