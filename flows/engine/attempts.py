@@ -2,11 +2,12 @@
 runs again after a wait, as long as the failure is one the policy covers and
 the run's deadline leaves room for the wait.
 
-A synchronous run sleeps through the wait, bounded by the run's deadline. A
-background run with a wait of DEFER_AFTER_SECONDS or more raises `RetryLater`
-instead: the run goes back to the queue to be taken after the wait, and the
-attempts made so far travel with it (`FlowRun.retry_state`), so the worker is
-free meanwhile (docs/engine.md, "Retries").
+A synchronous run sleeps through the wait, bounded by the run's deadline, and
+stops waiting when the run is cancelled meanwhile. A background run with a
+wait of DEFER_AFTER_SECONDS or more raises `RetryLater` instead: the run goes
+back to the queue to be taken after the wait, and the attempts made so far
+travel with it (`FlowRun.retry_state`), so the worker is free meanwhile
+(docs/engine.md, "Retries").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flows.engine import lease
 from flows.engine.plan import PlannedNode
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
@@ -53,6 +55,7 @@ class Outcome:
     error: dict | None = None  # the failure as stored: {node_id, code, message}
     # Every attempt when the node may retry: {attempt, status, duration_ms[, error]}.
     attempts: list[dict] = field(default_factory=list)
+    cancelled: bool = False  # the run was cancelled while the node waited to retry
 
 
 def attempt_node(
@@ -100,7 +103,10 @@ def attempt_node(
             ):
                 if defer and wait >= DEFER_AFTER_SECONDS:
                     raise RetryLater(node_id, wait, attempts) from exception
-                time.sleep(wait)
+                if _cancelled_during(run, wait):
+                    return Outcome(
+                        failure=failure, error=error, attempts=attempts, cancelled=True
+                    )
                 continue
             kept = attempts if policy.max_attempts > 1 else []
             return Outcome(failure=failure, error=error, attempts=kept)
@@ -108,6 +114,18 @@ def attempt_node(
         return Outcome(
             output=output, attempts=attempts if policy.max_attempts > 1 else []
         )
+
+
+def _cancelled_during(run: FlowRun, wait: float) -> bool:
+    """Sleep `wait` seconds; True, at once, if the run is cancelled meanwhile
+    (the lease thread notes cancels every `lease.TICK_SECONDS`)."""
+    end = time.monotonic() + wait
+    while not lease.is_cancelled(run.id):
+        remaining = end - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(remaining, lease.TICK_SECONDS))
+    return True
 
 
 def _attempt(number: int, clock: float, error: dict | None = None) -> dict:

@@ -175,14 +175,7 @@ class Execution(FinalWrite):
             self.use_pin(planned)
             return
         if lease.is_cancelled(self.run.id):
-            raise RunStopped(
-                FlowRun.Status.CANCELLED,
-                {
-                    "node_id": node_id,
-                    "code": "cancelled",
-                    "message": "The run was cancelled before this node.",
-                },
-            )
+            raise RunStopped(FlowRun.Status.CANCELLED, _cancelled_at(node_id, "before"))
         if time.monotonic() >= self.deadline:
             raise RunStopped(
                 FlowRun.Status.TIMED_OUT,
@@ -229,6 +222,8 @@ class Execution(FinalWrite):
             failed = RunStep.Status.FAILED
             timing["attempts"] = outcome.attempts
             self.record(node, failed, ctx=ctx, error=outcome.error, **timing)
+            if outcome.cancelled:
+                raise RunStopped(FlowRun.Status.CANCELLED, _cancelled_at(node_id))
             if node.get("error_output") is True and time.monotonic() < self.deadline:
                 # The error flows out of the node's error handle; the run goes on.
                 self.results[node_id] = outcome.error
@@ -313,6 +308,16 @@ class Execution(FinalWrite):
         store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
+
+
+def _cancelled_at(node_id: str, when: str = "while") -> dict:
+    """The error of a run cancelled before `node_id` ran, or while it waited
+    to retry."""
+    message = {
+        "before": "The run was cancelled before this node.",
+        "while": "The run was cancelled while this node waited to retry.",
+    }[when]
+    return {"node_id": node_id, "code": "cancelled", "message": message}
 
 
 def run_flow(

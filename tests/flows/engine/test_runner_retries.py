@@ -115,3 +115,32 @@ def test_exponential_backoff_doubles_the_delay_up_to_a_minute():
 
     assert [policy.delay_after(n) for n in (1, 2, 3, 7, 8)] == [1, 2, 4, 60, 60]
     assert RetryPolicy(delay_ms=250).delay_after(4) == 0.25
+
+
+def test_a_run_cancelled_while_its_node_waits_to_retry_stops_waiting(monkeypatch):
+    """The lease thread notes a cancel a moment after the first attempt failed;
+    the run ends `cancelled` then, not after its 3 s waits."""
+    from flows.engine import lease
+
+    started = time.monotonic()
+    monkeypatch.setattr(
+        lease, "is_cancelled", lambda run_id: time.monotonic() - started > 0.3
+    )
+    step = with_retry(
+        code("boom", "throw new Error('x');"), max_attempts=4, delay_ms=3000
+    )
+
+    run = run_one(step)
+
+    assert time.monotonic() - started < 1.5
+    assert (run.status, run.error["code"], run.error["node_id"]) == (
+        "cancelled",
+        "cancelled",
+        "boom",
+    )
+    assert "waited to retry" in run.error["message"]
+    failed = run.steps.get(node_id="boom")
+    assert (failed.status, [a["status"] for a in failed.attempts]) == (
+        "failed",
+        ["failed"],
+    )
