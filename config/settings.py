@@ -330,9 +330,9 @@ else:
 SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
 # The supervisor looks for due schedule ticks this often (flows/engine/scheduler.py).
 SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
-# A missed tick older than this is "missed" (skipped, or run once); a tick the
-# scheduler sees within it fires normally.
+# A tick the scheduler sees later than this is "missed" (skipped, or run once).
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
+SCHEDULED_FLOWS_PER_OWNER = env.int("SCHEDULED_FLOWS_PER_OWNER", default=50)
 # Tests only: a 6th (seconds) cron field, for per-second schedules.
 SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 

@@ -36,6 +36,7 @@ from flows.portable import (
     export_flow,
 )
 from flows.run_filters import apply_run_filters, parse_run_filters
+from flows.schedules.quota import check_schedule_quota
 from flows.storable import Unstorable, check_storable
 
 TRUE = ("1", "true", "yes")
@@ -157,6 +158,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 owner = self.instance.owner if self.instance else None
                 owner_id = owner.pk if owner else self.context["request"].user.pk
                 check_owned(nodes, owner_id, errors)
+                check_schedule_quota(nodes, owner_id, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])

@@ -1,0 +1,84 @@
+"""One account's enabled schedules are capped (SCHEDULED_FLOWS_PER_OWNER): past
+the cap, a save that adds one is refused in the error envelope, next to the
+schedule node; flows that already have one stay editable."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.models import Flow
+from tests.factories import FlowFactory
+from tests.flows.graphs import code, edge, node
+
+pytestmark = pytest.mark.django_db
+
+
+def graph(enabled=True) -> dict:
+    return {
+        "nodes": [
+            node(
+                "tick", "schedule", cron="*/5 * * * *", timezone="UTC", enabled=enabled
+            ),
+            code("work", "return {};"),
+        ],
+        "edges": [edge("tick", "work")],
+    }
+
+
+def scheduled_flows(owner, count, enabled=True):
+    return [FlowFactory(owner=owner, **graph(enabled)) for _ in range(count)]
+
+
+@pytest.fixture(autouse=True)
+def cap_of_two(settings):
+    settings.SCHEDULED_FLOWS_PER_OWNER = 2
+
+
+def test_a_schedule_past_the_cap_is_refused_next_to_its_node(api, alice):
+    scheduled_flows(alice, 2)
+
+    response = api.post("/api/flows", {"name": "third", **graph()}, format="json")
+
+    assert response.status_code == 400
+    body = response.json()["error"]
+    assert body["code"] == "validation_error"
+    assert "2 flows with an enabled schedule" in body["message"]
+    [problem] = body["details"]["nodes"]
+    assert (problem["index"], problem["field"]) == (0, "data.enabled")
+    assert Flow.objects.filter(owner=alice).count() == 2
+
+
+def test_adding_a_schedule_to_an_existing_flow_counts_too(api, alice):
+    scheduled_flows(alice, 2)
+    plain = FlowFactory(owner=alice, nodes=[node("hook", "webhook")], edges=[])
+
+    response = api.patch(f"/api/flows/{plain.pk}", graph(), format="json")
+
+    assert response.status_code == 400
+    plain.refresh_from_db()
+    assert plain.has_schedule is False
+
+
+def test_disabled_schedules_and_other_users_schedules_do_not_count(api, alice, bob):
+    scheduled_flows(alice, 5, enabled=False)
+    scheduled_flows(bob, 3)
+    scheduled_flows(alice, 1)
+
+    response = api.post("/api/flows", {"name": "second", **graph()}, format="json")
+
+    assert response.status_code == 201, response.content
+    disabled = api.post("/api/flows", {"name": "off", **graph(False)}, format="json")
+    assert disabled.status_code == 201
+
+
+def test_a_flow_that_has_its_schedule_stays_editable_when_the_cap_is_lowered(
+    api, alice, settings
+):
+    first, _, _ = scheduled_flows(alice, 3)
+    settings.SCHEDULED_FLOWS_PER_OWNER = 1
+    changed = graph()
+    changed["nodes"][1] = code("work", "return {changed: true};")
+
+    response = api.patch(f"/api/flows/{first.pk}", changed, format="json")
+
+    assert response.status_code == 200, response.content
