@@ -4,6 +4,8 @@ uses it, and a healthy one is kept without a round trip (config/db/postgresql)."
 from __future__ import annotations
 
 import io
+import os
+import resource
 import time
 
 import psycopg
@@ -85,3 +87,36 @@ def test_a_healthy_idle_connection_is_kept_without_asking_the_server(monkeypatch
     assert connection.is_usable() is True
     monkeypatch.undo()
     assert backend_pid() == old
+
+
+@pytest.fixture
+def many_open_files():
+    """Over 1,024 files open, as in a busy process, so a new socket's number
+    is past what select() can watch."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.skip("the hard limit on open files is under 2,048")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (2048, hard))
+    files = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    yield
+    for fd in files:
+        os.close(fd)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_connection_numbered_past_1024_is_still_judged_without_a_query(
+    many_open_files, monkeypatch
+):
+    connection.close()
+    connection.ensure_connection()
+    assert connection.connection.fileno() > 1024
+    old = backend_pid()
+
+    def no_query(*args, **kwargs):
+        raise AssertionError("the health check sent a query")
+
+    monkeypatch.setattr(connection.connection, "cursor", no_query)
+    assert connection.is_usable() is True
+    monkeypatch.undo()
+    assert backend_pid() == old
+    connection.close()  # not left on a number the next test's limit forbids

@@ -26,9 +26,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if connection.info.transaction_status != TransactionStatus.IDLE:
             return super().is_usable()
         try:
-            readable, _, _ = select.select([connection.fileno()], [], [], 0)
-        except (OSError, ValueError):
-            return False
+            # poll, not select: a process with over 1,024 files open is fine.
+            poller = select.poll()
+            poller.register(connection.fileno(), select.POLLIN)
+            events = poller.poll(0)
+        except (OSError, ValueError, AttributeError):  # no poll() here: ask
+            return super().is_usable()
         # Nothing was asked, so anything waiting is the server saying goodbye
-        # (or an end of file): reconnect rather than fail the request.
-        return not readable
+        # (or an end of file, or a hang-up): reconnect rather than fail the request.
+        return not events
