@@ -36,7 +36,7 @@ from flows.portable import (
     export_flow,
 )
 from flows.run_filters import apply_run_filters, parse_run_filters
-from flows.schedules.quota import check_schedule_quota
+from flows.schedule_quota import check_schedule_quota
 from flows.storable import Unstorable, check_storable
 
 TRUE = ("1", "true", "yes")
