@@ -11,7 +11,8 @@ worker never looks for a run that is not there yet.
 The task row is the one django-tasks-db's `DatabaseBackend.enqueue` would
 make (a test compares the two), built without its `save()`: its one
 `pre_save` receiver sets `run_after`, which is set here the same way. Its
-`task_enqueued` signal is sent as the backend sends it.
+`task_enqueued` signal is sent as the backend sends it, with the TaskResult
+its `task_result` property would build (a test compares those too).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from __future__ import annotations
 from django.db import connections, router, transaction
 from django.utils import timezone
 from django_tasks_db import DatabaseBackend
-from django_tasks_db.compat import task_enqueued
+from django_tasks_db.backend import TaskResult
+from django_tasks_db.compat import TaskResultStatus, task_enqueued
 from django_tasks_db.models import DBTaskResult, get_date_max
+from django_tasks_db.utils import normalize_uuid
 
 from flows.engine import sql
 from flows.engine.store import write_alias
@@ -60,4 +63,25 @@ def insert_run_and_task(run: FlowRun, task, *args) -> None:
             sql.execute(using, runs.insert(), runs.values_of(run))
             sql.execute(using, tasks.insert(), tasks.values_of(row))
     run._state.adding, run._state.db = False, using
-    task_enqueued.send(type(backend), task_result=row.task_result)
+    task_enqueued.send(type(backend), task_result=_enqueued(row, task))
+
+
+def _enqueued(row: DBTaskResult, task) -> TaskResult:
+    """What `row.task_result` gives for a task just enqueued, built from the
+    task in hand: that property imports the task by its path and validates a
+    copy of it, 15% of a 202's CPU, to tell receivers what we already know."""
+    return TaskResult(
+        db_result=row,
+        task=task,
+        id=normalize_uuid(row.id),
+        status=TaskResultStatus.READY,
+        enqueued_at=row.enqueued_at,
+        started_at=None,
+        last_attempted_at=None,
+        finished_at=None,
+        args=row.args_kwargs["args"],
+        kwargs=row.args_kwargs["kwargs"],
+        backend=row.backend_name,
+        errors=[],
+        worker_ids=row.worker_ids,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django_tasks_db.compat import task_enqueued
 from django_tasks_db.models import DBTaskResult
 
 from flows.engine import background
@@ -28,6 +29,20 @@ TASK_FIELDS = (
     "traceback",
     "started_at",
     "finished_at",
+)
+RESULT_FIELDS = (
+    "task",
+    "id",
+    "status",
+    "enqueued_at",
+    "started_at",
+    "last_attempted_at",
+    "finished_at",
+    "args",
+    "kwargs",
+    "backend",
+    "errors",
+    "worker_ids",
 )
 
 
@@ -91,3 +106,22 @@ def test_a_delivery_id_still_takes_the_checked_path(flow):
         enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK, delivery_id="d-1")
     assert FlowRun.objects.filter(flow=flow).count() == 1
     assert DBTaskResult.objects.get().args_kwargs["args"] == [str(run.pk)]
+
+
+def test_the_enqueued_signal_carries_the_result_the_engine_would_send(flow):
+    sent = []
+
+    def receiver(sender, task_result, **kwargs):
+        sent.append((sender, task_result))
+
+    task_enqueued.connect(receiver)
+    try:
+        enqueue_run(flow, {"n": 3}, FlowRun.Trigger.WEBHOOK)
+    finally:
+        task_enqueued.disconnect(receiver)
+
+    [(sender, ours)] = sent
+    theirs = DBTaskResult.objects.get().task_result  # what the backend would send
+    assert sender is type(theirs.task.get_backend())
+    for name in RESULT_FIELDS:
+        assert getattr(ours, name) == getattr(theirs, name), name
