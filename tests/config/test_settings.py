@@ -41,6 +41,12 @@ def manage(*args, env):
     )
 
 
+def print_settings(expressions: str, env) -> subprocess.CompletedProcess:
+    """`print(<expressions>)` with `s` the settings, in a clean process."""
+    code = f"from django.conf import settings as s; print({expressions})"
+    return manage("shell", "-v", "0", "-c", code, env=env)
+
+
 def test_check_deploy_is_clean_with_production_settings():
     result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
 
@@ -49,14 +55,9 @@ def test_check_deploy_is_clean_with_production_settings():
 
 
 def test_production_settings_mark_cookies_secure_for_https():
-    result = manage(
-        "shell",
-        "-v",
-        "0",
-        "-c",
-        "from django.conf import settings as s;"
-        "print(s.SESSION_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY,"
-        " s.SESSION_COOKIE_SAMESITE, s.CSRF_COOKIE_SECURE)",
+    result = print_settings(
+        "s.SESSION_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY,"
+        " s.SESSION_COOKIE_SAMESITE, s.CSRF_COOKIE_SECURE",
         env=PRODUCTION_ENV,
     )
 
@@ -98,11 +99,8 @@ def test_debug_runs_without_a_secret_key():
 
 
 def admission_caps(**env) -> str:
-    result = manage(
-        "shell",
-        "-c",
-        "from django.conf import settings as s; print(s.SYNC_RUNS_PER_PROCESS, "
-        "s.SYNC_RUNS_PER_OWNER, s.SYNC_RUNS_PER_FLOW)",
+    result = print_settings(
+        "s.SYNC_RUNS_PER_PROCESS, s.SYNC_RUNS_PER_OWNER, s.SYNC_RUNS_PER_FLOW",
         env={"WEIR_TESTING": "true", "WEIR_ENV_FILE": "/dev/null", **env},
     )
     assert result.returncode == 0, result.stderr
@@ -145,13 +143,8 @@ def test_an_unknown_log_format_stops_start_up():
 
 
 def print_base_url(env):
-    result = manage(
-        "shell",
-        "-v",
-        "0",
-        "-c",
-        "from django.conf import settings as s;"
-        " print(s.BASE_URL, s.CSRF_TRUSTED_ORIGINS)",
+    result = print_settings(
+        "s.BASE_URL, s.CSRF_TRUSTED_ORIGINS",
         env={"WEIR_ENV_FILE": "/dev/null", "DEBUG": "true", **env},
     )
     assert result.returncode == 0, result.stderr

@@ -8,7 +8,7 @@ from django.db import IntegrityError, connection
 
 from flows.engine import sql, store
 from flows.models import FlowRun
-from tests.config.test_settings import PRODUCTION_ENV, manage
+from tests.config.test_settings import PRODUCTION_ENV, print_settings
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, trigger
 
@@ -81,15 +81,8 @@ def test_the_setting_decides_whether_connections_prepare(value, threshold):
     env = {**PRODUCTION_ENV, "DATABASE_URL": "postgres://u@127.0.0.1:5432/weir"}
     if value:
         env["DB_PREPARED_STATEMENTS"] = value
-    result = manage(
-        "shell",
-        "-v",
-        "0",
-        "-c",
-        "from django.conf import settings as s;"
-        "print(s.DATABASES['default']['OPTIONS']['prepare_threshold'])",
-        env=env,
-    )
+    options = "s.DATABASES['default']['OPTIONS']"
+    result = print_settings(f"{options}['prepare_threshold']", env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == threshold
