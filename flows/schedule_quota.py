@@ -12,36 +12,28 @@ from __future__ import annotations
 from django.conf import settings
 
 from flows.models import Flow
-
-
-def enabled_schedule_index(nodes) -> int | None:
-    """The index of the graph's schedule trigger, if it is enabled."""
-    for index, node in enumerate(nodes if isinstance(nodes, list) else []):
-        if isinstance(node, dict) and node.get("type") == "schedule":
-            data = node.get("data") if isinstance(node.get("data"), dict) else {}
-            return index if data.get("enabled", True) is True else None
-    return None
+from flows.nodes.schedule import enabled_schedule
 
 
 def check_schedule_quota(nodes, owner_id, instance: Flow | None, errors) -> None:
     """Add a node error (GraphErrors.node) when this save would add one
     enabled schedule more than the owner may have."""
-    index = enabled_schedule_index(nodes)
-    if index is None:
+    schedule = enabled_schedule(nodes)
+    if schedule is None:
         return
-    if instance is not None and enabled_schedule_index(instance.nodes) is not None:
+    if instance is not None and enabled_schedule(instance.nodes) is not None:
         return  # not a new schedule
     others = Flow.objects.filter(owner_id=owner_id, has_schedule=True)
     if instance is not None:
         others = others.exclude(pk=instance.pk)
     enabled = sum(
-        enabled_schedule_index(graph) is not None
+        enabled_schedule(graph) is not None
         for graph in others.values_list("nodes", flat=True)
     )
     limit = settings.SCHEDULED_FLOWS_PER_OWNER
     if enabled >= limit:
         errors.node(
-            index,
+            schedule[0],
             "data.enabled",
             f"You already have {enabled} flows with an enabled schedule, the most "
             f"one account may have ({limit}). Disable or remove one of them, or "

@@ -22,16 +22,10 @@ from django.utils import timezone
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
+from flows.nodes.schedule import enabled_schedule
 from flows.schedules.cron import cron_problem, previous_tick, ticks, zone_of
 
 logger = logging.getLogger("weir.scheduler")
-
-
-def schedule_node(flow: Flow) -> dict | None:
-    return next(
-        (n for n in flow.nodes if isinstance(n, dict) and n.get("type") == "schedule"),
-        None,
-    )
 
 
 def due_ticks(data: dict, since: datetime, now: datetime) -> list[datetime]:
@@ -73,10 +67,10 @@ def schedule_pass(now: datetime | None = None) -> int:
         "id", "owner_id", "version", "nodes", "edges", "schedule_checked_at"
     )
     for flow in flows:
-        node = schedule_node(flow)
-        data = (node or {}).get("data") or {}
-        if node is None or data.get("enabled", True) is not True:
+        schedule = enabled_schedule(flow.nodes)
+        if schedule is None:
             continue
+        _, data = schedule
         if flow.schedule_checked_at is None:
             Flow.objects.filter(pk=flow.pk).update(schedule_checked_at=now)
             continue

@@ -12,6 +12,16 @@ from flows.schedules.cron import cron_problem, zone_of
 MISSED = ("skip", "run_once")
 
 
+def enabled_schedule(nodes) -> tuple[int, dict] | None:
+    """The graph's schedule trigger, as (index, data), if it is enabled: the
+    one the scheduler fires and the per-owner cap counts."""
+    for index, node in enumerate(nodes if isinstance(nodes, list) else []):
+        if isinstance(node, dict) and node.get("type") == "schedule":
+            data = node.get("data") if isinstance(node.get("data"), dict) else {}
+            return (index, data) if data.get("enabled", True) is True else None
+    return None
+
+
 class ScheduleNode(NodeKind):
     type = "schedule"
     label = "Schedule"
