@@ -35,7 +35,8 @@ def check_schedule_quota(nodes, owner_id, instance: Flow | None, errors) -> None
         errors.node(
             schedule[0],
             "data.enabled",
-            f"You already have {enabled} flows with an enabled schedule, the most "
+            f"You already have {enabled} flow{'' if enabled == 1 else 's'} with an "
+            "enabled schedule, the most "
             f"one account may have ({limit}). Disable or remove one of them, or "
             "save this schedule disabled.",
         )

@@ -59,3 +59,22 @@ def test_a_bad_cron_is_shown_at_once_and_refused_at_save(alice_page, live_url, a
     expect(field).to_contain_text("'every day' is not a cron expression")
     flow.refresh_from_db()
     assert flow.nodes == []
+
+
+def test_a_schedule_past_the_accounts_cap_is_refused_next_to_enabled(
+    alice_page, live_url, alice, settings
+):
+    settings.SCHEDULED_FLOWS_PER_OWNER = 1
+    tick = {"id": "tick", "type": "schedule", "data": {"cron": "0 9 * * *"}}
+    FlowFactory(owner=alice, nodes=[tick], edges=[])
+    page = alice_page
+    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    open_builder(page, live_url, flow)
+    page.locator("#palette").get_by_role("button", name="Schedule").click()
+
+    page.get_by_role("button", name="Save").click()
+
+    field = page.locator('#inspector .field[data-field="data.enabled"] > .field-error')
+    expect(field).to_contain_text("You already have 1 flow with an enabled schedule")
+    flow.refresh_from_db()
+    assert flow.nodes == []
