@@ -22,6 +22,7 @@ from flows.engine import lease
 from flows.engine.plan import PlannedNode
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
+from flows.nodes.errors import Park
 from flows.retry import policy_of
 
 logger = logging.getLogger("weir.engine")
@@ -91,6 +92,8 @@ def attempt_node(
                 and policy.retried_status(status)
             ):
                 raise NodeError("http_status", f"The server answered HTTP {status}.")
+        except Park:
+            raise  # not a failure: the run waits (flows/engine/waits.py)
         except Exception as exception:
             failure = as_node_error(exception, run, node_id)
             error = describe(failure)

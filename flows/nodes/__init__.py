@@ -25,6 +25,7 @@ from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
 from flows.nodes.transform import TransformNode
+from flows.nodes.wait import WaitNode
 from flows.nodes.webhook import WebhookNode
 
 NODE_KINDS: dict[str, NodeKind] = {}
@@ -64,6 +65,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     TransformNode(),
     HttpRequestNode(),
     DelayNode(),
+    WaitNode(),
     ResponseNode(),
 )
 for builtin in BUILTIN_KINDS:

@@ -121,9 +121,11 @@
     for (let index = 0; index < expressions.length; index++) {
       try {
         const source = "return (" + expressions[index] + "\n);";
-        const fn = new FunctionOf("input", "prev", "results", "secrets", source);
-        settle(index, encode(
-          apply(fn, undefined, [vars.input, vars.prev, vars.results, vars.secrets])));
+        // Expressions also see `run` ({id, resume_urls}); code does not, so a
+        // `let run` in a code node written before it existed still compiles.
+        const fn = new FunctionOf("input", "prev", "results", "secrets", "run", source);
+        settle(index, encode(apply(fn, undefined,
+          [vars.input, vars.prev, vars.results, vars.secrets, vars.run])));
       } catch (error) {
         settle(index, ["error", "expression_error", describe(error)]);
       }
