@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, render
 
 from config.http.errors import ValidationFailed
 from flows.credentials.api import CredentialSerializer
+from flows.engine.waits import wait_of
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
 from flows.pretty import pretty_json
@@ -105,16 +106,18 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     for step in steps:
         step.output_json = pretty_json(step.output)
         step.error_text = readable_error(step.error)
+    names = {step.node_id: step.node_name for step in steps}
+    names.update(
+        (node.get("id"), node.get("name"))
+        for node in run.flow.nodes
+        if isinstance(node, dict) and node.get("id") not in names
+    )
     failed_node = ""
     if run.error and run.error.get("node_id"):
-        node_id = run.error["node_id"]
-        names = {step.node_id: step.node_name for step in steps}
-        names.update(
-            (node.get("id"), node.get("name"))
-            for node in run.flow.nodes
-            if isinstance(node, dict) and node.get("id") not in names
-        )
-        failed_node = names.get(node_id) or node_id
+        failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
+    wait = wait_of(run)
+    if wait:
+        wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
     return render(
         request,
         "flows/run_detail.html",
@@ -126,6 +129,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
+            "wait": wait,
         },
     )
 
@@ -142,6 +146,8 @@ def runs(request: HttpRequest) -> HttpResponse:
     page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    for run in page.object_list:
+        run.wait = wait_of(run)
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)

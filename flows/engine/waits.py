@@ -56,6 +56,23 @@ def resume_urls(run_id, nodes: list) -> dict[str, str]:
     }
 
 
+def wait_of(run: FlowRun) -> dict | None:
+    """Where a waiting run waits: {node_id, mode, until, resume_url} (the URL
+    for callback waits only; its owner's to share), else None. No query."""
+    state = run.wait_state or {}
+    if run.status != WAITING or not state.get("node_id"):
+        return None
+    url = None
+    if state.get("mode") == "callback":
+        url = settings.BASE_URL + resume_path(run.pk, state["node_id"])
+    return {
+        "node_id": state["node_id"],
+        "mode": state.get("mode"),
+        "until": state.get("wake_at"),
+        "resume_url": url,
+    }
+
+
 def park(execution, parked: Park) -> bool:
     """Store `execution`'s run `waiting` at the node that parked it; False when
     the run is no longer this executor's (fenced by `attempts`, like a final

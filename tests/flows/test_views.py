@@ -159,6 +159,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "transform",
         "http_request",
         "delay",
+        "wait",
         "response",
         "agent",
     ]
