@@ -24,6 +24,7 @@ from flows.nodes.delay import DelayNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
+from flows.nodes.send_email import SendEmailNode
 from flows.nodes.transform import TransformNode
 from flows.nodes.wait import WaitNode
 from flows.nodes.webhook import WebhookNode
@@ -67,6 +68,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     DelayNode(),
     WaitNode(),
     ResponseNode(),
+    SendEmailNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)
