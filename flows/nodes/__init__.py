@@ -22,6 +22,7 @@ from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
 from flows.nodes.http_request import HttpRequestNode
+from flows.nodes.postgres_query import PostgresQueryNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
 from flows.nodes.send_email import SendEmailNode
@@ -69,6 +70,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     WaitNode(),
     ResponseNode(),
     SendEmailNode(),
+    PostgresQueryNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)

@@ -136,8 +136,6 @@ class SendEmailNode(NodeKind):
                 problems.append(
                     FieldError(f"data.{key}", "A header holds no line break.")
                 )
-        if not any(data.get(key) for key in ("to", "cc", "bcc")):
-            problems.append(FieldError("data.to", "Give at least one recipient."))
         run_ms = int(settings.RUN_TIMEOUT_SECONDS * 1000)
         problems += integer_between(data, "timeout_ms", 1, run_ms, required=False)
         return problems
