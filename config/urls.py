@@ -24,7 +24,7 @@ api_patterns = [
         login_required(SpectacularSwaggerSplitView.as_view(url_name="schema")),
         name="docs",
     ),
-    path("", include("flows.api_urls")),
+    path("", include("flows.api.urls")),
     path("", include("agents.api_urls")),
 ]
 

@@ -9,7 +9,7 @@ class FlowsConfig(AppConfig):
         from config.telemetry.metrics import register_scrape_collector
         from flows.credentials import checks  # noqa: F401  (registers the check)
         from flows.engine import error_flows  # noqa: F401  (connects its receiver)
-        from flows.metrics import QueueCollector
+        from flows.lib.metrics import QueueCollector
         from flows.models import FlowRun
 
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))

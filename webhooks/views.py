@@ -43,9 +43,8 @@ from config.http.errors import (
     NotAuthenticated,
     ValidationFailed,
 )
-from flows import targets
-from flows.api import prefers_async
-from flows.engine import run_flow
+from flows.api.flows import prefers_async
+from flows.engine import run_flow, targets
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun

@@ -1,4 +1,4 @@
-"""`POST /api/flows/:id/nodes/:node_id/run`: "Run this node" (flows/pins.py).
+"""`POST /api/flows/:id/nodes/:node_id/run`: "Run this node" (flows/graph/pins.py).
 
 Runs one node the way the builder's test runs do: its upstream nodes take
 their pinned outputs, or else their outputs from the flow's last run, and
@@ -14,11 +14,11 @@ from rest_framework.response import Response
 
 from config.http.admission import admitted
 from config.http.errors import NotFound, ValidationFailed
-from flows.api_runs import RunResultSerializer
+from flows.api.runs import RunResultSerializer
 from flows.engine import run_flow
+from flows.graph.pins import upstream_of
+from flows.lib.storable import Unstorable, check_storable
 from flows.models import FlowRun
-from flows.pins import upstream_of
-from flows.storable import Unstorable, check_storable
 
 
 class RunNodeMixin:

@@ -16,28 +16,28 @@ from rest_framework.response import Response
 from config.http.admission import admitted
 from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
-from flows.api_pins import RunNodeMixin
-from flows.api_runs import (
-    RUN_FILTER_PARAMETERS,
-    RunResultSerializer,
-    RunSummarySerializer,
-)
-from flows.credentials.portable import import_nodes
-from flows.credentials.usage import check_owned
-from flows.engine import run_flow
-from flows.engine.background import enqueue_run
-from flows.graph import validate_graph
-from flows.models import Flow, FlowRun
-from flows.pins import pin_problems
-from flows.portable import (
+from flows.api.pins import RunNodeMixin
+from flows.api.portable import (
     EXPORTED_FIELDS,
     FORMAT_VERSION,
     export_filename,
     export_flow,
 )
-from flows.run_filters import apply_run_filters, parse_run_filters
-from flows.schedule_quota import check_schedule_quota
-from flows.storable import Unstorable, check_storable
+from flows.api.run_filters import apply_run_filters, parse_run_filters
+from flows.api.runs import (
+    RUN_FILTER_PARAMETERS,
+    RunResultSerializer,
+    RunSummarySerializer,
+)
+from flows.api.schedule_quota import check_schedule_quota
+from flows.credentials.portable import import_nodes
+from flows.credentials.usage import check_owned
+from flows.engine import run_flow
+from flows.engine.background import enqueue_run
+from flows.graph import validate_graph
+from flows.graph.pins import pin_problems
+from flows.lib.storable import Unstorable, check_storable
+from flows.models import Flow, FlowRun
 
 TRUE = ("1", "true", "yes")
 
@@ -64,7 +64,7 @@ def accepted(run: FlowRun) -> Response:
 
 
 def storable(value) -> None:
-    """Field validator: refuse what the database cannot store (flows.storable)."""
+    """Field validator: refuse what the database cannot store (flows.lib.storable)."""
     try:
         check_storable(value, what="The value")
     except Unstorable as problem:
