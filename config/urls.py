@@ -5,10 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import (
-    health,
-    schema,  # noqa: F401  (registers OpenAPI extensions)
-)
+from config import schema  # noqa: F401  (registers OpenAPI extensions)
+from config.telemetry import health
 from config.telemetry import views as telemetry_views
 
 api_patterns = [
