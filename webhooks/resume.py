@@ -26,8 +26,8 @@ from django.views.decorators.csrf import csrf_exempt
 
 from config.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
 from flows.engine import waits, wake
+from flows.lib.storable import Unstorable, check_storable
 from flows.models import FlowRun
-from flows.storable import Unstorable, check_storable
 from webhooks import limits
 
 FORM = "application/x-www-form-urlencoded"

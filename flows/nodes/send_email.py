@@ -10,7 +10,7 @@ may send `EMAIL_NODE_RATE` messages (config/http/ratelimit.py).
 The `Message-ID` is derived from the run and node (`ctx.idempotency_key`), so
 a node that runs again after a crash (every node runs at least once) sends a
 message with the same id, which a mail client or a receiver can spot.
-The connection itself (checked address, pinning, TLS) is flows/smtp.py.
+The connection itself (checked address, pinning, TLS) is flows/lib/smtp.py.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 from django.conf import settings
 
 from config.http import ratelimit
-from flows import smtp
+from flows.lib import smtp
 from flows.nodes.base import (
     FieldError,
     FormField,

@@ -259,7 +259,7 @@ def test_a_server_that_drips_bytes_times_out(alice, mail_server, settings):
 
 
 def test_tls_is_required_for_a_server_that_is_not_allowlisted(monkeypatch):
-    from flows import outbound, smtp
+    from flows.lib import outbound, smtp
 
     monkeypatch.setattr(outbound, "checked_address", lambda host, port: "192.0.2.7")
     server = {"host": "mail.example.com", "port": 25, "security": "none"}
