@@ -11,8 +11,30 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from flows.demo import DEMO_FLOW_NAME, SEED_HOOKS, webhook_code_graph
+from flows.demo import (
+    DEMO_FLOW_NAME,
+    SEED_HOOKS,
+    approval_graph,
+    signup_summary_graph,
+    webhook_code_graph,
+)
 from flows.models import Flow
+
+# The worked examples of docs/engine.md; they need credentials before they run.
+WORKED_EXAMPLES = [
+    (
+        "Yesterday's signups",
+        "Every morning, count yesterday's signups and post a summary. Pick a "
+        "PostgreSQL credential and your chat URL, then enable the schedule.",
+        signup_summary_graph,
+    ),
+    (
+        "Approve by e-mail",
+        "E-mails a resume link to input.approver and waits for Approve or Reject. "
+        "Pick an SMTP credential first.",
+        approval_graph,
+    ),
+]
 
 
 class Command(BaseCommand):
@@ -47,5 +69,12 @@ class Command(BaseCommand):
         )
         if created:
             self.stdout.write(f"  Demo flow '{flow.name}': {flow.webhook_url}")
+        for name, description, graph in WORKED_EXAMPLES:
+            nodes, edges = graph()
+            Flow.objects.get_or_create(
+                owner=user,
+                name=name,
+                defaults={"description": description, "nodes": nodes, "edges": edges},
+            )
         for hook in SEED_HOOKS:
             hook(user, flow, self.stdout)
