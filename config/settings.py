@@ -352,7 +352,9 @@ WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
-# the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
+# the other threads always serve pages. A caller over a cap waits while a
+# holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are
+# older: slots are held by what is slow. `config.gunicorn.QueueStampingWorker`
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
 
@@ -368,6 +370,7 @@ SYNC_RUNS_PER_FLOW = env_values.derived_int(
 )
 # A run or chat turn that waited longer for a thread is refused (503), not run late.
 REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
+ADMISSION_SLOW_SECONDS = env.float("ADMISSION_SLOW_SECONDS", default=0.5)
 ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
 
 # Agents and LLM providers (DESIGN section 4).
