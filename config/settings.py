@@ -314,8 +314,13 @@ PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
 # Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
 TASKS_BACKEND = env("TASKS_BACKEND", default="database")
 TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
-# How often an idle database worker looks for a queued task.
-WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+# How often an idle database worker looks for a queued task without being told:
+# on PostgreSQL NOTIFY wakes it at once (flows/engine/wakeup.py) and this is
+# the fallback; SQLite has no NOTIFY, so there it polls often (a small read).
+WORKER_POLL_SECONDS = env.float(
+    "WORKER_POLL_SECONDS",
+    default=0.02 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 0.2,
+)
 if TASKS_BACKEND == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 elif TASKS_BACKEND == "rq":
