@@ -81,9 +81,12 @@ class BufferedWSGI:
     async def _read_body(self, scope, receive) -> bytes | None:
         """The whole body, or None when it is larger than allowed."""
         for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit():
-                if int(value) > self.max_body_bytes:
-                    return None
+            if (
+                name == b"content-length"
+                and value.isdigit()
+                and int(value) > self.max_body_bytes
+            ):
+                return None
         chunks, size = [], 0
         while True:
             message = await receive()

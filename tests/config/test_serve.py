@@ -1,4 +1,4 @@
-"""`python -m config.serve` (granian + config.asgi_bridge), the default web server, for real.
+"""`python -m config.serve` (granian + config.asgi_bridge), the default server.
 
 The slow-client drill of issue 26: 24 connections trickling a webhook request
 at a byte a second held every thread of gunicorn (2 x 4) for 20 s. Here they
@@ -7,6 +7,7 @@ wait on the event loop, and another client's requests are answered at once.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import socket
 import threading
@@ -31,12 +32,11 @@ class Trickle:
         request = HEAD.replace(b"/api/webhooks/{flow}", path)
         self.rest = [request if headers else b"{" + b" " * 58 + b"}"] * count
         self.sockets = []
-        for index in range(count):
+        for _ in range(count):
             sock = socket.create_connection(("127.0.0.1", port))
             if not headers:
                 sock.sendall(request)
             self.sockets.append(sock)
-            self.rest[index] = self.rest[index][:]
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._drip, daemon=True)
         self.thread.start()
@@ -46,10 +46,8 @@ class Trickle:
         while not self.stopped.wait(1):
             for sock, data in zip(self.sockets, self.rest, strict=True):
                 if position < len(data):
-                    try:
+                    with contextlib.suppress(OSError):  # the server hung up
                         sock.sendall(data[position : position + 1])
-                    except OSError:
-                        pass
             position += 1
 
     def close(self):

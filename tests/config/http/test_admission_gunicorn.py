@@ -1,8 +1,9 @@
-"""A real gunicorn flooded with slow work serves pages; fast work is never refused.
+"""A real server flooded with slow work serves pages; fast work is never refused.
 
-24 slow webhook calls, or 16 chat turns on a slow model, arrive at once at 1
-worker x 8 threads. The worker sets WEB_THREADS=8, so 6 of them run
-(SYNC_RUNS_PER_PROCESS = threads - 2); the rest wait until those have run past
+The webhook tests run on both servers (granian through config.serve, the
+default, and gunicorn). 24 slow webhook calls, or 16 chat turns on a slow
+model, arrive at once at 1 worker x 8 threads: WEB_THREADS=8, so 6 of them
+run (SYNC_RUNS_PER_PROCESS = threads - 2); the rest wait until those have run past
 ADMISSION_SLOW_SECONDS and are refused with 503 or 429 and Retry-After, and
 create nothing; meanwhile another user's pages answer within 200 ms. And 64
 senders calling a 10 ms flow at once, on the default settings, are all served.
@@ -112,10 +113,10 @@ def assert_pages_were_fast(pages):
     assert any(page.body.startswith(b'{"id"') for page in pages)
 
 
-def test_24_slow_webhook_calls_leave_pages_fast_and_refuse_the_excess(gunicorn, bob):
+def test_24_slow_webhook_calls_leave_pages_fast_and_refuse_the_excess(web_server, bob):
     owners = [UserFactory(username=f"owner{i}") for i in range(4)]
     flows = [slow_flow(owner) for owner in owners for _ in range(2)]
-    server = gunicorn(threads=8, SYNC_RUNS_PER_OWNER=3, SYNC_RUNS_PER_FLOW=2)
+    server = web_server(threads=8, SYNC_RUNS_PER_OWNER=3, SYNC_RUNS_PER_FLOW=2)
     calls = [flows[i % len(flows)] for i in range(24)]
 
     def call(flow):
@@ -177,10 +178,10 @@ def test_16_chat_turns_on_a_slow_model_leave_pages_fast(gunicorn, bob, llm_serve
     assert len(llm_server.bodies("/v1/chat/completions")) == PROCESS_CAP
 
 
-def test_64_concurrent_senders_to_a_10_ms_flow_are_never_refused(gunicorn, alice):
+def test_64_concurrent_senders_to_a_10_ms_flow_are_never_refused(web_server, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=10))
     flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
-    server = gunicorn(threads=4, workers=2)  # the production default
+    server = web_server(threads=4, workers=2)  # the production default
     start = threading.Barrier(64)
 
     def sender(_):
