@@ -44,6 +44,15 @@ SANDBOX_RESTARTS = Counter(
     "Sandbox processes killed and replaced (timeout, crash, died while idle).",
 )
 
+SCHEDULE_ERRORS = Counter(
+    "weir_schedule_errors",
+    "Scheduler looks at a flow that failed (a bad stored schedule, a bug).",
+)
+
+
+def schedule_error() -> None:
+    SCHEDULE_ERRORS.inc()
+
 
 def run_started(trigger: str) -> None:
     _child(RUNS_STARTED, trigger).inc()
