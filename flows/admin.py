@@ -5,6 +5,7 @@ from django.forms import Textarea
 from django.utils.html import format_html
 
 from flows.models import Credential, Flow, FlowRun, RunStep
+from flows.ownership import may_act_for
 from flows.pretty import pretty_json
 
 PRETTY_JSON = {
@@ -53,8 +54,14 @@ class FlowAdminForm(forms.ModelForm):
             "webhook_secret",
         ]
 
+    # Set by FlowAdmin.get_form for staff who are not superusers: a flow they
+    # add is theirs, checked (credentials included) as theirs.
+    author = None
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if self.author is not None and self.instance._state.adding:
+            self.instance.owner = self.author
         self.initial["webhook_secret"] = ""
         is_set = bool(self.instance.pk and self.instance.webhook_secret)
         self.fields["webhook_secret"].help_text = (
@@ -98,6 +105,23 @@ class FlowAdmin(admin.ModelAdmin):
     formfield_overrides = PRETTY_JSON
     list_select_related = ["owner"]
     form = FlowAdminForm
+
+    def get_readonly_fields(self, request, obj=None):
+        """A flow runs with its owner's credentials: only a superuser chooses
+        the owner, and only someone who may act for the owner edits the graph
+        (flows/ownership.py); other staff keep its name, switches and secret."""
+        readonly = list(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            readonly.append("owner")
+        if obj is not None and not may_act_for(request.user, obj):
+            readonly += ["nodes", "edges", "input_schema"]
+        return readonly
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is None and not request.user.is_superuser:
+            return type(form.__name__, (form,), {"author": request.user})
+        return form
 
     @admin.display(description="Nodes")
     def node_count(self, flow):
