@@ -114,7 +114,10 @@ DESCRIPTIONS = {
 # Statuses some operations answer beyond those every operation of their kind does.
 EXTRA_ERRORS = {
     "auth_login_create": ("429",),
-    "flows_partial_update": ("412",),
+    # Saves count against the admission caps (they compile code in the sandbox).
+    "flows_create": ("429",),
+    "flows_partial_update": ("412", "429"),
+    "flows_import_create": ("429",),
     "flows_run_create": ("429", "503"),
     # Filters (status, trigger, since, until, range) name a bad value with 400.
     "flows_runs_list": ("400",),

@@ -149,16 +149,13 @@ REDIS_CACHE_OPTIONS = {
     "socket_timeout": REDIS_TIMEOUT_SECONDS,
     "retry": Retry(NoBackoff(), 0),
 }
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": REDIS_CACHE_OPTIONS,
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES["default"] = dict(
+        BACKEND="django.core.cache.backends.redis.RedisCache",
+        LOCATION=REDIS_URL,
+        OPTIONS=REDIS_CACHE_OPTIONS,
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -279,6 +276,9 @@ RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
 # expired the supervisor resumes (background) or interrupts (synchronous) it.
 RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
+SAVE_CHECK_SECONDS = env.float(
+    "SAVE_CHECK_SECONDS", default=2
+)  # compiling a save's code
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
 HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.db import transaction
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -240,13 +242,27 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
 
+    def create(self, request, *args, **kwargs):
+        with self.admitted_save(request):
+            return super().create(request, *args, **kwargs)
+
+    def admitted_save(self, request):
+        """A save with nodes compiles each code node in the sandbox (up to
+        SAVE_CHECK_SECONDS): it holds a web thread and a sandbox worker as a
+        run does, so it counts against the same admission caps (503/429). A
+        save without nodes (a rename) compiles nothing and is not counted."""
+        body = request.data if isinstance(request.data, dict) else {}
+        if not body.get("nodes"):
+            return contextlib.nullcontext()
+        return admitted(request, owner_id=request.user.pk)
+
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
         response["ETag"] = f'"{response.data["version"]}"'
         return response
 
     def partial_update(self, request, *args, **kwargs):
-        with transaction.atomic():
+        with self.admitted_save(request), transaction.atomic():
             flow = (
                 self.get_queryset()
                 .select_for_update()
@@ -282,6 +298,10 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
     @action(detail=False, methods=["post"], url_path="import")
     def import_flow(self, request):
         """Create a flow from an export; the graph is validated as on create."""
+        with self.admitted_save(request):
+            return self._import(request)
+
+    def _import(self, request):
         document = request.data
         check_weir_version(document)
         fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
