@@ -4,9 +4,9 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from flows.lib.ownership import may_act_for
+from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
-from flows.ownership import may_act_for
-from flows.pretty import pretty_json
 
 PRETTY_JSON = {
     JSONField: {
@@ -109,7 +109,7 @@ class FlowAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         """A flow runs with its owner's credentials: only a superuser chooses
         the owner, and only someone who may act for the owner edits the graph
-        (flows/ownership.py); other staff keep its name, switches and secret."""
+        (flows/lib/ownership.py); other staff keep its name, switches and secret."""
         readonly = list(super().get_readonly_fields(request, obj))
         if not request.user.is_superuser:
             readonly.append("owner")

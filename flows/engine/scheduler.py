@@ -20,9 +20,9 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
 
-from flows import metrics
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
+from flows.lib import metrics
 from flows.models import Flow, FlowRun
 from flows.nodes.schedule import enabled_schedule
 from flows.schedules.cron import cron_problem, previous_tick, ticks, zone_of
@@ -72,7 +72,7 @@ def schedule_pass(now: datetime | None = None) -> int:
     """
     now = now or timezone.now()
     started = 0
-    flows = Flow.objects.filter(has_schedule=True).only(
+    flows = Flow.objects.scheduled().only(
         "id", "owner_id", "version", "nodes", "edges", "schedule_checked_at"
     )
     for flow in flows:

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from flows.models import FlowRun
-from flows.run_stats import run_stats
 from tests.factories import FlowFactory, FlowRunFactory
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +27,7 @@ def test_24h_counts_runs_per_hour_by_status_with_percentiles(alice_flow):
     run_at(alice_flow, this_hour - timedelta(hours=2), 7.0, status="failed")
     run_at(alice_flow, NOW - timedelta(hours=30), 1.0)  # outside the range
 
-    stats = run_stats(FlowRun.objects.all(), "24h", now=NOW)
+    stats = FlowRun.objects.stats("24h", now=NOW)
 
     assert (stats["range"], stats["bucket"]) == ("24h", "hour")
     assert stats["since"] == "2026-11-22T13:00:00+00:00"
@@ -51,7 +50,7 @@ def test_30d_counts_per_day(alice_flow):
     run_at(alice_flow, NOW - timedelta(days=29), 5.0)
     run_at(alice_flow, NOW - timedelta(days=31), 5.0)
 
-    stats = run_stats(FlowRun.objects.all(), "30d", now=NOW)
+    stats = FlowRun.objects.stats("30d", now=NOW)
 
     assert stats["bucket"] == "day"
     assert len(stats["buckets"]) == 30
@@ -63,7 +62,7 @@ def test_30d_counts_per_day(alice_flow):
 def test_runs_still_running_count_but_have_no_duration(alice_flow):
     run_at(alice_flow, NOW, None, status="running")
 
-    stats = run_stats(FlowRun.objects.all(), "7d", now=NOW)
+    stats = FlowRun.objects.stats("7d", now=NOW)
 
     assert len(stats["buckets"]) == 168
     assert stats["counts"]["running"] == 1

@@ -1,4 +1,4 @@
-"""The webhook target cache (flows/targets.py): fewer reads, never stale.
+"""The webhook target cache (flows/engine/targets.py): fewer reads, never stale.
 
 These tests commit (transaction=True), as the API and the admin do, so that
 PostgreSQL sends the trigger's NOTIFY to the cache's listener thread.
@@ -13,8 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from flows import targets
-from flows.engine import store
+from flows.engine import store, targets
 from flows.models import Flow
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger

@@ -1,6 +1,6 @@
 """Values the database cannot store never make a 500 or a run stuck `running`.
 
-NUL characters, lone surrogates and deep nesting (flows/storable.py) are refused
+NUL characters, lone surrogates and deep nesting (flows/lib/storable.py) are refused
 wherever they come in: a node's output fails the node with `invalid_output`, a
 run's input is a 400, and what Weir writes around user data (logs, error
 messages, a decoded HTTP body) has them replaced by U+FFFD.
@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from flows.engine import run_flow
+from flows.lib.storable import MAX_NESTING
 from flows.models import FlowRun
-from flows.storable import MAX_NESTING
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
 

@@ -16,57 +16,39 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from config.http.admission import admitted
+from config.http.body import object_body
+from config.http.conditional import etag, parse_if_match
 from config.http.errors import PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
-from flows.api_pins import RunNodeMixin
-from flows.api_runs import (
-    RUN_FILTER_PARAMETERS,
-    RunResultSerializer,
-    RunSummarySerializer,
-)
-from flows.credentials.portable import import_nodes
-from flows.credentials.usage import check_owned
-from flows.engine import run_flow
-from flows.engine.background import enqueue_run
-from flows.graph import validate_graph
-from flows.models import Flow, FlowRun
-from flows.pins import pin_problems
-from flows.portable import (
+from config.http.respond_async import accepted, prefers_async
+from flows.api.pins import RunNodeMixin
+from flows.api.portable import (
     EXPORTED_FIELDS,
     FORMAT_VERSION,
     export_filename,
     export_flow,
 )
-from flows.run_filters import apply_run_filters, parse_run_filters
-from flows.schedule_quota import check_schedule_quota
-from flows.storable import Unstorable, check_storable
+from flows.api.run_filters import apply_run_filters, parse_run_filters
+from flows.api.runs import (
+    RUN_FILTER_PARAMETERS,
+    RunResultSerializer,
+    RunSummarySerializer,
+)
+from flows.api.schedule_quota import check_schedule_quota
+from flows.credentials.portable import import_nodes
+from flows.credentials.usage import check_owned
+from flows.engine import run_flow
+from flows.engine.background import enqueue_run
+from flows.graph import validate_graph
+from flows.graph.pins import pin_problems
+from flows.lib.storable import Unstorable, check_storable, check_storable_body
+from flows.models import Flow, FlowRun
 
 TRUE = ("1", "true", "yes")
 
 
-def prefers_async(request) -> bool:
-    """`Prefer: respond-async` (RFC 7240) on the request."""
-    prefer = request.headers.get("Prefer", "")
-    return any(
-        part.split("=")[0].strip().lower() == "respond-async"
-        for part in prefer.replace(";", ",").split(",")
-    )
-
-
-def accepted(run: FlowRun) -> Response:
-    """202 for a queued background run: where to poll it."""
-    return Response(
-        {"run_id": str(run.id), "status": run.status},
-        status=202,
-        headers={
-            "Location": f"/api/runs/{run.id}",
-            "Preference-Applied": "respond-async",
-        },
-    )
-
-
 def storable(value) -> None:
-    """Field validator: refuse what the database cannot store (flows.storable)."""
+    """Field validator: refuse what the database cannot store (flows.lib.storable)."""
     try:
         check_storable(value, what="The value")
     except Unstorable as problem:
@@ -202,15 +184,6 @@ def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
     return error
 
 
-def parse_if_match(header: str) -> int | None:
-    """`"3"`, `W/"3"` or `3` → 3; `*` or nothing → None; anything else is stale."""
-    value = header.strip()
-    if not value or value == "*":
-        return None
-    value = value.removeprefix("W/").strip('"')
-    return int(value) if value.isdigit() else -1
-
-
 @extend_schema_view(
     destroy=extend_schema(
         responses={
@@ -258,7 +231,7 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
-        response["ETag"] = f'"{response.data["version"]}"'
+        response["ETag"] = etag(response.data["version"])
         return response
 
     def partial_update(self, request, *args, **kwargs):
@@ -280,7 +253,7 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
             serializer.is_valid(raise_exception=True)
             serializer.save(version=flow.version + 1)
         response = Response(serializer.data)
-        response["ETag"] = f'"{serializer.data["version"]}"'
+        response["ETag"] = etag(serializer.data["version"])
         return response
 
     @extend_schema(responses=dict)
@@ -346,18 +319,12 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
         worker instead: 202 `{run_id, status: "queued"}`; poll /api/runs/:id.
         """
         flow = self.get_object()
-        body = request.data if request.body else {}
-        if not isinstance(body, dict):
-            raise ValidationFailed("The body must be a JSON object (or empty).")
-        try:
-            check_storable(body, what="The JSON body")
-        except Unstorable as problem:
-            raise ValidationFailed(str(problem)) from None
+        body = object_body(request, check=check_storable_body) or {}
         use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
-            return accepted(run)
+            return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)

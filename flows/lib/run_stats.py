@@ -1,4 +1,5 @@
-"""Run statistics for the Runs page's chart: `GET /api/runs/stats?range=24h|7d|30d`.
+"""Run statistics for the Runs page's chart: `GET /api/runs/stats?range=24h|7d|30d`,
+read as `FlowRun.objects.for_user(user).stats(range_key)`.
 
 Counts per time bucket and status, and the p50 and p95 run duration per bucket
 and over the whole range, all aggregated in the database in three queries
@@ -16,10 +17,7 @@ from django.db.models import Case, Count, F, IntegerField, Value, When, Window
 from django.db.models.functions import Ceil, RowNumber, Trunc
 from django.utils import timezone
 
-from flows.models import FlowRun
-
 PERCENTILES = {"p50": 0.5, "p95": 0.95}
-STATUSES = tuple(FlowRun.Status.values)
 
 
 @dataclass(frozen=True)
@@ -77,6 +75,7 @@ def _percentiles(runs, partition: list) -> dict:
 
 def run_stats(runs, range_key: str, now: datetime | None = None) -> dict:
     """Buckets of `runs` (already the user's) over the range ending at `now`."""
+    statuses = tuple(runs.model.Status.values)
     span = RANGES[range_key]
     now = now or timezone.now()
     start = range_start(span, now)
@@ -97,17 +96,17 @@ def run_stats(runs, range_key: str, now: datetime | None = None) -> dict:
             {
                 "start": bucket.isoformat(),
                 "total": sum(by_status.values()),
-                "counts": {status: by_status.get(status, 0) for status in STATUSES},
+                "counts": {status: by_status.get(status, 0) for status in statuses},
                 **per_bucket.get(bucket, dict.fromkeys(PERCENTILES)),
             }
         )
-    totals = {status: sum(b["counts"][status] for b in buckets) for status in STATUSES}
+    totals = {status: sum(b["counts"][status] for b in buckets) for status in statuses}
     return {
         "range": range_key,
         "bucket": span.bucket,
         "since": start.isoformat(),
         "until": now.isoformat(),
-        "statuses": list(STATUSES),
+        "statuses": list(statuses),
         "total": sum(totals.values()),
         "counts": totals,
         **overall,

@@ -6,7 +6,8 @@ import pytest
 from django.db import connections
 from django.db.utils import load_backend
 
-from config import health
+from config.telemetry import health
+from flows.sandbox import health as sandbox_health
 
 
 @pytest.fixture
@@ -109,7 +110,7 @@ def test_readiness_is_503_when_the_sandbox_cannot_answer(anon, settings, monkeyp
     def broken(*args, **kwargs):
         raise OSError("cannot spawn")
 
-    monkeypatch.setattr(health, "evaluate", broken)
+    monkeypatch.setattr(sandbox_health, "evaluate", broken)
 
     response = anon.get("/readyz")
 
@@ -124,3 +125,26 @@ def test_readiness_is_503_when_the_sandbox_cannot_answer(anon, settings, monkeyp
 def test_probes_refuse_other_methods(anon):
     assert anon.post("/healthz").status_code == 405
     assert anon.post("/readyz").status_code == 405
+
+
+def test_a_check_an_app_registers_is_run_by_readiness(anon, settings, monkeypatch):
+    settings.REDIS_URL = ""
+    monkeypatch.setattr(health, "CHECKS", list(health.CHECKS))
+
+    def full_disk():
+        raise OSError("/var/lib/weir is full")
+
+    health.register_check(health.Check("disk", full_disk))
+    health.register_check(health.Check("disk", lambda: None))  # once per name
+
+    response = anon.get("/readyz")
+
+    assert response.status_code == 503
+    assert response.json()["checks"]["disk"]["error"] == "OSError"
+    assert "/var/lib/weir" not in response.content.decode()
+
+
+def test_flows_registers_the_sandbox_check_after_the_shared_services():
+    names = [check.name for check in health.CHECKS]
+
+    assert names == ["database", "redis", "task_queue", "sandbox"]

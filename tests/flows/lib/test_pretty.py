@@ -1,8 +1,8 @@
-"""flows/pretty.py: JSON shown in admin and on run pages."""
+"""flows/lib/pretty.py: JSON shown in admin and on run pages."""
 
 from __future__ import annotations
 
-from flows.pretty import pretty_json
+from flows.lib.pretty import pretty_json
 
 
 def test_pretty_json_keeps_text_readable_and_escapes_what_utf8_cannot_carry():

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from flows import retention
+from flows.engine import retention
 from flows.models import FlowRun, RunStep
 from tests.factories import FlowRunFactory
 

@@ -14,8 +14,8 @@ from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 
 from flows import sandbox
+from flows.graph.retry import retry_problems
 from flows.nodes import get_kind
-from flows.retry import retry_problems
 
 MAX_ID_LENGTH = 100
 MAX_NAME_LENGTH = 200

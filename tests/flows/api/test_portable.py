@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from flows.api.portable import export_filename, export_node_data
 from flows.models import Flow
-from flows.portable import export_filename, export_node_data
 
 
 @pytest.mark.parametrize(

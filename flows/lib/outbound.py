@@ -28,7 +28,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 
-from flows.storable import storable_text
+from flows.lib.storable import storable_text
 
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
@@ -228,7 +228,7 @@ def _decode(raw: bytes, content_type: str) -> Any:
         text_body = raw.decode(charset, errors="replace")
     except LookupError:
         text_body = raw.decode("utf-8", errors="replace")
-    # A binary body's NUL bytes would make the run unstorable (flows/storable.py).
+    # A binary body's NUL bytes would make the run unstorable (flows/lib/storable.py).
     text_body = storable_text(text_body)
     media_type = content_type.split(";")[0].strip().lower()
     if media_type == "application/json" or media_type.endswith("+json"):

@@ -10,9 +10,9 @@ from rest_framework.response import Response
 
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
+from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
-from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.run_stats import RANGES, run_stats
 
 
 class RunStepSerializer(serializers.ModelSerializer):
@@ -165,7 +165,7 @@ class RunViewSet(
             message = f"Choose a range of {', '.join(RANGES)}."
             raise ValidationFailed(message, details={"range": [message]})
         runs = FlowRun.objects.for_user(request.user)
-        return Response(run_stats(runs, range_key))
+        return Response(runs.stats(range_key))
 
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):

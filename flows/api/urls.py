@@ -3,9 +3,9 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from flows.api import FlowViewSet
-from flows.api_runs import RunViewSet
-from flows.api_schedules import SchedulePreviewView
+from flows.api.flows import FlowViewSet
+from flows.api.runs import RunViewSet
+from flows.api.schedules import SchedulePreviewView
 from flows.credentials.api import CredentialViewSet
 
 router = SimpleRouter(trailing_slash=False)

@@ -119,3 +119,9 @@ def _bad_text(what: str) -> str:
         f"{what} contains a NUL character (\\u0000) or an unpaired surrogate "
         "(\\ud800-\\udfff), which cannot be stored."
     )
+
+
+def check_storable_body(body: Any) -> None:
+    """A request body's own check (config.http.body.object_body): the run
+    stores it as its input, so it must be storable."""
+    check_storable(body, what="The JSON body")

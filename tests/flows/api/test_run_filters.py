@@ -8,7 +8,7 @@ import pytest
 from django.http import QueryDict
 
 from config.http.errors import ValidationFailed
-from flows.run_filters import parse_run_filters
+from flows.api.run_filters import parse_run_filters
 
 
 def test_dates_cover_whole_days_and_times_without_an_offset_are_utc():

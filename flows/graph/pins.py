@@ -14,8 +14,8 @@ import json
 
 from django.conf import settings
 
+from flows.lib.storable import Unstorable, check_storable
 from flows.nodes import get_kind
-from flows.storable import Unstorable, check_storable
 
 MAX_PINS = 200
 

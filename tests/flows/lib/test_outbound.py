@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from flows import outbound
-from flows.outbound import OutboundError, is_public
+from flows.lib import outbound
+from flows.lib.outbound import OutboundError, is_public
 from tests.http_server import base
 
 

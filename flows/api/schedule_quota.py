@@ -23,7 +23,7 @@ def check_schedule_quota(nodes, owner_id, instance: Flow | None, errors) -> None
         return
     if instance is not None and enabled_schedule(instance.nodes) is not None:
         return  # not a new schedule
-    others = Flow.objects.filter(owner_id=owner_id, has_schedule=True)
+    others = Flow.objects.filter(owner_id=owner_id).scheduled()
     if instance is not None:
         others = others.exclude(pk=instance.pk)
     enabled = sum(

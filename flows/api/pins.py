@@ -1,4 +1,4 @@
-"""`POST /api/flows/:id/nodes/:node_id/run`: "Run this node" (flows/pins.py).
+"""`POST /api/flows/:id/nodes/:node_id/run`: "Run this node" (flows/graph/pins.py).
 
 Runs one node the way the builder's test runs do: its upstream nodes take
 their pinned outputs, or else their outputs from the flow's last run, and
@@ -13,12 +13,13 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from config.http.admission import admitted
-from config.http.errors import NotFound, ValidationFailed
-from flows.api_runs import RunResultSerializer
+from config.http.body import object_body
+from config.http.errors import NotFound
+from flows.api.runs import RunResultSerializer
 from flows.engine import run_flow
+from flows.graph.pins import upstream_of
+from flows.lib.storable import check_storable_body
 from flows.models import FlowRun
-from flows.pins import upstream_of
-from flows.storable import Unstorable, check_storable
 
 
 class RunNodeMixin:
@@ -38,13 +39,7 @@ class RunNodeMixin:
             .only("input", "results")
             .first()
         )
-        body = request.data if request.body else None
-        if body is not None and not isinstance(body, dict):
-            raise ValidationFailed("The body must be a JSON object (or empty).")
-        try:
-            check_storable(body or {}, what="The JSON body")
-        except Unstorable as problem:
-            raise ValidationFailed(str(problem)) from None
+        body = object_body(request, check=check_storable_body)
         upstream = upstream_of(node_id, flow.edges)
         known = {**(last.results if last else {}), **flow.pins}
         pins = {

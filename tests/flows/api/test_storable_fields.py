@@ -11,8 +11,8 @@ import json
 import pytest
 from rest_framework.renderers import JSONRenderer
 
+from flows.lib.storable import MAX_NESTING
 from flows.models import Flow
-from flows.storable import MAX_NESTING
 from tests.factories import webhook_code_graph
 
 pytestmark = pytest.mark.django_db

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
 
+from django import forms
 from django.utils.dateparse import parse_date, parse_datetime
 
 from config.http.errors import ValidationFailed
 from flows.models import FlowRun
-
-FILTER_NAMES = ("status", "trigger", "since", "until")
 
 
 def _moment(name: str, text: str) -> datetime:
@@ -36,31 +35,50 @@ def _moment(name: str, text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _choice(options) -> forms.ChoiceField:
+    message = f"Choose one of: {', '.join(options.values)}."
+    return forms.ChoiceField(
+        choices=options.choices,
+        required=False,
+        error_messages={"invalid_choice": message},
+    )
+
+
+class RunFilterForm(forms.Form):
+    """The four filters; `cleaned_data` holds the given ones, checked."""
+
+    status = _choice(FlowRun.Status)
+    trigger = _choice(FlowRun.Trigger)
+    since = forms.CharField(required=False)
+    until = forms.CharField(required=False)
+
+    def _clean_moment(self, name: str) -> datetime | None:
+        text = self.cleaned_data[name]
+        if not text:
+            return None
+        try:
+            return _moment(name, text)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+
+    def clean_since(self):
+        return self._clean_moment("since")
+
+    def clean_until(self):
+        return self._clean_moment("until")
+
+
 def parse_run_filters(params) -> dict:
     """The filters given in `params` (a QueryDict), checked; empty values ignored."""
-    filters: dict = {}
-    problems: dict[str, list[str]] = {}
-    choices = {"status": FlowRun.Status, "trigger": FlowRun.Trigger}
-    for name, options in choices.items():
-        value = params.get(name, "")
-        if value and value not in options.values:
-            problems[name] = [f"Choose one of: {', '.join(options.values)}."]
-        elif value:
-            filters[name] = value
-    for name in ("since", "until"):
-        value = params.get(name, "").strip()
-        if value:
-            try:
-                filters[name] = _moment(name, value)
-            except ValueError as error:
-                problems[name] = [str(error)]
-    if problems:
+    form = RunFilterForm(params)
+    if not form.is_valid():
+        problems = {name: list(errors) for name, errors in form.errors.items()}
         first = next(iter(problems))
         raise ValidationFailed(
             f"The filter {first!r} is not valid: {problems[first][0]}",
             details=problems,
         )
-    return filters
+    return {name: value for name, value in form.cleaned_data.items() if value}
 
 
 def apply_run_filters(runs, filters: dict):
@@ -74,3 +92,6 @@ def apply_run_filters(runs, filters: dict):
     if "until" in filters:
         runs = runs.filter(created_at__lt=filters["until"])
     return runs
+
+
+FILTER_NAMES = tuple(RunFilterForm.base_fields)
