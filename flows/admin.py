@@ -101,7 +101,14 @@ class FlowAdmin(admin.ModelAdmin):
     ]
     list_filter = ["owner", "webhook_enabled"]
     search_fields = ["name", "description"]
-    readonly_fields = ["id", "version", "webhook_url", "created_at", "updated_at"]
+    readonly_fields = [
+        "id",
+        "version",
+        "webhook_url",
+        "signing_secret",
+        "created_at",
+        "updated_at",
+    ]
     formfield_overrides = PRETTY_JSON
     list_select_related = ["owner"]
     form = FlowAdminForm
@@ -116,6 +123,20 @@ class FlowAdmin(admin.ModelAdmin):
         if obj is not None and not may_act_for(request.user, obj):
             readonly += ["nodes", "edges", "input_schema"]
         return readonly
+
+    def get_fields(self, request, obj=None):
+        """Someone who may only view sees whether a signing secret is set: the
+        admin would show a read-only field's value, the secret itself."""
+        fields = list(super().get_fields(request, obj))
+        if obj is not None and not self.has_change_permission(request, obj):
+            fields = [name for name in fields if "webhook_secret" not in name]
+        else:
+            fields.remove("signing_secret")
+        return fields
+
+    @admin.display(description="Webhook signing secret")
+    def signing_secret(self, flow):
+        return "A signing secret is set." if flow.webhook_secret else "None."
 
     def get_form(self, request, obj=None, **kwargs):
         form = super().get_form(request, obj, **kwargs)
