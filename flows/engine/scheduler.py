@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError
+from django.db.models import F
 from django.utils import timezone
 
 from flows.engine.background import enqueue_run
@@ -72,8 +73,10 @@ def schedule_pass(now: datetime | None = None) -> int:
     """
     now = now or timezone.now()
     started = 0
-    flows = Flow.objects.scheduled().only(
-        "id", "owner_id", "version", "nodes", "edges", "schedule_checked_at"
+    flows = (
+        Flow.objects.scheduled()
+        .only("id", "owner_id", "version", "nodes", "edges", "schedule_checked_at")
+        .annotate(owner_active=F("owner__is_active"))
     )
     for flow in flows:
         try:
@@ -110,6 +113,9 @@ def _look(flow: Flow, now: datetime) -> int:
         return 0  # nothing fired, and the last look is still recent
     started = 0
     for tick in due:
+        if not flow.owner_active:
+            metrics.schedule_skipped()  # a deactivated account's flows do not run
+            continue
         try:
             started += fire(flow, tick) is not None
         except Exception:  # one tick's trouble must not stop the others

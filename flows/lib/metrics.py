@@ -50,8 +50,18 @@ SCHEDULE_ERRORS = Counter(
 )
 
 
+SCHEDULES_SKIPPED = Counter(
+    "weir_schedules_skipped",
+    "Schedule ticks not run because the flow's owner account is deactivated.",
+)
+
+
 def schedule_error() -> None:
     SCHEDULE_ERRORS.inc()
+
+
+def schedule_skipped() -> None:
+    SCHEDULES_SKIPPED.inc()
 
 
 def run_started(trigger: str) -> None:

@@ -124,3 +124,20 @@ def test_a_planted_flow_that_cannot_fire_is_skipped_and_the_others_fire(alice):
     assert FlowRun.objects.get().flow_id == healthy.pk
     broken.refresh_from_db()
     assert broken.schedule_checked_at == at(9, 5, 1)  # looked at, not retried hot
+
+
+def test_a_deactivated_owners_schedule_is_skipped_and_counted(alice, bob):
+    from prometheus_client import REGISTRY
+
+    skipped = scheduled(alice)
+    fired = scheduled(bob)
+    looked(skipped, at(9, 4))
+    looked(fired, at(9, 4))
+    alice.is_active = False
+    alice.save()
+    before = REGISTRY.get_sample_value("weir_schedules_skipped_total") or 0
+
+    assert schedule_pass(at(9, 5, 1)) == 1
+
+    assert FlowRun.objects.get().flow_id == fired.pk
+    assert REGISTRY.get_sample_value("weir_schedules_skipped_total") == before + 1
