@@ -344,11 +344,11 @@ class RunStep(models.Model):
     node_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices)
     handle = models.CharField(
-        max_length=100,
+        max_length=700,  # a switch in mode all: up to 20 names of 30, joined
         blank=True,
         default="",
-        help_text="The output a branching node left through; a resumed run "
-        "fires the same edges.",
+        help_text="The output a branching node left through (several joined by "
+        "commas); a resumed run fires the same edges.",
     )
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)

@@ -22,6 +22,7 @@ from flows.engine import lease
 from flows.engine.plan import PlannedNode
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
+from flows.nodes.errors import FlowControl
 from flows.retry import policy_of
 
 logger = logging.getLogger("weir.engine")
@@ -91,6 +92,8 @@ def attempt_node(
                 and policy.retried_status(status)
             ):
                 raise NodeError("http_status", f"The server answered HTTP {status}.")
+        except FlowControl:
+            raise  # a stop or a ContinueLater is the run's business, not a failure
         except Exception as exception:
             failure = as_node_error(exception, run, node_id)
             error = describe(failure)

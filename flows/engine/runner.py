@@ -50,9 +50,11 @@ from flows.engine.plan import (
     upstream_output,
 )
 from flows.engine.signals import run_ended
+from flows.engine.stops import Stopped
 from flows.graph import ERROR_HANDLE
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
+from flows.nodes.errors import ContinueLater, StopRun
 from flows.storable import Unstorable, check_storable, storable_text
 
 logger = logging.getLogger("weir.engine")
@@ -99,6 +101,7 @@ class Execution(FinalWrite):
         self.steps: list[dict] = list(stored_steps)  # RunStep rows
         self.flushed = len(self.steps)  # rows already in the database
         self.done = {row["node_id"]: row for row in stored_steps}
+        self.stopped: Stopped | None = None  # a stop node ended the run
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
@@ -118,7 +121,7 @@ class Execution(FinalWrite):
                     self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
-        except RetryLater:
+        except (RetryLater, ContinueLater):
             raise  # the caller queues the run again (flows/engine/background.py)
         except (OperationalError, InterfaceError):
             # The database went away mid-run (a restart): not the flow's fault.
@@ -139,6 +142,8 @@ class Execution(FinalWrite):
             }
         finally:
             lease.release(self.run.id)
+        if self.stopped is not None and status == FlowRun.Status.SUCCEEDED:
+            status, error = self.stopped.ending()
         self.finish(status, error)
         run_ended.send(sender=FlowRun, run=self.run)
         return self.run
@@ -146,6 +151,7 @@ class Execution(FinalWrite):
     def replay(self, planned: PlannedNode) -> None:
         """A node a previous attempt stored: take its output, fire its edges."""
         row = self.done[planned.node["id"]]
+        self.stopped = self.stopped or Stopped.from_step(row)
         if row["status"] == "failed" and planned.node.get("error_output") is True:
             self.results[planned.node["id"]] = row["error"]
             self.fired.update(edges_to_fire(planned, ERROR_HANDLE))
@@ -162,6 +168,10 @@ class Execution(FinalWrite):
         node_id = node["id"]
         if planned.skip_error:  # unreachable, or a trigger this run did not use
             error = planned.skip_error | {"node_id": node_id}
+            self.record(node, RunStep.Status.SKIPPED, error=error)
+            return
+        if self.stopped is not None:
+            error = self.stopped.skip_reason(node_id)
             self.record(node, RunStep.Status.SKIPPED, error=error)
             return
         if self.only is not None and node_id not in self.only:
@@ -199,25 +209,34 @@ class Execution(FinalWrite):
             secrets=self.secrets,
             exposes_secrets=mentions_secrets(data),
             idempotency_key=f"{self.run.id}:{node_id}",
+            background=self.run.background,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
-        outcome = attempt_node(
-            planned,
-            data,
-            ctx,
-            run=self.run,
-            deadline=self.deadline,
-            prior=self.prior_attempts(node_id),
-            defer=self.step_by_step,
-            check=self.checked_output,
-            describe=lambda failure: {
-                "node_id": node_id,
-                "code": failure.code,
-                "message": storable_text(self.redactor.text(failure.message)),
-            },
-        )
         timing = {"started_at": started_at, "clock": clock}
+        try:
+            outcome = attempt_node(
+                planned,
+                data,
+                ctx,
+                run=self.run,
+                deadline=self.deadline,
+                prior=self.prior_attempts(node_id),
+                defer=self.step_by_step,
+                check=self.checked_output,
+                describe=lambda failure: {
+                    "node_id": node_id,
+                    "code": failure.code,
+                    "message": storable_text(self.redactor.text(failure.message)),
+                },
+            )
+        except StopRun as stop:  # the run ends here, on purpose; no edge fires
+            output = self.checked_output(stop.output)  # redacted
+            self.stopped = Stopped(node_id, stop.outcome, stop.code, output["message"])
+            self.results[node_id] = output
+            succeeded = RunStep.Status.SUCCEEDED
+            self.record(node, succeeded, ctx=ctx, output=output, **timing)
+            return
         if outcome.failure is not None:
             failed = RunStep.Status.FAILED
             timing["attempts"] = outcome.attempts

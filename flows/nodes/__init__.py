@@ -24,6 +24,8 @@ from flows.nodes.delay import DelayNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
+from flows.nodes.stop import StopNode
+from flows.nodes.switch import SwitchNode
 from flows.nodes.transform import TransformNode
 from flows.nodes.webhook import WebhookNode
 
@@ -61,10 +63,12 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     ScheduleNode(),
     CodeNode(),
     ConditionNode(),
+    SwitchNode(),
     TransformNode(),
     HttpRequestNode(),
     DelayNode(),
     ResponseNode(),
+    StopNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)
