@@ -22,6 +22,7 @@ from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
 from flows.nodes.http_request import HttpRequestNode
+from flows.nodes.list import ListNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
 from flows.nodes.stop import StopNode
@@ -65,6 +66,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     ConditionNode(),
     SwitchNode(),
     TransformNode(),
+    ListNode(),
     HttpRequestNode(),
     DelayNode(),
     ResponseNode(),
