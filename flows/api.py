@@ -26,6 +26,7 @@ from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
 from flows.engine import run_flow
 from flows.engine.background import enqueue_run
+from flows.flow_refs import check_called_flows
 from flows.graph import validate_graph
 from flows.models import Flow, FlowRun
 from flows.pins import pin_problems
@@ -158,6 +159,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 owner = self.instance.owner if self.instance else None
                 owner_id = owner.pk if owner else self.context["request"].user.pk
                 check_owned(nodes, owner_id, errors)
+                check_called_flows(nodes, owner_id, errors)
                 check_schedule_quota(nodes, owner_id, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())

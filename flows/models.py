@@ -112,11 +112,13 @@ class Flow(models.Model):
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
         from flows.credentials.usage import check_owned
+        from flows.flow_refs import check_called_flows
         from flows.graph import validate_graph  # node kinds import models
 
         errors = validate_graph(self.nodes, self.edges)
         if not errors and self.owner_id is not None:
             check_owned(self.nodes, self.owner_id, errors)
+            check_called_flows(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
 
@@ -181,6 +183,7 @@ class FlowRun(models.Model):
         AGENT = "agent"
         SCHEDULE = "schedule"
         ERROR = "error"
+        CALL = "call"  # started by a call_flow or for_each node of another run
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -222,6 +225,16 @@ class FlowRun(models.Model):
         on_delete=models.SET_NULL,
         related_name="error_runs",
         help_text="For a run of an error flow: the failed run it handles.",
+    )
+    # The index serves a run page's list of the runs it called.
+    called_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="called_runs",
+        help_text="For a run started by a call_flow or for_each node: the run "
+        "whose node started it.",
     )
     retry_state = models.JSONField(
         null=True,

@@ -70,6 +70,10 @@ NOT_TESTED = {
 class Execution(FinalWrite):
     """One run in progress: results so far, buffered steps, the deadline."""
 
+    # What a node's `ctx.calls` is made from: flows.engine.calls.ChildRuns,
+    # plugged in by that module (it imports this one).
+    child_runs = None
+
     def __init__(
         self,
         flow: Flow,
@@ -210,6 +214,7 @@ class Execution(FinalWrite):
             exposes_secrets=mentions_secrets(data),
             idempotency_key=f"{self.run.id}:{node_id}",
             background=self.run.background,
+            calls=self.child_runs(self, node_id) if self.child_runs else None,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
@@ -351,6 +356,7 @@ def run_flow(
     hops: int = 0,
     pins: dict | None = None,
     only: set[str] | None = None,
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -367,6 +373,8 @@ def run_flow(
     passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     `pins` (node id -> output) stand in for those nodes, and `only` limits the
     run to these nodes: the builder's test runs (flows/pins.py).
+    `called_by` is the run whose call_flow or for_each node started this one
+    (flows/engine/calls.py).
     """
     try:
         check_storable(input, what="The run's input")
@@ -374,9 +382,13 @@ def run_flow(
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
     if delivery_id:
-        run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
+        run = start_delivery(
+            flow, trigger, input, request_meta or {}, delivery_id, called_by
+        )
     else:  # stored when it ends, or once it lasts (flows/engine/deferred.py)
-        run = store.new_run(flow, trigger, input, request_meta or {})
+        run = store.new_run(
+            flow, trigger, input, request_meta or {}, called_by=called_by
+        )
         deferred.defer(run)
     execution = Execution(
         flow, run, deadline=deadline, depth=depth, hops=hops, pins=pins, only=only

@@ -78,6 +78,7 @@ def new_run(
     request_meta: dict,
     *,
     delivery_id: str = "",
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """A run of `flow` starting now, `running`, not stored yet (`insert_run`)."""
     now = timezone.now()
@@ -89,6 +90,7 @@ def new_run(
         input=input,
         request_meta=request_meta,
         delivery_id=delivery_id,
+        called_by=called_by,
         created_at=now,
         started_at=now,
         lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
@@ -103,6 +105,7 @@ def start_run(
     request_meta: dict,
     *,
     delivery_id: str = "",
+    called_by: FlowRun | None = None,
     using=None,
 ) -> FlowRun | None:
     """A new run of `flow`, stored already `running` (one INSERT).
@@ -115,7 +118,9 @@ def start_run(
     run of that delivery (`run_unique_delivery_per_flow`), and None is
     returned: the claim costs no extra statement (flows/engine/deliveries.py).
     """
-    run = new_run(flow, trigger, input, request_meta, delivery_id=delivery_id)
+    run = new_run(
+        flow, trigger, input, request_meta, delivery_id=delivery_id, called_by=called_by
+    )
     return run if insert_run(run, using=using) else None
 
 

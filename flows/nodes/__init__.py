@@ -18,6 +18,7 @@ from flows.nodes.base import (
     NodeKind,
     NodeTimeout,
 )
+from flows.nodes.call_flow import CallFlowNode
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
@@ -69,6 +70,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     ListNode(),
     HttpRequestNode(),
     DelayNode(),
+    CallFlowNode(),
     ResponseNode(),
     StopNode(),
 )
