@@ -24,6 +24,7 @@ from typing import Any
 
 import jsonschema
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from flows.engine import deferred, store
@@ -88,7 +89,7 @@ class ChildRuns:
         delivery_id = self.delivery_id(item)
         if known is None:
             known = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
-        if known is not None and known.status in FINISHED:
+        if known is not None and self.finished(known):
             return known
         if known is not None:
             _interrupt_if_dead(known)
@@ -113,6 +114,16 @@ class ChildRuns:
                 "child_running",
                 "The called flow's run for this node is still running elsewhere.",
             ) from exists
+
+    def finished(self, child: FlowRun) -> bool:
+        """Whether `child` is done for good: a background parent runs a child
+        that its deadline cut short again (see `call`)."""
+        if child.status == FlowRun.Status.TIMED_OUT:
+            return not self.parent.background
+        return child.status in FINISHED
+
+    def failure(self, child: FlowRun, flow: Flow) -> NodeError:
+        return failure_of(child, flow)
 
     def result(self, child: FlowRun, flow: Flow) -> Any:
         """A finished child's result; its failure as the node's (NodeError)."""
@@ -183,14 +194,12 @@ def check_input(flow: Flow, input: Any) -> None:
 
 
 def _interrupt_if_dead(run: FlowRun) -> None:
-    """A child left `running` by a process that died (its lease expired) is
-    marked interrupted, so `run_flow` restarts it in the same row."""
+    """A child left `running` by a process that died (its lease expired), or
+    cut short by its background parent's deadline, is marked interrupted, so
+    `run_flow` restarts it in the same row."""
+    dead = Q(status=FlowRun.Status.RUNNING, lease_expires_at__lt=timezone.now())
     store.mark_interrupted(
-        FlowRun.objects.filter(
-            pk=run.pk,
-            status=FlowRun.Status.RUNNING,
-            lease_expires_at__lt=timezone.now(),
-        )
+        FlowRun.objects.filter(dead | Q(status=FlowRun.Status.TIMED_OUT), pk=run.pk)
     )
 
 

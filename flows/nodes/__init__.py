@@ -22,6 +22,7 @@ from flows.nodes.call_flow import CallFlowNode
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
+from flows.nodes.for_each import ForEachNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.list import ListNode
 from flows.nodes.response import ResponseNode
@@ -71,6 +72,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     HttpRequestNode(),
     DelayNode(),
     CallFlowNode(),
+    ForEachNode(),
     ResponseNode(),
     StopNode(),
 )
