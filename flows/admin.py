@@ -4,8 +4,8 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
-from flows.pretty import pretty_json
 
 PRETTY_JSON = {
     JSONField: {

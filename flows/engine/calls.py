@@ -9,7 +9,7 @@ already ran (one row, never run twice once finished); a child left `running`
 by a dead process is marked interrupted and run again in the same row.
 
 The called flow is checked again at run time (the owner's, not gone): the
-save-time check in flows/flow_refs.py may be stale. Depth counts the calls
+save-time check in flows/refs.py may be stale. Depth counts the calls
 above a run (`request_meta.call_depth`); past FLOW_CALL_MAX_DEPTH the call
 fails `call_too_deep`, which stops a flow that calls itself.
 

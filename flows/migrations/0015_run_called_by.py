@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='flowrun',
             name='called_by',
-            field=models.ForeignKey(blank=True, help_text='For a run started by a call_flow or for_each node: the run whose node started it.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='called_runs', to='flows.flowrun'),
+            field=models.ForeignKey(blank=True, help_text='The run whose call_flow or for_each node started this one.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='called_runs', to='flows.flowrun'),
         ),
         migrations.AlterField(
             model_name='flowrun',

@@ -11,7 +11,7 @@ MODES = ("wait", "start")
 
 
 def flow_id_problems(data: dict) -> list[FieldError]:
-    """`data.flow_id` must be there; whose flow it is, flows/flow_refs.py checks."""
+    """`data.flow_id` must be there; whose flow it is, flows/refs.py checks."""
     if not isinstance(data.get("flow_id"), str) or not data["flow_id"].strip():
         return [FieldError("data.flow_id", "Choose the flow to call.")]
     return []
