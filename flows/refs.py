@@ -31,6 +31,7 @@ def check_called_flows(nodes: list, owner_id, errors) -> None:
     )
     for index, flow_id in wanted.items():
         if flow_id not in owned:
-            errors.node(
-                index, "data.flow_id", "The called flow does not exist or is not yours."
-            )
+            message = "The called flow does not exist or is not yours."
+            if not nodes[index]["data"].get("flow_id"):
+                message = "Choose the flow to call."
+            errors.node(index, "data.flow_id", message)

@@ -11,9 +11,10 @@ MODES = ("wait", "start")
 
 
 def flow_id_problems(data: dict) -> list[FieldError]:
-    """`data.flow_id` must be there; whose flow it is, flows/refs.py checks."""
-    if not isinstance(data.get("flow_id"), str) or not data["flow_id"].strip():
-        return [FieldError("data.flow_id", "Choose the flow to call.")]
+    """`data.flow_id` must be text; that it names one of the owner's flows is
+    checked at save by flows/refs.py (a new node's empty id is refused there)."""
+    if not isinstance(data.get("flow_id", ""), str):
+        return [FieldError("data.flow_id", "Flow must be a flow's id.")]
     return []
 
 

@@ -220,3 +220,19 @@ def test_the_run_pages_link_parent_and_child(alice_client, alice):
     assert "It called 1 run:" in parent_page
     assert f"/runs/{run.id}" in child_page
     assert "Called by" in child_page
+
+
+def test_a_call_with_no_flow_chosen_is_refused_at_save(api, alice):
+    nodes, edges = chain(trigger(), node("call", "call_flow", flow_id="", mode="wait"))
+
+    response = api.post(
+        "/api/flows", {"name": "x", "nodes": nodes, "edges": edges}, format="json"
+    )
+
+    assert response.status_code == 400
+    [problem] = response.json()["error"]["details"]["nodes"]
+    assert problem == {
+        "index": 1,
+        "field": "data.flow_id",
+        "message": "Choose the flow to call.",
+    }

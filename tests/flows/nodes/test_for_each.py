@@ -168,7 +168,7 @@ def test_a_background_run_out_of_time_continues_and_runs_each_item_once(
     ("data", "field"),
     [
         ({"items": "", "flow_id": "x"}, "data.items"),
-        ({"items": "{{ input }}"}, "data.flow_id"),
+        ({"items": "{{ input }}", "flow_id": 5}, "data.flow_id"),
         (
             {"items": "{{ input }}", "flow_id": "x", "on_error": "retry"},
             "data.on_error",
