@@ -48,6 +48,7 @@ def node_kinds_for_palette() -> list[dict]:
             "description": kind.description,
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
+            **({"handles_from": kind.handles_from} if kind.handles_from else {}),
             "fields": [field.as_json() for field in kind.form_fields],
             "default_data": kind.default_data,
         }

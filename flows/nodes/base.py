@@ -166,6 +166,8 @@ class NodeKind:
     description: str = ""
     is_trigger: bool = False
     output_handles: tuple[str | None, ...] = (None,)
+    # Where `handles(data)` finds more handles, for the builder: "cases" (switch).
+    handles_from: str = ""
     sets_response: bool = False
     form_fields: tuple[FormField, ...] = ()
     default_data: dict = {}  # read only: the builder gets a copy, as JSON

@@ -22,6 +22,7 @@ class SwitchNode(NodeKind):
     description = "Passes its input on through the output of the case that matches."
     # The handles come from the cases (`handles`); this is what every switch has.
     output_handles = (DEFAULT,)
+    handles_from = "cases"
     form_fields = (
         FormField(
             "data.cases",
