@@ -98,6 +98,10 @@ def attempt_node(
             failure = as_node_error(exception, run, node_id)
             error = describe(failure)
             attempts.append(_attempt(len(attempts) + 1, clock, error))
+            if failure.code == "cancelled" and lease.is_cancelled(run.id):
+                # The node stopped because the run was cancelled (a for_each
+                # between items): no retry, and the run ends `cancelled`.
+                return Outcome(failure=failure, error=error, cancelled=True)
             wait = policy.delay_after(len(attempts))
             if (
                 len(attempts) < policy.max_attempts

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from flows.engine import deferred, store
+from flows.engine import deferred, lease, store
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution, run_flow
@@ -114,6 +114,10 @@ class ChildRuns:
                 "child_running",
                 "The called flow's run for this node is still running elsewhere.",
             ) from exists
+
+    def cancelled(self) -> bool:
+        """Whether the parent run was cancelled (seen within a lease tick)."""
+        return lease.is_cancelled(self.parent.id)
 
     def finished(self, child: FlowRun) -> bool:
         """Whether `child` is done for good: a background parent runs a child

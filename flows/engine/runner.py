@@ -50,7 +50,7 @@ from flows.engine.plan import (
     upstream_output,
 )
 from flows.engine.signals import run_ended
-from flows.engine.stops import Stopped
+from flows.engine.stops import Stopped, cancelled_at
 from flows.graph import ERROR_HANDLE
 from flows.lib.storable import Unstorable, check_storable, storable_text
 from flows.models import Flow, FlowRun, RunStep
@@ -189,7 +189,7 @@ class Execution(FinalWrite):
             self.use_pin(planned)
             return
         if lease.is_cancelled(self.run.id):
-            raise RunStopped(FlowRun.Status.CANCELLED, _cancelled_at(node_id, "before"))
+            raise RunStopped(FlowRun.Status.CANCELLED, cancelled_at(node_id, "before"))
         if time.monotonic() >= self.deadline:
             raise RunStopped(
                 FlowRun.Status.TIMED_OUT,
@@ -246,8 +246,11 @@ class Execution(FinalWrite):
             failed = RunStep.Status.FAILED
             timing["attempts"] = outcome.attempts
             self.record(node, failed, ctx=ctx, error=outcome.error, **timing)
-            if outcome.cancelled:
-                raise RunStopped(FlowRun.Status.CANCELLED, _cancelled_at(node_id))
+            if outcome.cancelled:  # while it waited to retry, or the node saw it
+                error = outcome.error if outcome.failure.code == "cancelled" else None
+                raise RunStopped(
+                    FlowRun.Status.CANCELLED, error or cancelled_at(node_id)
+                )
             if node.get("error_output") is True and time.monotonic() < self.deadline:
                 # The error flows out of the node's error handle; the run goes on.
                 self.results[node_id] = outcome.error
@@ -332,16 +335,6 @@ class Execution(FinalWrite):
         store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
         self.flushed = len(self.steps)
         self.last_flush = time.monotonic()
-
-
-def _cancelled_at(node_id: str, when: str = "while") -> dict:
-    """The error of a run cancelled before `node_id` ran, or while it waited
-    to retry."""
-    message = {
-        "before": "The run was cancelled before this node.",
-        "while": "The run was cancelled while this node waited to retry.",
-    }[when]
-    return {"node_id": node_id, "code": "cancelled", "message": message}
 
 
 def run_flow(

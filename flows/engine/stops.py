@@ -1,4 +1,4 @@
-"""A run ended on purpose by a stop node (flows/nodes/stop.py).
+"""A run ended on purpose: by a stop node (flows/nodes/stop.py), or cancelled.
 
 The stop node's step succeeds with `{outcome, code, message}`; every node
 after it is `skipped` with the reason `stopped`; the run ends `succeeded`
@@ -48,3 +48,13 @@ class Stopped:
             return FlowRun.Status.SUCCEEDED, None
         error = {"node_id": self.node_id, "code": self.code, "message": self.message}
         return FlowRun.Status.FAILED, error
+
+
+def cancelled_at(node_id: str, when: str = "while") -> dict:
+    """The error of a run cancelled before `node_id` ran, or while it waited
+    to retry."""
+    message = {
+        "before": "The run was cancelled before this node.",
+        "while": "The run was cancelled while this node waited to retry.",
+    }[when]
+    return {"node_id": node_id, "code": "cancelled", "message": message}

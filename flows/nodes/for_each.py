@@ -175,7 +175,13 @@ class Loop:
             )
 
     def make_room(self, index: int) -> None:
-        """Before a new item: pause, and make sure there is time for it."""
+        """Before a new item: stop if the run was cancelled, pause, and make
+        sure there is time for the item."""
+        if self.calls.cancelled():
+            raise NodeError(
+                "cancelled",
+                f"The run was cancelled at item {index} ({self.progress()}).",
+            )
         pause = self.data.get("pause_ms", 0) / 1000
         if pause and index:
             time.sleep(max(0.0, min(pause, self.ctx.deadline - time.monotonic())))

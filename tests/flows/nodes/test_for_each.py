@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 
-from flows.engine import background, run_flow
+from flows.engine import background, lease, run_flow
 from flows.graph import validate_graph
 from flows.models import FlowRun
 from tests.factories import FlowFactory
@@ -182,3 +184,22 @@ def test_bad_for_each_settings_are_refused_at_save(data, field):
     errors = validate_graph([trigger(), node("loop", "for_each", **data)], [])
 
     assert [problem["field"] for problem in errors.nodes] == [field]
+
+
+def test_a_cancelled_run_stops_the_loop_before_its_next_item(alice):
+    body = body_flow(alice)
+    flow = looping(alice, body)
+
+    def cancelled_after_two_items(run_id):
+        parent = not FlowRun.objects.filter(pk=run_id, trigger="call").exists()
+        return parent and FlowRun.objects.filter(flow=body).count() >= 2
+
+    with mock.patch.object(lease, "is_cancelled", cancelled_after_two_items):
+        run = run_flow(flow, {"items": [1, 2, 3, 4]}, "manual")
+
+    assert run.status == "cancelled"
+    assert run.error["code"] == "cancelled"
+    assert run.error["message"] == (
+        "The run was cancelled at item 2 (2 of 4 items done)."
+    )
+    assert FlowRun.objects.filter(flow=body).count() == 2
