@@ -43,6 +43,7 @@ from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
+from flows.refs import check_called_flows
 
 TRUE = ("1", "true", "yes")
 
@@ -142,6 +143,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 owner = self.instance.owner if self.instance else None
                 owner_id = owner.pk if owner else self.context["request"].user.pk
                 check_owned(nodes, owner_id, errors)
+                check_called_flows(nodes, owner_id, errors)
                 check_schedule_quota(nodes, owner_id, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
