@@ -4,6 +4,8 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from flows.audit.actor import Actor
+from flows.history.save import save_flow
 from flows.models import Credential, Flow, FlowRun, RunStep
 from flows.pretty import pretty_json
 
@@ -98,6 +100,12 @@ class FlowAdmin(admin.ModelAdmin):
     formfield_overrides = PRETTY_JSON
     list_select_related = ["owner"]
     form = FlowAdminForm
+
+    def save_model(self, request, obj, form, change):
+        """Through `save_flow`, like every other change: the version goes up
+        (a builder still holding the old number gets 412, not a silent
+        overwrite) and the history records the admin's edit."""
+        save_flow(obj, actor=Actor.from_request(request), source="admin")
 
     @admin.display(description="Nodes")
     def node_count(self, flow):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_view,
     inline_serializer,
@@ -14,7 +13,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from config.http.admission import admitted
-from config.http.errors import PreconditionFailed, ValidationFailed
+from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from flows.api_pins import RunNodeMixin
 from flows.api_runs import (
@@ -22,11 +21,15 @@ from flows.api_runs import (
     RunResultSerializer,
     RunSummarySerializer,
 )
+from flows.api_versions import IF_MATCH, VersionsMixin, stale
+from flows.audit.actor import Actor
 from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
 from flows.engine import run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
+from flows.history.models import FlowVersion
+from flows.history.save import StaleVersion, save_flow
 from flows.models import Flow, FlowRun
 from flows.pins import pin_problems
 from flows.portable import (
@@ -144,6 +147,24 @@ class FlowSerializer(serializers.ModelSerializer):
             )
         return value
 
+    def create(self, validated_data):
+        flow = Flow()
+        save_flow(flow, validated_data, **self._saved_by())
+        return flow
+
+    def update(self, instance, validated_data):
+        save_flow(instance, validated_data, **self._saved_by())
+        return instance
+
+    def _saved_by(self) -> dict:
+        """Every save through this serializer goes through `save_flow`, as the
+        request's user, with the source the view set (create, edit, import)."""
+        return {
+            "actor": Actor.from_request(self.context["request"]),
+            "source": self.context.get("source", "edit"),
+            "restored_from": self.context.get("restored_from"),
+        }
+
     def validate_input_schema(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("Must be a JSON Schema object.")
@@ -217,25 +238,23 @@ def parse_if_match(header: str) -> int | None:
             )
         }
     ),
-    partial_update=extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "If-Match",
-                str,
-                OpenApiParameter.HEADER,
-                description='The version you edited, e.g. "3"; 412 when it is stale.',
-            )
-        ]
-    ),
+    partial_update=extend_schema(parameters=[IF_MATCH]),
 )
-class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
+class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     """The signed-in user's flows. Anyone else's flow answers 404."""
 
     serializer_class = FlowSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
+    # Each action's `FlowVersion.source`.
+    SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}
+
     def get_queryset(self):
         return Flow.objects.for_user(self.request.user)
+
+    def get_serializer_context(self):
+        source = self.SOURCES.get(self.action, "edit")
+        return {**super().get_serializer_context(), "source": source}
 
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
@@ -245,24 +264,27 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
         response["ETag"] = f'"{response.data["version"]}"'
         return response
 
+    def locked_for_edit(self) -> Flow:
+        """The flow, its row locked until the transaction ends; 412 naming who
+        saved the newer version when `If-Match` is stale."""
+        flow = (
+            self.get_queryset()
+            .select_for_update()
+            .filter(pk=self.get_object().pk)
+            .get()
+        )
+        expected = parse_if_match(self.request.headers.get("If-Match", ""))
+        if expected is not None and expected != flow.version:
+            newest = FlowVersion.objects.filter(flow=flow, number=flow.version)
+            raise stale(StaleVersion(flow.version, newest.first()))
+        return flow
+
     def partial_update(self, request, *args, **kwargs):
         with transaction.atomic():
-            flow = (
-                self.get_queryset()
-                .select_for_update()
-                .filter(pk=self.get_object().pk)
-                .get()
-            )
-            expected = parse_if_match(request.headers.get("If-Match", ""))
-            if expected is not None and expected != flow.version:
-                raise PreconditionFailed(
-                    "This flow was saved by someone else since you loaded it "
-                    f"(it is now at version {flow.version}).",
-                    details={"current_version": flow.version},
-                )
+            flow = self.locked_for_edit()
             serializer = self.get_serializer(flow, data=request.data, partial=True)
             serializer.is_valid(raise_exception=True)
-            serializer.save(version=flow.version + 1)
+            serializer.save()
         response = Response(serializer.data)
         response["ETag"] = f'"{serializer.data["version"]}"'
         return response
