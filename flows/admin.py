@@ -4,6 +4,7 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
 from flows.history.save import save_flow
 from flows.models import Credential, Flow, FlowRun, RunStep

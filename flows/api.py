@@ -23,6 +23,7 @@ from flows.api_runs import (
 )
 from flows.api_versions import IF_MATCH, VersionsMixin, stale
 from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
 from flows.engine import run_flow
@@ -63,6 +64,18 @@ def accepted(run: FlowRun) -> Response:
             "Location": f"/api/runs/{run.id}",
             "Preference-Applied": "respond-async",
         },
+    )
+
+
+def record_started(request, run: FlowRun) -> None:
+    """`run.started` in the audit log: a run started by hand (not by a webhook,
+    a schedule or an agent, which would flood it)."""
+    record(
+        "run.started",
+        Actor.from_request(request),
+        run,
+        target_label=f"{run.flow.name} (v{run.flow_version})",
+        changes={"flow_id": str(run.flow_id), "status": run.status},
     )
 
 
@@ -334,7 +347,11 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         return imported.nodes
 
     def destroy(self, request, *args, **kwargs):
-        self.get_object().delete()
+        flow = self.get_object()
+        with transaction.atomic():
+            changes = {"version": flow.version}
+            record("flow.deleted", Actor.from_request(request), flow, changes=changes)
+            flow.delete()
         return Response({"success": True})
 
     @extend_schema(request=dict, responses=RunResultSerializer)
@@ -359,10 +376,12 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
+            record_started(request, run)
             return accepted(run)
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
+        record_started(request, run)
         return Response(run.as_result())
 
     @extend_schema(

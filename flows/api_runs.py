@@ -10,6 +10,8 @@ from rest_framework.response import Response
 
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
+from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.models import FlowRun, RunStep
 from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.run_stats import RANGES, run_stats
@@ -173,4 +175,11 @@ class RunViewSet(
         before its next node. 200 with the run; a finished run is unchanged."""
         run = self.get_object()
         run.request_cancel()
+        record(
+            "run.cancelled",
+            Actor.from_request(request),
+            run,
+            target_label=run.flow.name,
+            changes={"status_before": run.status},
+        )
         return Response(self.get_serializer(self.get_object()).data)

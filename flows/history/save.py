@@ -6,6 +6,10 @@ it bumps `version` and writes the `FlowVersion`; when only unversioned fields
 changed (pins, the webhook secret) it saves those and keeps the number; when
 nothing changed it writes nothing. So `version` always names a stored snapshot
 and a run's `flow_version` always leads to the graph it ran.
+
+Each real change also writes its audit event (`flow.created`, `flow.updated`
+v3 -> v4, `flow.imported`, `flow.restored`, `flow.webhook_secret_set` or
+`_removed`) in the same transaction: an error anywhere keeps neither.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.history.models import FlowVersion
 
 VERSIONED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")
@@ -62,7 +67,10 @@ def save_flow(
                 setattr(flow, field, value)
             flow.version = 1
             flow.save(force_insert=True)
-            return _write_version(flow, actor, source, restored_from)
+            version = _write_version(flow, actor, source, restored_from)
+            action = "flow.imported" if source == "import" else "flow.created"
+            record(action, actor, flow, changes={"version": 1, "source": source})
+            return version
         stored = type(flow).objects.select_for_update().get(pk=flow.pk)
         if expected_version is not None and expected_version != stored.version:
             newest = FlowVersion.objects.filter(
@@ -76,14 +84,35 @@ def save_flow(
             other = [f for f in UNVERSIONED_FIELDS if _differs(flow, stored, f)]
             if other:
                 flow.save(update_fields=[*other, "updated_at"])
+                _record_secret(flow, stored, actor)
             return None
         flow.version = stored.version + 1
         flow.save()
-        return _write_version(flow, actor, source, restored_from)
+        version = _write_version(flow, actor, source, restored_from)
+        changes = {"from": stored.version, "to": flow.version, "source": source}
+        if source == "restore":
+            record(
+                "flow.restored",
+                actor,
+                flow,
+                changes={**changes, "restored": restored_from},
+            )
+        else:
+            record("flow.updated", actor, flow, changes=changes)
+        _record_secret(flow, stored, actor)
+        return version
 
 
 def _differs(flow, stored, field: str) -> bool:
     return getattr(flow, field) != getattr(stored, field)
+
+
+def _record_secret(flow, stored, actor: Actor) -> None:
+    """`flow.webhook_secret_set` or `_removed` when the secret changed; never
+    the secret itself."""
+    if flow.webhook_secret != stored.webhook_secret:
+        action = "set" if flow.webhook_secret else "removed"
+        record(f"flow.webhook_secret_{action}", actor, flow)
 
 
 def _write_version(flow, actor: Actor, source: str, restored_from) -> FlowVersion:
