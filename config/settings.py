@@ -308,7 +308,7 @@ PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
 # deleted by the same supervisor pass. 0: kept forever.
 AUDIT_RETENTION_DAYS = env_values.count(env, "AUDIT_RETENTION_DAYS", 365)
 # The share of its time the prune may spend deleting; it sleeps the rest, so
-# webhooks keep their latency while it runs (flows/retention.py).
+# webhooks keep their latency while it runs (flows/engine/retention.py).
 PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
 
 # Background runs (DESIGN section 9): Django's tasks framework (the
@@ -350,7 +350,7 @@ WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
 # carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
 WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
 # Each web process keeps the flows its webhooks use, dropped by PostgreSQL's
-# NOTIFY when they change (flows/targets.py); off, every webhook reads its flow.
+# NOTIFY when they change (flows/engine/targets.py); off, every webhook reads its flow.
 WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous

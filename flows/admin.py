@@ -7,8 +7,8 @@ from django.utils.html import format_html
 from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
 from flows.history.save import save_flow
+from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
-from flows.pretty import pretty_json
 
 PRETTY_JSON = {
     JSONField: {

@@ -11,12 +11,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from config.http.errors import ValidationFailed
+from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
+from flows.lib.pretty import pretty_json
+from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
-from flows.pretty import pretty_json
-from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the

@@ -1,4 +1,4 @@
-"""One node's attempts: it runs, and with a `retry` policy (flows/retry.py)
+"""One node's attempts: it runs, and with a `retry` policy (flows/graph/retry.py)
 runs again after a wait, as long as the failure is one the policy covers and
 the run's deadline leaves room for the wait.
 
@@ -20,9 +20,9 @@ from typing import Any
 
 from flows.engine import lease
 from flows.engine.plan import PlannedNode
+from flows.graph.retry import policy_of
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
-from flows.retry import policy_of
 
 logger = logging.getLogger("weir.engine")
 

@@ -19,7 +19,7 @@ node would cost more than the engine itself; a crash mid-run leaves a
 `running` run for the supervisor to resume or mark `interrupted` once its
 lease expires (or, in a run's first moments, nothing).
 
-What is stored must be storable (flows/storable.py): input and outputs are
+What is stored must be storable (flows/lib/storable.py): input and outputs are
 checked, and a final write that still fails (a flow deleted mid-run, a value
 refused) ends the run `failed`, never `running` (see `Execution.finish`).
 """
@@ -51,9 +51,9 @@ from flows.engine.plan import (
 )
 from flows.engine.signals import run_ended
 from flows.graph import ERROR_HANDLE
+from flows.lib.storable import Unstorable, check_storable, storable_text
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
-from flows.storable import Unstorable, check_storable, storable_text
 
 logger = logging.getLogger("weir.engine")
 
@@ -91,7 +91,7 @@ class Execution(FinalWrite):
         # A background run stores each step as it completes, to be resumed.
         self.step_by_step = run.background
         self.retry_state = retry_state  # a node's attempts before a deferred retry
-        self.pins = pins or {}  # test runs from the builder only (flows/pins.py)
+        self.pins = pins or {}  # test runs from the builder only (flows/graph/pins.py)
         self.only = only  # "Run this node": the node and what leads to it
         self.results: dict[str, Any] = {}
         self.budget = RunBudget()
@@ -347,7 +347,7 @@ def run_flow(
     `hops` is the run's place in a chain of webhook calls (the webhook view
     passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     `pins` (node id -> output) stand in for those nodes, and `only` limits the
-    run to these nodes: the builder's test runs (flows/pins.py).
+    run to these nodes: the builder's test runs (flows/graph/pins.py).
     """
     try:
         check_storable(input, what="The run's input")

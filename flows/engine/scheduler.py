@@ -63,7 +63,7 @@ def schedule_pass(now: datetime | None = None) -> int:
     """Fire every due tick; returns how many runs this pass started."""
     now = now or timezone.now()
     started = 0
-    flows = Flow.objects.filter(has_schedule=True).only(
+    flows = Flow.objects.scheduled().only(
         "id", "owner_id", "version", "nodes", "edges", "schedule_checked_at"
     )
     for flow in flows:

@@ -25,8 +25,8 @@ from django.conf import settings
 from django.db import IntegrityError, connections, models, router, transaction
 from django.utils import timezone
 
-from flows import metrics
 from flows.engine.sql import Table, execute
+from flows.lib import metrics
 from flows.models import Flow, FlowRun, RunStep
 
 # What `finish_run` writes, and what `webhook_target` loads: the webhook's

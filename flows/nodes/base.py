@@ -65,7 +65,7 @@ class NodeContext:
     output and the engine decides what that does to the run. `owner_id` is the
     flow's owner (the user a node acts for); `depth` counts the agents waiting
     above this run (0 unless an agent's tool call started it; see agents.nodes);
-    `hops` counts the webhook runs that led to this one (see flows.outbound).
+    `hops` counts the webhook runs that led to this one (see flows.lib.outbound).
 
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
     `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`
