@@ -308,6 +308,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
 PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
+# The audit log (docs/history.md): events older than this many days are
+# deleted by the same supervisor pass. 0: kept forever.
+AUDIT_RETENTION_DAYS = env_values.count(env, "AUDIT_RETENTION_DAYS", 365)
 # The share of its time the prune may spend deleting; it sleeps the rest, so
 # webhooks keep their latency while it runs (flows/engine/retention.py).
 PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)

@@ -394,6 +394,8 @@ class RunStep(models.Model):
         return f"{self.node_id} · {self.status}"
 
 
-# Credentials live in their own package; importing the model here registers it
-# with the flows app.
+# Credentials, flow versions and the audit log live in their own packages;
+# importing their models here registers them with the flows app.
+from flows.audit.models import AuditEvent  # noqa: E402, F401
 from flows.credentials.models import Credential  # noqa: E402, F401
+from flows.history.models import FlowVersion  # noqa: E402, F401

@@ -11,6 +11,8 @@ from rest_framework.response import Response
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
 
@@ -193,4 +195,11 @@ class RunViewSet(
         before its next node. 200 with the run; a finished run is unchanged."""
         run = self.get_object()
         run.request_cancel()
+        record(
+            "run.cancelled",
+            Actor.from_request(request),
+            run,
+            target_label=run.flow.name,
+            changes={"status_before": run.status},
+        )
         return Response(self.get_serializer(self.get_object()).data)
