@@ -158,7 +158,7 @@ def latency(flow) -> str:
 
 @contextlib.contextmanager
 def notify_off():
-    """Disable the queue table's NOTIFY trigger (flows migration 0014) for a while."""
+    """Disable the queue table's NOTIFY trigger (flows migration 0019) for a while."""
     from django.db import connection
 
     table = "django_tasks_database_dbtaskresult"

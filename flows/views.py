@@ -11,12 +11,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from config.http.errors import ValidationFailed
+from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
+from flows.engine.waits import wait_of
+from flows.lib.pretty import pretty_json
+from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
-from flows.pretty import pretty_json
-from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -35,6 +36,9 @@ def readable_error(error: dict | None) -> str:
     return f"{error.get('code')}: {message}"
 
 
+CALLED_RUNS_SHOWN = 50
+
+
 def node_kinds_for_palette() -> list[dict]:
     """The registry as the builder sees it: one entry per node kind, with the
     inspector's fields and a new node's `data` (the builder knows no kind itself)."""
@@ -45,6 +49,7 @@ def node_kinds_for_palette() -> list[dict]:
             "description": kind.description,
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
+            **({"handles_from": kind.handles_from} if kind.handles_from else {}),
             "fields": [field.as_json() for field in kind.form_fields],
             "default_data": kind.default_data,
         }
@@ -105,16 +110,18 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     for step in steps:
         step.output_json = pretty_json(step.output)
         step.error_text = readable_error(step.error)
+    names = {step.node_id: step.node_name for step in steps}
+    names.update(
+        (node.get("id"), node.get("name"))
+        for node in run.flow.nodes
+        if isinstance(node, dict) and node.get("id") not in names
+    )
     failed_node = ""
     if run.error and run.error.get("node_id"):
-        node_id = run.error["node_id"]
-        names = {step.node_id: step.node_name for step in steps}
-        names.update(
-            (node.get("id"), node.get("name"))
-            for node in run.flow.nodes
-            if isinstance(node, dict) and node.get("id") not in names
-        )
-        failed_node = names.get(node_id) or node_id
+        failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
+    wait = wait_of(run)
+    if wait:
+        wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
     return render(
         request,
         "flows/run_detail.html",
@@ -124,8 +131,14 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "steps": steps,
             "input_json": pretty_json(run.input),
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
+            # A for_each may start a thousand: the page lists the first ones.
+            "called_runs": run.called_runs.select_related("flow").order_by(
+                "created_at"
+            )[:CALLED_RUNS_SHOWN],
+            "called_count": run.called_runs.count(),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
+            "wait": wait,
         },
     )
 
@@ -142,6 +155,8 @@ def runs(request: HttpRequest) -> HttpResponse:
     page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    for run in page.object_list:
+        run.wait = wait_of(run)
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)

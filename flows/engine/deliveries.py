@@ -66,13 +66,23 @@ def answered_from(flow: Flow, delivery_id: str, input: dict) -> FlowRun | None:
 
 
 def start_delivery(
-    flow: Flow, trigger: str, input: dict, request_meta: dict, delivery_id: str
+    flow: Flow,
+    trigger: str,
+    input: dict,
+    request_meta: dict,
+    delivery_id: str,
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """A `running` run for this delivery, or DeliveryExists with its run."""
     existing = None
     for _ in range(ATTEMPTS):
         run = store.start_run(
-            flow, trigger, input, request_meta, delivery_id=delivery_id
+            flow,
+            trigger,
+            input,
+            request_meta,
+            delivery_id=delivery_id,
+            called_by=called_by,
         )
         if run is not None:
             return run

@@ -1,4 +1,5 @@
-"""How a node fails: `NodeError`, `NodeTimeout`, and a sandbox failure as either."""
+"""How a node fails (`NodeError`, `NodeTimeout`, a sandbox failure as either) or
+parks its run (`Park`)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,42 @@ def sandbox_failure(
     if error.timed_out:
         return NodeTimeout(error.code, prefix + error.message)
     return NodeError(code or error.code, prefix + error.message)
+
+
+class FlowControl(Exception):
+    """Raised by a node to steer the run rather than fail the node.
+
+    The engine's retry loop lets these through untouched (flows/engine/attempts.py).
+    """
+
+
+class StopRun(FlowControl):
+    """The stop node ends the run on purpose: `outcome` "succeed" or "fail"."""
+
+    def __init__(self, outcome: str, code: str, message: str, output: dict):
+        super().__init__(message)
+        self.outcome, self.code, self.message, self.output = (
+            outcome,
+            code,
+            message,
+            output,
+        )
+
+
+class ContinueLater(FlowControl):
+    """A background run's node is out of time but not done (a long for_each):
+    queue the run again at once; the node continues where it stopped."""
+
+
+class Park(FlowControl):
+    """The wait node asks the engine to park the run (flows/engine/waits.py).
+
+    `mode` is duration, until or callback; `wake_at` (an aware datetime) is when
+    the supervisor wakes the run: the end of the wait, or a callback's timeout.
+    """
+
+    def __init__(self, node_id: str, mode: str, wake_at):
+        super().__init__(f"park {node_id} until {wake_at.isoformat()}")
+        self.node_id = node_id
+        self.mode = mode
+        self.wake_at = wake_at

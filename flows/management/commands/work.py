@@ -3,7 +3,7 @@
 One command whatever `TASKS_BACKEND` says, so the Procfile, systemd units and
 the fault tests never name an engine: `database` runs django-tasks-db's worker
 (woken by PostgreSQL's NOTIFY when a task is queued, polling the task table
-every `WORKER_POLL_SECONDS` as the fallback: flows/engine/wakeup.py), `rq`
+every `WORKER_POLL_SECONDS` as the fallback: flows/engine/queue_listener.py), `rq`
 runs django-rq's `rqworker` with the Job class django-tasks-rq needs. Start as
 many as you want runs in parallel; each executes one task at a time. SIGINT or
 SIGTERM lets the task in hand finish, then the worker exits.
@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands import db_worker
 
-from flows.engine.wakeup import WakingWorker
+from flows.engine.queue_listener import WakingWorker
 
 
 class Command(BaseCommand):

@@ -11,8 +11,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Plain processes, as gunicorn workers would be; no Django set-up is needed
 # to count or to export.
-COUNT_A_RUN = "from flows import metrics; metrics.run_started('webhook')"
-SANDBOX_GAUGE = "from flows import metrics; metrics.SANDBOX_WORKERS"
+COUNT_A_RUN = "from flows.lib import metrics; metrics.run_started('webhook')"
+SANDBOX_GAUGE = "from flows.lib import metrics; metrics.SANDBOX_WORKERS"
 SCRAPE = (
     "from config.telemetry.metrics import exposition; print(exposition()[0].decode())"
 )

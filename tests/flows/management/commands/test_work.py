@@ -51,7 +51,7 @@ def test_a_task_whose_worker_was_killed_is_not_run_again_by_the_engine(
 def listening_workers() -> int:
     from django.db import connection
 
-    from flows.engine.wakeup import LISTENER_NAME
+    from flows.engine.queue_listener import LISTENER_NAME
 
     with connection.cursor() as cursor:
         cursor.execute(
