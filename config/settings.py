@@ -294,6 +294,10 @@ HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
 FLOW_MAX_NODES = 1000
 FLOW_MAX_EDGES = 5000
 FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
+# call_flow and for_each (docs/engine.md): how deep runs may call runs, and the
+# most items one for_each may take.
+FLOW_CALL_MAX_DEPTH = env.int("FLOW_CALL_MAX_DEPTH", default=5)
+FOR_EACH_MAX_ITEMS = env.int("FOR_EACH_MAX_ITEMS", default=1000)
 # Largest API request body (413 above it; the webhook has its own limit): a
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
@@ -304,6 +308,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
 PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
+# The audit log (docs/history.md): events older than this many days are
+# deleted by the same supervisor pass. 0: kept forever.
+AUDIT_RETENTION_DAYS = env_values.count(env, "AUDIT_RETENTION_DAYS", 365)
 # The share of its time the prune may spend deleting; it sleeps the rest, so
 # webhooks keep their latency while it runs (flows/engine/retention.py).
 PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)

@@ -4,6 +4,9 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
+from flows.audit.actor import Actor
+from flows.history.save import save_flow
 from flows.lib.ownership import may_act_for
 from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
@@ -143,6 +146,12 @@ class FlowAdmin(admin.ModelAdmin):
         if obj is None and not request.user.is_superuser:
             return type(form.__name__, (form,), {"author": request.user})
         return form
+
+    def save_model(self, request, obj, form, change):
+        """Through `save_flow`, like every other change: the version goes up
+        (a builder still holding the old number gets 412, not a silent
+        overwrite) and the history records the admin's edit."""
+        save_flow(obj, actor=Actor.from_request(request), source="admin")
 
     @admin.display(description="Nodes")
     def node_count(self, flow):

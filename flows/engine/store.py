@@ -79,6 +79,7 @@ def new_run(
     request_meta: dict,
     *,
     delivery_id: str = "",
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """A run of `flow` starting now, `running`, not stored yet (`insert_run`)."""
     now = timezone.now()
@@ -90,6 +91,7 @@ def new_run(
         input=input,
         request_meta=request_meta,
         delivery_id=delivery_id,
+        called_by=called_by,
         created_at=now,
         started_at=now,
         lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
@@ -104,6 +106,7 @@ def start_run(
     request_meta: dict,
     *,
     delivery_id: str = "",
+    called_by: FlowRun | None = None,
     using=None,
 ) -> FlowRun | None:
     """A new run of `flow`, stored already `running` (one INSERT).
@@ -116,7 +119,9 @@ def start_run(
     run of that delivery (`run_unique_delivery_per_flow`), and None is
     returned: the claim costs no extra statement (flows/engine/deliveries.py).
     """
-    run = new_run(flow, trigger, input, request_meta, delivery_id=delivery_id)
+    run = new_run(
+        flow, trigger, input, request_meta, delivery_id=delivery_id, called_by=called_by
+    )
     return run if insert_run(run, using=using) else None
 
 

@@ -29,9 +29,11 @@ ERROR_HANDLE = "error"
 
 def output_handles(node: dict, kind) -> tuple:
     """The handles an edge may leave `node` from."""
+    data = node.get("data")
+    handles = kind.handles(data if isinstance(data, dict) else {})
     if node.get("error_output") is True:
-        return (*kind.output_handles, ERROR_HANDLE)
-    return kind.output_handles
+        return (*handles, ERROR_HANDLE)
+    return handles
 
 
 class GraphErrors:

@@ -133,9 +133,11 @@
     for (let index = 0; index < expressions.length; index++) {
       try {
         const source = "return (" + expressions[index] + "\n);";
-        const fn = new FunctionOf("input", "prev", "results", "secrets", source);
-        settle(index, encode(
-          apply(fn, undefined, [vars.input, vars.prev, vars.results, vars.secrets])));
+        // `item` and `index`: a for_each item's input template (undefined elsewhere).
+        const fn = new FunctionOf(
+          "input", "prev", "results", "secrets", "item", "index", source);
+        settle(index, encode(apply(fn, undefined, [
+          vars.input, vars.prev, vars.results, vars.secrets, vars.item, vars.index])));
       } catch (error) {
         settle(index, ["error", "expression_error", describe(error)]);
       }
