@@ -363,7 +363,6 @@ WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
 
-
 SYNC_RUNS_PER_PROCESS = env_values.derived_int(
     env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
 )
@@ -390,6 +389,7 @@ AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 # Messages to agents (chat API and agent nodes alike) per user and per agent.
 AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
 AGENT_RATE = env("AGENT_RATE", default="120/min")
+EMAIL_NODE_RATE = env("EMAIL_NODE_RATE", default="100/hour")  # per flow owner
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 

@@ -17,7 +17,8 @@ check first, then runs the flow once. The order is part of the contract:
 10. run the flow: exactly one FlowRun, then answer with its result; or, when
    the flow's response mode is "immediately" or the request says
    `Prefer: respond-async`, store it `queued` for a worker and answer 202
-   `{run_id, status: "queued"}` (no admission cap: it holds no thread)
+   `{run_id, status: "queued"}` (no admission cap: it holds no thread); a
+   run that reaches a wait node is answered at once (webhooks/responses.py)
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The
@@ -54,7 +55,6 @@ from webhooks.responses import run_response
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-UNFINISHED = (FlowRun.Status.QUEUED, FlowRun.Status.RUNNING)
 
 
 def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
@@ -104,7 +104,7 @@ def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
     if existing is not None and existing.trigger != FlowRun.Trigger.WEBHOOK:
         # Only a webhook caller could have made the original delivery.
         raise Conflict("This delivery id belongs to another kind of run.")
-    if existing is None or existing.status in UNFINISHED:
+    if existing is None or existing.status in FlowRun.UNFINISHED:
         raise Conflict(
             "This delivery is still running; retry once it has finished to get "
             "its answer."
