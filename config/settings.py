@@ -149,16 +149,13 @@ REDIS_CACHE_OPTIONS = {
     "socket_timeout": REDIS_TIMEOUT_SECONDS,
     "retry": Retry(NoBackoff(), 0),
 }
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": REDIS_CACHE_OPTIONS,
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES["default"] = dict(
+        BACKEND="django.core.cache.backends.redis.RedisCache",
+        LOCATION=REDIS_URL,
+        OPTIONS=REDIS_CACHE_OPTIONS,
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -279,6 +276,9 @@ RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
 # expired the supervisor resumes (background) or interrupts (synchronous) it.
 RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
+SAVE_CHECK_SECONDS = env.float(
+    "SAVE_CHECK_SECONDS", default=2
+)  # compiling a save's code
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
 HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
@@ -308,6 +308,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
 PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
+# The audit log (docs/history.md): events older than this many days are
+# deleted by the same supervisor pass. 0: kept forever.
+AUDIT_RETENTION_DAYS = env_values.count(env, "AUDIT_RETENTION_DAYS", 365)
 # The share of its time the prune may spend deleting; it sleeps the rest, so
 # webhooks keep their latency while it runs (flows/engine/retention.py).
 PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
@@ -360,7 +363,6 @@ WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
 
-
 SYNC_RUNS_PER_PROCESS = env_values.derived_int(
     env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
 )
@@ -387,6 +389,7 @@ AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 # Messages to agents (chat API and agent nodes alike) per user and per agent.
 AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
 AGENT_RATE = env("AGENT_RATE", default="120/min")
+EMAIL_NODE_RATE = env("EMAIL_NODE_RATE", default="100/hour")  # per flow owner
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 

@@ -17,7 +17,8 @@ check first, then runs the flow once. The order is part of the contract:
 10. run the flow: exactly one FlowRun, then answer with its result; or, when
    the flow's response mode is "immediately" or the request says
    `Prefer: respond-async`, store it `queued` for a worker and answer 202
-   `{run_id, status: "queued"}` (no admission cap: it holds no thread)
+   `{run_id, status: "queued"}` (no admission cap: it holds no thread); a
+   run that reaches a wait node is answered at once (webhooks/responses.py)
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The
@@ -54,7 +55,6 @@ from webhooks.responses import run_response
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-UNFINISHED = (FlowRun.Status.QUEUED, FlowRun.Status.RUNNING)
 
 
 def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
@@ -96,7 +96,7 @@ def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
 
 def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
     """The stored answer of the delivery's finished run, or 409."""
-    if existing is None or existing.status in UNFINISHED:
+    if existing is None or existing.status in FlowRun.UNFINISHED:
         raise Conflict(
             "This delivery is still running; retry once it has finished to get "
             "its answer."

@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import re
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 
 from config.http.errors import Conflict
+from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.credentials.models import (
     KIND_FIELDS,
     PUBLIC_FIELDS,
@@ -26,6 +29,10 @@ MAX_SECRET_BYTES = 8 * 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Header names as RFC 9110 tokens, so no value can smuggle in a line break.
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+# A host name or an IP address: no spaces, no line breaks, nothing to inject.
+HOST = re.compile(r"^[A-Za-z0-9.:_-]+$")
+SECURITY_CHOICES = ("starttls", "tls", "none")
+SSL_MODES = ("disable", "prefer", "require", "verify-ca", "verify-full")
 
 
 def _size(value) -> int:
@@ -44,6 +51,17 @@ class CredentialSerializer(serializers.ModelSerializer):
         required=False, allow_blank=True, max_length=MAX_SECRET_BYTES
     )
     param_name = serializers.CharField(required=False, max_length=200)
+    # smtp and postgres: where the server is (flows/credentials/models.py).
+    host = serializers.CharField(required=False, max_length=253)
+    port = serializers.IntegerField(required=False, min_value=1, max_value=65535)
+    security = serializers.ChoiceField(
+        required=False,
+        choices=SECURITY_CHOICES,
+        help_text="smtp: starttls, tls, or none (a host on OUTBOUND_ALLOWLIST only).",
+    )
+    from_address = serializers.EmailField(required=False, max_length=254)
+    database = serializers.CharField(required=False, max_length=63)
+    sslmode = serializers.ChoiceField(required=False, choices=SSL_MODES)
     value = serializers.CharField(
         write_only=True, required=False, trim_whitespace=False
     )
@@ -70,6 +88,12 @@ class CredentialSerializer(serializers.ModelSerializer):
             "header_name",
             "username",
             "param_name",
+            "host",
+            "port",
+            "security",
+            "from_address",
+            "database",
+            "sslmode",
             "value",
             "token",
             "password",
@@ -105,6 +129,11 @@ class CredentialSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError("You already have a credential so named.")
         return value
 
+    def validate_host(self, value):
+        if not HOST.match(value):
+            raise serializers.ValidationError("A host name or an IP address.")
+        return value
+
     def validate_header_name(self, value):
         if not HEADER_NAME.match(value):
             raise serializers.ValidationError("Not a valid HTTP header name.")
@@ -126,6 +155,12 @@ class CredentialSerializer(serializers.ModelSerializer):
         wanted = [*spec["public"], *spec["secret"]]
         if kind == Credential.Kind.BASIC:
             wanted.remove("username")  # a password alone (an API key as password)
+        # Optional: a relay that takes mail without a login; the default port
+        # (587, 465 with tls, 5432), security (starttls) and sslmode (prefer).
+        optional = {"port", "security", "sslmode"}
+        if kind == Credential.Kind.SMTP:
+            optional.add("username")
+        wanted = [field for field in wanted if field not in optional]
         for field in wanted:
             if field in attrs:
                 continue
@@ -141,8 +176,10 @@ class CredentialSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind") or self.instance.kind
         spec = KIND_FIELDS[kind]
         public = dict(self.instance.public) if self.instance else {}
-        public.update({f: attrs.pop(f) for f in spec["public"] if f in attrs})
+        sent_public = [f for f in spec["public"] if f in attrs]
+        public.update({f: attrs.pop(f) for f in sent_public})
         sent = {f: attrs.pop(f) for f in spec["secret"] if f in attrs}
+        created = self.instance is None
         credential = self.instance or Credential(kind=kind, **kwargs)
         credential.public = public
         if sent or self.instance is None:
@@ -151,7 +188,19 @@ class CredentialSerializer(serializers.ModelSerializer):
             credential.set_secrets(secrets)
         for field, value in attrs.items():
             setattr(credential, field, value)
-        credential.save()
+        actor = Actor.from_request(self.context["request"])
+        with transaction.atomic():
+            credential.save()
+            if created:
+                record("credential.created", actor, credential, changes={"kind": kind})
+            else:
+                changed = sorted([*attrs, *sent_public])
+                record(
+                    "credential.updated",
+                    actor,
+                    credential,
+                    changes={"fields": changed, "secret_changed": bool(sent)},
+                )
         self.instance = credential
         return credential
 
@@ -192,5 +241,7 @@ class CredentialViewSet(viewsets.ModelViewSet):
                     "flows": [{"id": str(flow.id), "name": flow.name} for flow in using]
                 },
             )
-        credential.delete()
+        with transaction.atomic():
+            record("credential.deleted", Actor.from_request(request), credential)
+            credential.delete()
         return Response({"success": True})

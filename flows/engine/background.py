@@ -25,6 +25,7 @@ from flows.engine import enqueue_db, lease
 from flows.engine.attempts import RetryLater
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution
+from flows.history.save import at_version
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes.errors import ContinueLater
 
@@ -137,6 +138,8 @@ def execute_queued(run_id: str) -> str | None:
     if not claim(run_id):
         return None
     run = FlowRun.objects.select_related("flow").get(pk=run_id)
+    # The graph it was queued with, though the flow was edited since.
+    at_version(run.flow, run.flow_version)
     stored = list(
         RunStep.objects.filter(run_id=run_id).order_by("position").values(*STEP_FIELDS)
     )

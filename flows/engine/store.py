@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connections, models, router, transaction
 from django.utils import timezone
 
@@ -289,14 +290,25 @@ def mark_interrupted(runs: models.QuerySet) -> int:
     )
 
 
+def active_owner(owner_column: str) -> str:
+    """SQL: the flow's owner account is active. A deactivated account's flows
+    do not run (its credentials stay unused); migration 0014 tells the target
+    cache when an account's `is_active` changes."""
+    users = get_user_model()._meta.db_table
+    return f"{owner_column} IN (SELECT id FROM {users} WHERE is_active)"
+
+
 def webhook_target(pk: uuid.UUID, *, using=None) -> Flow | None:
-    """The flow with this id if its webhook is enabled, else None.
+    """The flow with this id if its webhook is enabled and its owner active,
+    else None.
 
     Loads only `WEBHOOK_FIELDS`, through `raw()`: `get()` spends about 0.2 ms
     of CPU more compiling the query than `raw()` does.
     """
     using = using or router.db_for_read(Flow)
     table = Table.of(Flow, WEBHOOK_FIELDS, using)
-    sql = table.select_by_pk(table.column("webhook_enabled"))
+    sql = table.select_by_pk(
+        f"{table.column('webhook_enabled')} AND {active_owner(table.column('owner'))}"
+    )
     query = Flow.objects.db_manager(using).raw(sql, [table.pk_value(pk)])
     return next(iter(query), None)

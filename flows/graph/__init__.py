@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 
+from flows import sandbox
 from flows.graph.retry import retry_problems
 from flows.nodes import get_kind
 
@@ -303,7 +304,8 @@ def validate_graph(nodes, edges) -> GraphErrors:
         )
     if errors:
         return errors
-    nodes_by_id = _check_nodes(nodes, errors)
+    with sandbox.check_budget(settings.SAVE_CHECK_SECONDS):
+        nodes_by_id = _check_nodes(nodes, errors)
     links = _check_edges(edges, nodes_by_id, errors)
     _check_cycles(nodes_by_id, links, errors)
     return errors

@@ -26,7 +26,7 @@ from flows import sandbox
 from flows.nodes.errors import NodeError, sandbox_failure
 
 DOTTED_PATH = re.compile(
-    r"^(input|prev|results|secrets|item|index)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$",
+    r"^(input|prev|results|secrets|run|item|index)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$",
     re.ASCII,
 )
 PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]", re.ASCII)
