@@ -1,4 +1,4 @@
-"""The public webhook endpoint, `POST /api/webhooks/:flowId` (DESIGN.md section 7).
+"""The public webhook endpoint, `POST /api/webhooks/:flowId` (docs/webhooks.md).
 
 A plain function view that checks the request first and fails early, cheapest
 check first, then runs the flow once. The order is part of the contract:
