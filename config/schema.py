@@ -114,8 +114,11 @@ DESCRIPTIONS = {
 # Statuses some operations answer beyond those every operation of their kind does.
 EXTRA_ERRORS = {
     "auth_login_create": ("429",),
-    "flows_partial_update": ("412",),
-    "flows_versions_restore_create": ("412",),
+    # Saves count against the admission caps (they compile code in the sandbox).
+    "flows_create": ("429",),
+    "flows_partial_update": ("412", "429"),
+    "flows_import_create": ("429",),
+    "flows_versions_restore_create": ("412", "429"),
     "flows_versions_diff_retrieve": ("400",),
     # Staff only; filters name a bad value with 400.
     "audit_list": ("400", "403"),

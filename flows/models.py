@@ -119,9 +119,11 @@ class Flow(models.Model):
         """Refuse a broken graph (the admin's form) with the API's messages."""
         from flows.credentials.usage import check_owned
         from flows.graph import validate_graph  # node kinds import models
+        from flows.refs import check_called_flows
 
         errors = validate_graph(self.nodes, self.edges)
         if not errors and self.owner_id is not None:
+            check_called_flows(self.nodes, self.owner_id, errors)
             check_owned(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
@@ -191,6 +193,7 @@ class FlowRun(models.Model):
         AGENT = "agent"
         SCHEDULE = "schedule"
         ERROR = "error"
+        CALL = "call"  # started by a call_flow or for_each node of another run
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -233,6 +236,12 @@ class FlowRun(models.Model):
         related_name="error_runs",
         help_text="For a run of an error flow: the failed run it handles.",
     )
+    # Its index serves a run page's list of the runs it called.
+    called_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="called_runs",
+        help_text="The run whose call_flow or for_each node started this one.",
+    )  # fmt: skip
     retry_state = models.JSONField(
         null=True,
         blank=True,
@@ -354,11 +363,11 @@ class RunStep(models.Model):
     node_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices)
     handle = models.CharField(
-        max_length=100,
+        max_length=700,  # a switch in mode all: up to 20 names of 30, joined
         blank=True,
         default="",
-        help_text="The output a branching node left through; a resumed run "
-        "fires the same edges.",
+        help_text="The output a branching node left through (several joined by "
+        "commas); a resumed run fires the same edges.",
     )
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.db import transaction
 from drf_spectacular.utils import (
     extend_schema,
@@ -45,6 +47,7 @@ from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
+from flows.refs import check_called_flows
 
 TRUE = ("1", "true", "yes")
 
@@ -174,6 +177,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 owner = self.instance.owner if self.instance else None
                 owner_id = owner.pk if owner else self.context["request"].user.pk
                 check_owned(nodes, owner_id, errors)
+                check_called_flows(nodes, owner_id, errors)
                 check_schedule_quota(nodes, owner_id, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
@@ -245,6 +249,20 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
 
+    def create(self, request, *args, **kwargs):
+        with self.admitted_save(request):
+            return super().create(request, *args, **kwargs)
+
+    def admitted_save(self, request):
+        """A save with nodes compiles each code node in the sandbox (up to
+        SAVE_CHECK_SECONDS): it holds a web thread and a sandbox worker as a
+        run does, so it counts against the same admission caps (503/429). A
+        save without nodes (a rename) compiles nothing and is not counted."""
+        body = request.data if isinstance(request.data, dict) else {}
+        if not body.get("nodes"):
+            return contextlib.nullcontext()
+        return admitted(request, owner_id=request.user.pk)
+
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
         response["ETag"] = etag(response.data["version"])
@@ -266,7 +284,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         return flow
 
     def partial_update(self, request, *args, **kwargs):
-        with transaction.atomic():
+        with self.admitted_save(request), transaction.atomic():
             flow = self.locked_for_edit()
             serializer = self.get_serializer(flow, data=request.data, partial=True)
             serializer.is_valid(raise_exception=True)
@@ -290,6 +308,10 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     @action(detail=False, methods=["post"], url_path="import")
     def import_flow(self, request):
         """Create a flow from an export; the graph is validated as on create."""
+        with self.admitted_save(request):
+            return self._import(request)
+
+    def _import(self, request):
         document = request.data
         check_weir_version(document)
         fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}

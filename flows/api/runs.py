@@ -83,6 +83,10 @@ class RunSerializer(RunSummarySerializer):
         source="error_of_id", read_only=True, allow_null=True
     )
     error_runs = serializers.SerializerMethodField()
+    called_by = serializers.UUIDField(
+        source="called_by_id", read_only=True, allow_null=True
+    )
+    called_runs = serializers.SerializerMethodField()
 
     class Meta(RunSummarySerializer.Meta):
         fields = [
@@ -93,6 +97,8 @@ class RunSerializer(RunSummarySerializer):
             "steps",
             "error_of",
             "error_runs",
+            "called_by",
+            "called_runs",
         ]
 
     def get_error_runs(self, run) -> list[str]:
@@ -100,6 +106,20 @@ class RunSerializer(RunSummarySerializer):
         return [
             str(pk)
             for pk in run.error_runs.order_by("created_at").values_list("pk", flat=True)
+        ]
+
+    def get_called_runs(self, run) -> list[dict]:
+        """The runs this run's call_flow and for_each nodes started, oldest
+        first: {id, flow_id, status, node_id} (one query)."""
+        children = run.called_runs.order_by("created_at")
+        return [
+            {
+                "id": str(child["pk"]),
+                "flow_id": str(child["flow_id"]),
+                "status": child["status"],
+                "node_id": (child["request_meta"] or {}).get("called_by_node"),
+            }
+            for child in children.values("pk", "flow_id", "status", "request_meta")
         ]
 
 
