@@ -321,8 +321,13 @@ PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
 # Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
 TASKS_BACKEND = env("TASKS_BACKEND", default="database")
 TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
-# How often an idle database worker looks for a queued task.
-WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+# How often an idle database worker looks for a queued task without being told:
+# on PostgreSQL NOTIFY wakes it at once (flows/engine/queue_listener.py) and this is
+# the fallback; SQLite has no NOTIFY, so there it polls often (a small read).
+WORKER_POLL_SECONDS = env.float(
+    "WORKER_POLL_SECONDS",
+    default=0.02 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 0.2,
+)
 if TASKS_BACKEND == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 elif TASKS_BACKEND == "rq":
@@ -359,10 +364,11 @@ WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
-# the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
+# the other threads always serve pages. A caller over a cap waits while a
+# holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are
+# older: slots are held by what is slow. `config.gunicorn.QueueStampingWorker`
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
-
 
 SYNC_RUNS_PER_PROCESS = env_values.derived_int(
     env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
@@ -375,6 +381,7 @@ SYNC_RUNS_PER_FLOW = env_values.derived_int(
 )
 # A run or chat turn that waited longer for a thread is refused (503), not run late.
 REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
+ADMISSION_SLOW_SECONDS = env.float("ADMISSION_SLOW_SECONDS", default=0.5)
 ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
 
 # Agents and LLM providers (DESIGN section 4).
@@ -390,6 +397,7 @@ AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 # Messages to agents (chat API and agent nodes alike) per user and per agent.
 AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
 AGENT_RATE = env("AGENT_RATE", default="120/min")
+EMAIL_NODE_RATE = env("EMAIL_NODE_RATE", default="100/hour")  # per flow owner
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 

@@ -116,12 +116,6 @@ class FlowAdmin(admin.ModelAdmin):
     list_select_related = ["owner"]
     form = FlowAdminForm
 
-    def save_model(self, request, obj, form, change):
-        """Through `save_flow`, like every other change: the version goes up
-        (a builder still holding the old number gets 412, not a silent
-        overwrite) and the history records the admin's edit."""
-        save_flow(obj, actor=Actor.from_request(request), source="admin")
-
     def get_readonly_fields(self, request, obj=None):
         """A flow runs with its owner's credentials: only a superuser chooses
         the owner, and only someone who may act for the owner edits the graph
@@ -152,6 +146,12 @@ class FlowAdmin(admin.ModelAdmin):
         if obj is None and not request.user.is_superuser:
             return type(form.__name__, (form,), {"author": request.user})
         return form
+
+    def save_model(self, request, obj, form, change):
+        """Through `save_flow`, like every other change: the version goes up
+        (a builder still holding the old number gets 412, not a silent
+        overwrite) and the history records the admin's edit."""
+        save_flow(obj, actor=Actor.from_request(request), source="admin")
 
     @admin.display(description="Nodes")
     def node_count(self, flow):

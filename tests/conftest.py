@@ -106,23 +106,23 @@ def bob_flow(bob):
 def hold_slots(settings):
     """Small admission caps, and `hold(owner_id, flow_id=None)` to occupy a slot
     of this process as a run in progress would; all given back afterwards."""
-    from config.http.admission import SLOTS
+    from config.http.admission import SLOTS, caps_for
 
     settings.SYNC_RUNS_PER_PROCESS = 3
     settings.SYNC_RUNS_PER_OWNER = 2
     settings.SYNC_RUNS_PER_FLOW = 1
-    held: list[list[str]] = []
+    # Held slots count as slow at once, so a caller meeting them is refused
+    # without waiting.
+    settings.ADMISSION_SLOW_SECONDS = 0
+    held: list[tuple[int, list]] = []
 
     def hold(owner_id, flow_id=None):
-        capped = [(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")]
-        if flow_id is not None:
-            capped.append((f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "x"))
-        SLOTS.take(capped)
-        held.append([key for key, _, _ in capped])
+        caps = caps_for(owner_id, flow_id)
+        held.append((SLOTS.take(caps, slow_after=0), caps))
 
     yield hold
-    for keys in held:
-        SLOTS.give_back(keys)
+    for ticket, caps in held:
+        SLOTS.give_back(ticket, caps)
 
 
 @pytest.fixture

@@ -262,7 +262,7 @@ def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return address.is_global and not address.is_multicast
 
 
-def _allowlisted(host: str, address) -> bool:
+def allowlisted(host: str, address) -> bool:
     for entry in settings.HTTP_NODE_ALLOWLIST:
         entry = entry.strip().lower()
         if not entry:
@@ -287,7 +287,7 @@ def checked_address(host: str, port: int) -> str:
     addresses = []
     for info in infos:
         address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if not is_public(address) and not _allowlisted(host, address):
+        if not is_public(address) and not allowlisted(host, address):
             raise OutboundError(
                 "address_refused",
                 f"{host} resolves to {address}, which is not a public address; "

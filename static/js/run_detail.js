@@ -1,5 +1,5 @@
-// The run page of a queued or running run: a Cancel button, and the page
-// follows the run (reloads once a second) until it has finished.
+// The run page of a queued, running or waiting run: a Cancel button, and the
+// page follows the run (reloads once its status changes) until it has finished.
 import { api } from "./api.js";
 
 const live = document.getElementById("run-live");
@@ -22,7 +22,7 @@ button.addEventListener("click", async () => {
 
 setInterval(async () => {
   const run = await api("GET", `/api/runs/${runId}`).catch(() => null);
-  if (run && run.status !== "queued" && run.status !== "running") {
+  if (run && run.status !== live.dataset.status) {
     window.location.reload();
   }
-}, 1000);
+}, live.dataset.status === "waiting" ? 5000 : 1000);  // a wait may last days

@@ -64,6 +64,10 @@ export async function runFlow() {
   });
   try {
     const outcome = await api("POST", `/api/flows/${flow.id}/run?pins=true`, input);
+    if (outcome.status === "waiting") {  // parked at a wait node: follow it
+      await followRun(result, outcome.run_id);
+      return;
+    }
     let detail = null;
     try {
       detail = await api("GET", `/api/runs/${outcome.run_id}`);

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("flows", "0017_flow_versions")]
-AFTER = [("flows", "0018_flow_versions_first")]
+BEFORE = [("flows", "0014_flow_versions")]
+AFTER = [("flows", "0015_flow_versions_first")]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('flows', '0018_flow_versions_first'),
+        ('flows', '0015_flow_versions_first'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -48,7 +48,7 @@ def first_versions(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("flows", "0017_flow_versions")]
+    dependencies = [("flows", "0014_flow_versions")]
 
     # Backwards: 0014's reversal drops the table with these rows.
     operations = [migrations.RunPython(first_versions, migrations.RunPython.noop)]

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('flows', '0016_merge_hardening_nodes'),
+        ('flows', '0013_flow_change_notify'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
