@@ -118,8 +118,10 @@ EXTRA_ERRORS = {
     "flows_create": ("429",),
     "flows_partial_update": ("412", "429"),
     "flows_import_create": ("429",),
-    "flows_versions_restore_create": ("412",),
+    "flows_versions_restore_create": ("412", "429"),
     "flows_versions_diff_retrieve": ("400",),
+    # Staff only; filters name a bad value with 400.
+    "audit_list": ("400", "403"),
     "flows_run_create": ("429", "503"),
     # Filters (status, trigger, since, until, range) name a bad value with 400.
     "flows_runs_list": ("400",),
