@@ -1,4 +1,4 @@
-"""The public webhook endpoint, `POST /api/webhooks/:flowId` (DESIGN.md section 7).
+"""The public webhook endpoint, `POST /api/webhooks/:flowId` (docs/webhooks.md).
 
 A plain function view that checks the request first and fails early, cheapest
 check first, then runs the flow once. The order is part of the contract:
@@ -10,10 +10,12 @@ check first, then runs the flow once. The order is part of the contract:
 5. flow has a secret and the signature is missing, wrong or stale → 401
 6. body not JSON, not an object, too deep; Idempotency-Key too long → 400
 7. over the flow's rate limit → 429 with Retry-After
-8. waited too long in the server's queue, or this process is full → 503;
-   the flow or its owner at its cap of synchronous runs → 429 (admission)
-9. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
-   or 409 while that run is still going or when the body differs
+8. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
+   or 409 while that run is still going or when the body differs; before any
+   cap, so a sender's retry gets its answer however busy the server is
+9. waited too long in the server's queue, or this process is full of slow
+   runs → 503; the flow or its owner at its cap of slow synchronous runs → 429
+   (admission; a caller meeting runs that are still young waits for a slot)
 10. run the flow: exactly one FlowRun, then answer with its result; or, when
    the flow's response mode is "immediately" or the request says
    `Prefer: respond-async`, store it `queued` for a worker and answer 202
@@ -47,7 +49,7 @@ from config.http.errors import (
 from config.http.respond_async import accepted, prefers_async
 from flows.engine import deliveries, run_flow, targets
 from flows.engine.background import enqueue_run
-from flows.engine.deliveries import DeliveryExists
+from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun
 from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
@@ -147,6 +149,9 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
                 delivery_id=delivery_id,
             )
             return accepted(run.id, run.status)
+        repeat = answered_from(flow, delivery_id, payload)
+        if repeat is not None:
+            return _answer_repeat(repeat, payload)
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             run = run_flow(
                 flow,

@@ -41,6 +41,8 @@ FINISHED = (
     FlowRun.Status.CANCELLED,
 )
 
+LOOK_UP = object()  # `ChildRuns.call`'s default: find an earlier run by its delivery id
+
 
 class ChildRuns:
     """What `ctx.calls` offers the node `node_id` of `execution`'s run."""
@@ -81,13 +83,14 @@ class ChildRuns:
         return {run.delivery_id: run for run in runs}
 
     def call(
-        self, flow: Flow, input: Any, *, item: int | None = None, known=None
+        self, flow: Flow, input: Any, *, item: int | None = None, known=LOOK_UP
     ) -> FlowRun:
         """Run `flow` inline with `input` and return its finished run; an
-        earlier attempt's finished run (`known`, or looked up) instead."""
+        earlier attempt's finished run instead (`known`: the caller looked it
+        up already, None for none; by default it is looked up here)."""
         check_input(flow, input)
         delivery_id = self.delivery_id(item)
-        if known is None:
+        if known is LOOK_UP:
             known = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         if known is not None and self.finished(known):
             return known

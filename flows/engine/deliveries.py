@@ -59,6 +59,22 @@ def was_interrupted(run: FlowRun) -> bool:
     )
 
 
+def answered_from(flow: Flow, delivery_id: str, input: dict) -> FlowRun | None:
+    """The run a repeat of this delivery is answered from, found before any cap.
+
+    A replay gets its stored answer (or 409) even while admission would refuse
+    a new run. None for a new delivery, and for one that runs again (its run
+    was interrupted and the body is the same); `start_delivery` still decides
+    any race. Costs one indexed query, only for requests that carry an id.
+    """
+    if not delivery_id:
+        return None
+    run = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+    if run is None or (was_interrupted(run) and run.input == input):
+        return None
+    return run
+
+
 def start_delivery(
     flow: Flow,
     trigger: str,
