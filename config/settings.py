@@ -5,7 +5,6 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,8 +22,10 @@ env = environ.Env()
 environ.Env.read_env(env.str("WEIR_ENV_FILE", default=str(BASE_DIR / ".env")))
 
 DEBUG = env.bool("DEBUG", default=False)
-# Under pytest the suite's own settings apply (fast hasher, default SECRET_KEY).
-TESTING = env.bool("WEIR_TESTING", default="pytest" in sys.modules)
+# The suite's own settings (fast hasher, default SECRET_KEY), only when asked
+# for: `make test` sets WEIR_TESTING=1, and tests/conftest.py refuses to run
+# without it rather than guess from what is imported.
+TESTING = env.bool("WEIR_TESTING", default=False)
 
 if DEBUG or TESTING:
     SECRET_KEY = env("SECRET_KEY", default="weir-insecure-development-key-change-me")
@@ -247,10 +248,11 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Weir API",
-    "DESCRIPTION": "Flows, runs, webhooks and agents. See DESIGN.md for the contract.",
+    "DESCRIPTION": "Flows, runs, webhooks and agents. "
+    "See docs/api.md for the contract.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # DESIGN.md section 2: every endpoint but the webhook needs a session.
+    # docs/api.md, section 1: every endpoint but the webhook needs a session.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -10,7 +10,10 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from flows.credentials.usage import check_owned
+from flows.graph import validate_graph
 from flows.lib.run_stats import run_stats
+from flows.refs import check_called_flows
 
 
 class FlowQuerySet(models.QuerySet):
@@ -117,10 +120,6 @@ class Flow(models.Model):
 
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
-        from flows.credentials.usage import check_owned
-        from flows.graph import validate_graph  # node kinds import models
-        from flows.refs import check_called_flows
-
         errors = validate_graph(self.nodes, self.edges)
         if not errors and self.owner_id is not None:
             check_called_flows(self.nodes, self.owner_id, errors)
@@ -343,7 +342,7 @@ class FlowRun(models.Model):
         runs.filter(status=FlowRun.Status.RUNNING).update(cancel_requested=True)
 
     def as_result(self) -> dict:
-        """The run result of DESIGN.md section 4 (duration in milliseconds)."""
+        """The run result of docs/api.md, section 3 (duration in milliseconds)."""
         return {
             "success": self.success,
             "run_id": str(self.id),

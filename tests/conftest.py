@@ -5,12 +5,16 @@ from __future__ import annotations
 import socket
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
 from config.http import ratelimit_batched
 from tests.factories import FlowFactory, UserFactory
+
+if not settings.TESTING:
+    pytest.exit("Run the tests with WEIR_TESTING=1 (make test does).", returncode=4)
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
 pytest_plugins = [
@@ -20,6 +24,17 @@ pytest_plugins = [
     "tests.openapi_contract",
     "tests.processes",
 ]
+
+
+# Fixtures that start other processes: a test using one is marked `processes`
+# (tests that start one themselves carry the mark in their module).
+PROCESS_FIXTURES = {"processes", "gunicorn", "private_postgres", "frozen_redis"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.processes)
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.waiting import wait_until
+
 ROOT = Path(__file__).resolve().parents[1]
 LISTENING = re.compile(rb"Listening at: http://127\.0\.0\.1:(\d+)")
 # A CSRF secret: the cookie and the header carrying the same 32 characters pass
@@ -96,16 +98,21 @@ class Server:
         self.port = self._wait_until_listening()
 
     def _wait_until_listening(self) -> int:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        """The port, once the server answers; a loaded machine may take a
+        minute to start its workers (the same 90 s as tests/processes.py)."""
+
+        def port():
             found = LISTENING.search(Path(self.log_path).read_bytes())
             if found and self._answers(int(found.group(1))):
                 return int(found.group(1))
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.1)
+            return None if self.process.poll() is None else -1
+
+        answer = wait_until(port, 90, 0.1)
+        if answer and answer > 0:
+            return answer
+        output = Path(self.log_path).read_text()  # before stop() removes it
         self.stop()
-        raise RuntimeError(Path(self.log_path).read_text())
+        raise RuntimeError(output or "gunicorn did not start within 90 s")
 
     @staticmethod
     def _answers(port: int) -> bool:

@@ -1,4 +1,4 @@
-"""The public webhook endpoint, `POST /api/webhooks/:flowId` (DESIGN.md section 7).
+"""The public webhook endpoint, `POST /api/webhooks/:flowId` (docs/webhooks.md).
 
 A plain function view that checks the request first and fails early, cheapest
 check first, then runs the flow once. The order is part of the contract:
@@ -47,7 +47,7 @@ from config.http.errors import (
     ValidationFailed,
 )
 from config.http.respond_async import accepted, prefers_async
-from flows.engine import run_flow, targets
+from flows.engine import deliveries, run_flow, targets
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun
@@ -85,19 +85,27 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
 def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
     """The id that makes a retry of this delivery run once: the signed
     webhook-id, else the optional Idempotency-Key; "" without either."""
-    if signed_id is not None:
-        return signed_id
-    key = request.headers.get(IDEMPOTENCY_HEADER, "")
-    if len(key) > signatures.MAX_ID_LENGTH:
+    key = signed_id
+    if key is None:
+        key = request.headers.get(IDEMPOTENCY_HEADER, "")
+        if len(key) > signatures.MAX_ID_LENGTH:
+            raise ValidationFailed(
+                f"{IDEMPOTENCY_HEADER} is longer than {signatures.MAX_ID_LENGTH} "
+                "characters."
+            )
+    if deliveries.is_internal(key):
         raise ValidationFailed(
-            f"{IDEMPOTENCY_HEADER} is longer than {signatures.MAX_ID_LENGTH} "
-            "characters."
+            f"A delivery id may not start with {key.split(':')[0]}: (reserved "
+            "for the server's own runs); send another id."
         )
     return key
 
 
 def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
     """The stored answer of the delivery's finished run, or 409."""
+    if existing is not None and existing.trigger != FlowRun.Trigger.WEBHOOK:
+        # Only a webhook caller could have made the original delivery.
+        raise Conflict("This delivery id belongs to another kind of run.")
     if existing is None or existing.status in FlowRun.UNFINISHED:
         raise Conflict(
             "This delivery is still running; retry once it has finished to get "

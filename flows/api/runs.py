@@ -146,7 +146,7 @@ class RunSerializer(RunSummarySerializer):
 
 
 class RunResultSerializer(serializers.Serializer):
-    """The run result of DESIGN.md section 4 (documentation only)."""
+    """The run result of docs/api.md, section 3 (documentation only)."""
 
     success = serializers.BooleanField()
     run_id = serializers.UUIDField()

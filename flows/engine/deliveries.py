@@ -34,6 +34,16 @@ INTERRUPTED = Q(status=FlowRun.Status.INTERRUPTED) | Q(
 ATTEMPTS = 3
 
 
+# Delivery ids the server makes itself start with one of these; an id from a
+# caller (Idempotency-Key, a signed webhook-id) may not, so a caller can neither
+# take a future tick's id (cancelling its run) nor replay a tick's results.
+INTERNAL_PREFIXES = ("schedule:",)
+
+
+def is_internal(delivery_id: str) -> bool:
+    return delivery_id.startswith(INTERNAL_PREFIXES)
+
+
 class DeliveryExists(Exception):
     """The delivery already has a run (None: another copy is claiming it now)."""
 

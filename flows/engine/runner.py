@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import deferred, lease, store, waits
-from flows.engine.attempts import RetryLater, attempt_node
+from flows.engine.attempts import RequeueForRetry, attempt_node
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
@@ -131,7 +131,7 @@ class Execution(FinalWrite):
                     self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
-        except (RetryLater, ContinueLater):
+        except (RequeueForRetry, ContinueLater):
             raise  # the caller queues the run again (flows/engine/background.py)
         except Park as parked:
             # Stored `waiting`; woken by the supervisor or the resume URL

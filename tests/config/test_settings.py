@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.processes
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PRODUCTION_ENV = {

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+import pytest
+
+from tests.processes import run_python
+
+pytestmark = pytest.mark.processes
+
 
 # Plain processes, as gunicorn workers would be; no Django set-up is needed
 # to count or to export.
@@ -19,21 +21,7 @@ SCRAPE = (
 
 
 def python(code: str, multiproc_dir: Path) -> str:
-    env = {
-        **os.environ,
-        "PROMETHEUS_MULTIPROC_DIR": str(multiproc_dir),
-        "WEIR_TESTING": "1",
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return result.stdout
+    return run_python(code, env={"PROMETHEUS_MULTIPROC_DIR": str(multiproc_dir)})
 
 
 def test_counters_of_two_processes_are_summed_at_scrape_time(tmp_path):

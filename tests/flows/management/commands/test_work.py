@@ -6,8 +6,9 @@ import os
 import time
 from pathlib import Path
 
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
 from tests.tasks import note_pid
+from tests.waiting import wait_until
 
 pytestmark = needs_postgres
 
