@@ -5,7 +5,6 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,8 +22,10 @@ env = environ.Env()
 environ.Env.read_env(env.str("WEIR_ENV_FILE", default=str(BASE_DIR / ".env")))
 
 DEBUG = env.bool("DEBUG", default=False)
-# Under pytest the suite's own settings apply (fast hasher, default SECRET_KEY).
-TESTING = env.bool("WEIR_TESTING", default="pytest" in sys.modules)
+# The suite's own settings (fast hasher, default SECRET_KEY), only when asked
+# for: `make test` sets WEIR_TESTING=1, and tests/conftest.py refuses to run
+# without it rather than guess from what is imported.
+TESTING = env.bool("WEIR_TESTING", default=False)
 
 if DEBUG or TESTING:
     SECRET_KEY = env("SECRET_KEY", default="weir-insecure-development-key-change-me")
@@ -149,16 +150,13 @@ REDIS_CACHE_OPTIONS = {
     "socket_timeout": REDIS_TIMEOUT_SECONDS,
     "retry": Retry(NoBackoff(), 0),
 }
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": REDIS_CACHE_OPTIONS,
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES["default"] = dict(
+        BACKEND="django.core.cache.backends.redis.RedisCache",
+        LOCATION=REDIS_URL,
+        OPTIONS=REDIS_CACHE_OPTIONS,
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -250,10 +248,11 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Weir API",
-    "DESCRIPTION": "Flows, runs, webhooks and agents. See DESIGN.md for the contract.",
+    "DESCRIPTION": "Flows, runs, webhooks and agents. "
+    "See docs/api.md for the contract.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # DESIGN.md section 2: every endpoint but the webhook needs a session.
+    # docs/api.md, section 1: every endpoint but the webhook needs a session.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -279,6 +278,9 @@ RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
 # expired the supervisor resumes (background) or interrupts (synchronous) it.
 RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
+SAVE_CHECK_SECONDS = env.float(
+    "SAVE_CHECK_SECONDS", default=2
+)  # compiling a save's code
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
 HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
@@ -294,6 +296,10 @@ HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
 FLOW_MAX_NODES = 1000
 FLOW_MAX_EDGES = 5000
 FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
+# call_flow and for_each (docs/engine.md): how deep runs may call runs, and the
+# most items one for_each may take.
+FLOW_CALL_MAX_DEPTH = env.int("FLOW_CALL_MAX_DEPTH", default=5)
+FOR_EACH_MAX_ITEMS = env.int("FOR_EACH_MAX_ITEMS", default=1000)
 # Largest API request body (413 above it; the webhook has its own limit): a
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
@@ -304,6 +310,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
 PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
+# The audit log (docs/history.md): events older than this many days are
+# deleted by the same supervisor pass. 0: kept forever.
+AUDIT_RETENTION_DAYS = env_values.count(env, "AUDIT_RETENTION_DAYS", 365)
 # The share of its time the prune may spend deleting; it sleeps the rest, so
 # webhooks keep their latency while it runs (flows/engine/retention.py).
 PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
@@ -314,8 +323,13 @@ PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
 # Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
 TASKS_BACKEND = env("TASKS_BACKEND", default="database")
 TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
-# How often an idle database worker looks for a queued task.
-WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+# How often an idle database worker looks for a queued task without being told:
+# on PostgreSQL NOTIFY wakes it at once (flows/engine/queue_listener.py) and this is
+# the fallback; SQLite has no NOTIFY, so there it polls often (a small read).
+WORKER_POLL_SECONDS = env.float(
+    "WORKER_POLL_SECONDS",
+    default=0.02 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 0.2,
+)
 if TASKS_BACKEND == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 elif TASKS_BACKEND == "rq":
@@ -352,7 +366,9 @@ WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
-# the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
+# the other threads always serve pages. A caller over a cap waits while a
+# holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are
+# older: slots are held by what is slow. `config.gunicorn.QueueStampingWorker`
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
 
@@ -367,6 +383,7 @@ SYNC_RUNS_PER_FLOW = env_values.derived_int(
 )
 # A run or chat turn that waited longer for a thread is refused (503), not run late.
 REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
+ADMISSION_SLOW_SECONDS = env.float("ADMISSION_SLOW_SECONDS", default=0.5)
 ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
 
 # Agents and LLM providers (DESIGN section 4).

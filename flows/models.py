@@ -10,7 +10,10 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from flows.credentials.usage import check_owned
+from flows.graph import validate_graph
 from flows.lib.run_stats import run_stats
+from flows.refs import check_called_flows
 
 
 class FlowQuerySet(models.QuerySet):
@@ -117,11 +120,9 @@ class Flow(models.Model):
 
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
-        from flows.credentials.usage import check_owned
-        from flows.graph import validate_graph  # node kinds import models
-
         errors = validate_graph(self.nodes, self.edges)
         if not errors and self.owner_id is not None:
+            check_called_flows(self.nodes, self.owner_id, errors)
             check_owned(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
@@ -190,6 +191,7 @@ class FlowRun(models.Model):
         AGENT = "agent"
         SCHEDULE = "schedule"
         ERROR = "error"
+        CALL = "call"  # started by a call_flow or for_each node of another run
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -236,6 +238,12 @@ class FlowRun(models.Model):
         related_name="error_runs",
         help_text="For a run of an error flow: the failed run it handles.",
     )
+    # Its index serves a run page's list of the runs it called.
+    called_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="called_runs",
+        help_text="The run whose call_flow or for_each node started this one.",
+    )  # fmt: skip
     retry_state = models.JSONField(
         null=True,
         blank=True,
@@ -334,7 +342,7 @@ class FlowRun(models.Model):
         runs.filter(status=FlowRun.Status.RUNNING).update(cancel_requested=True)
 
     def as_result(self) -> dict:
-        """The run result of DESIGN.md section 4 (duration in milliseconds)."""
+        """The run result of docs/api.md, section 3 (duration in milliseconds)."""
         return {
             "success": self.success,
             "run_id": str(self.id),
@@ -368,11 +376,11 @@ class RunStep(models.Model):
     node_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices)
     handle = models.CharField(
-        max_length=100,
+        max_length=700,  # a switch in mode all: up to 20 names of 30, joined
         blank=True,
         default="",
-        help_text="The output a branching node left through; a resumed run "
-        "fires the same edges.",
+        help_text="The output a branching node left through (several joined by "
+        "commas); a resumed run fires the same edges.",
     )
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)
@@ -399,6 +407,8 @@ class RunStep(models.Model):
         return f"{self.node_id} · {self.status}"
 
 
-# Credentials live in their own package; importing the model here registers it
-# with the flows app.
+# Credentials, flow versions and the audit log live in their own packages;
+# importing their models here registers them with the flows app.
+from flows.audit.models import AuditEvent  # noqa: E402, F401
 from flows.credentials.models import Credential  # noqa: E402, F401
+from flows.history.models import FlowVersion  # noqa: E402, F401

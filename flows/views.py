@@ -36,6 +36,9 @@ def readable_error(error: dict | None) -> str:
     return f"{error.get('code')}: {message}"
 
 
+CALLED_RUNS_SHOWN = 50
+
+
 def node_kinds_for_palette() -> list[dict]:
     """The registry as the builder sees it: one entry per node kind, with the
     inspector's fields and a new node's `data` (the builder knows no kind itself)."""
@@ -46,6 +49,7 @@ def node_kinds_for_palette() -> list[dict]:
             "description": kind.description,
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
+            **({"handles_from": kind.handles_from} if kind.handles_from else {}),
             "fields": [field.as_json() for field in kind.form_fields],
             "default_data": kind.default_data,
         }
@@ -127,6 +131,11 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "steps": steps,
             "input_json": pretty_json(run.input),
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
+            # A for_each may start a thousand: the page lists the first ones.
+            "called_runs": run.called_runs.select_related("flow").order_by(
+                "created_at"
+            )[:CALLED_RUNS_SHOWN],
+            "called_count": run.called_runs.count(),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
             "wait": wait,

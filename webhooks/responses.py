@@ -1,6 +1,6 @@
 """The HTTP answer to an accepted webhook, from its finished FlowRun.
 
-- succeeded, no response node → 200 with the run result (DESIGN.md section 4)
+- succeeded, no response node → 200 with the run result (docs/api.md, section 3)
 - succeeded, response node → that node's status, headers and body
 - failed → 500 with the run result; its `error` is `{node_id, code, message}`,
   so the body is also a valid error envelope

@@ -1,10 +1,11 @@
-"""The flow API: serializers and the viewset behind `/api/flows` (DESIGN.md 4)."""
+"""The flow API: serializers and the viewset behind `/api/flows` (docs/api.md)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from django.db import transaction
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_view,
     inline_serializer,
@@ -16,7 +17,7 @@ from rest_framework.response import Response
 from config.http.admission import admitted
 from config.http.body import object_body
 from config.http.conditional import etag, parse_if_match
-from config.http.errors import PreconditionFailed, ValidationFailed
+from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
 from flows.api.pins import RunNodeMixin
@@ -33,16 +34,34 @@ from flows.api.runs import (
     RunSummarySerializer,
 )
 from flows.api.schedule_quota import check_schedule_quota
+from flows.api.versions import IF_MATCH, VersionsMixin, stale
+from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
 from flows.engine import run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
+from flows.history.models import FlowVersion
+from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
+from flows.refs import check_called_flows
 
 TRUE = ("1", "true", "yes")
+
+
+def record_started(request, run: FlowRun) -> None:
+    """`run.started` in the audit log: a run started by hand (not by a webhook,
+    a schedule or an agent, which would flood it)."""
+    record(
+        "run.started",
+        Actor.from_request(request),
+        run,
+        target_label=f"{run.flow.name} (v{run.flow_version})",
+        changes={"flow_id": str(run.flow_id), "status": run.status},
+    )
 
 
 def storable(value) -> None:
@@ -126,6 +145,24 @@ class FlowSerializer(serializers.ModelSerializer):
             )
         return value
 
+    def create(self, validated_data):
+        flow = Flow()
+        save_flow(flow, validated_data, **self._saved_by())
+        return flow
+
+    def update(self, instance, validated_data):
+        save_flow(instance, validated_data, **self._saved_by())
+        return instance
+
+    def _saved_by(self) -> dict:
+        """Every save through this serializer goes through `save_flow`, as the
+        request's user, with the source the view set (create, edit, import)."""
+        return {
+            "actor": Actor.from_request(self.context["request"]),
+            "source": self.context.get("source", "edit"),
+            "restored_from": self.context.get("restored_from"),
+        }
+
     def validate_input_schema(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("Must be a JSON Schema object.")
@@ -140,6 +177,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 owner = self.instance.owner if self.instance else None
                 owner_id = owner.pk if owner else self.context["request"].user.pk
                 check_owned(nodes, owner_id, errors)
+                check_called_flows(nodes, owner_id, errors)
                 check_schedule_quota(nodes, owner_id, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
@@ -190,52 +228,67 @@ def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
             )
         }
     ),
-    partial_update=extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "If-Match",
-                str,
-                OpenApiParameter.HEADER,
-                description='The version you edited, e.g. "3"; 412 when it is stale.',
-            )
-        ]
-    ),
+    partial_update=extend_schema(parameters=[IF_MATCH]),
 )
-class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
+class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     """The signed-in user's flows. Anyone else's flow answers 404."""
 
     serializer_class = FlowSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
+    # Each action's `FlowVersion.source`.
+    SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}
+
     def get_queryset(self):
         return Flow.objects.for_user(self.request.user)
 
+    def get_serializer_context(self):
+        source = self.SOURCES.get(self.action, "edit")
+        return {**super().get_serializer_context(), "source": source}
+
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
+
+    def create(self, request, *args, **kwargs):
+        with self.admitted_save(request):
+            return super().create(request, *args, **kwargs)
+
+    def admitted_save(self, request):
+        """A save with nodes compiles each code node in the sandbox (up to
+        SAVE_CHECK_SECONDS): it holds a web thread and a sandbox worker as a
+        run does, so it counts against the same admission caps (503/429). A
+        save without nodes (a rename) compiles nothing and is not counted."""
+        body = request.data if isinstance(request.data, dict) else {}
+        if not body.get("nodes"):
+            return contextlib.nullcontext()
+        return admitted(request, owner_id=request.user.pk)
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
         response["ETag"] = etag(response.data["version"])
         return response
 
+    def locked_for_edit(self) -> Flow:
+        """The flow, its row locked until the transaction ends; 412 naming who
+        saved the newer version when `If-Match` is stale."""
+        flow = (
+            self.get_queryset()
+            .select_for_update()
+            .filter(pk=self.get_object().pk)
+            .get()
+        )
+        expected = parse_if_match(self.request.headers.get("If-Match", ""))
+        if expected is not None and expected != flow.version:
+            newest = FlowVersion.objects.filter(flow=flow, number=flow.version)
+            raise stale(StaleVersion(flow.version, newest.first()))
+        return flow
+
     def partial_update(self, request, *args, **kwargs):
-        with transaction.atomic():
-            flow = (
-                self.get_queryset()
-                .select_for_update()
-                .filter(pk=self.get_object().pk)
-                .get()
-            )
-            expected = parse_if_match(request.headers.get("If-Match", ""))
-            if expected is not None and expected != flow.version:
-                raise PreconditionFailed(
-                    "This flow was saved by someone else since you loaded it "
-                    f"(it is now at version {flow.version}).",
-                    details={"current_version": flow.version},
-                )
+        with self.admitted_save(request), transaction.atomic():
+            flow = self.locked_for_edit()
             serializer = self.get_serializer(flow, data=request.data, partial=True)
             serializer.is_valid(raise_exception=True)
-            serializer.save(version=flow.version + 1)
+            serializer.save()
         response = Response(serializer.data)
         response["ETag"] = etag(serializer.data["version"])
         return response
@@ -255,6 +308,10 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
     @action(detail=False, methods=["post"], url_path="import")
     def import_flow(self, request):
         """Create a flow from an export; the graph is validated as on create."""
+        with self.admitted_save(request):
+            return self._import(request)
+
+    def _import(self, request):
         document = request.data
         check_weir_version(document)
         fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
@@ -285,7 +342,11 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
         return imported.nodes
 
     def destroy(self, request, *args, **kwargs):
-        self.get_object().delete()
+        flow = self.get_object()
+        with transaction.atomic():
+            changes = {"version": flow.version}
+            record("flow.deleted", Actor.from_request(request), flow, changes=changes)
+            flow.delete()
         return Response({"success": True})
 
     @extend_schema(request=dict, responses=RunResultSerializer)
@@ -304,10 +365,12 @@ class FlowViewSet(RunNodeMixin, viewsets.ModelViewSet):
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
+            record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
+        record_started(request, run)
         return Response(run.as_result())
 
     @extend_schema(

@@ -16,6 +16,8 @@ from rest_framework.response import Response
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
@@ -103,6 +105,10 @@ class RunSerializer(RunSummarySerializer):
         source="error_of_id", read_only=True, allow_null=True
     )
     error_runs = serializers.SerializerMethodField()
+    called_by = serializers.UUIDField(
+        source="called_by_id", read_only=True, allow_null=True
+    )
+    called_runs = serializers.SerializerMethodField()
 
     class Meta(RunSummarySerializer.Meta):
         fields = [
@@ -113,6 +119,8 @@ class RunSerializer(RunSummarySerializer):
             "steps",
             "error_of",
             "error_runs",
+            "called_by",
+            "called_runs",
         ]
 
     def get_error_runs(self, run) -> list[str]:
@@ -122,9 +130,23 @@ class RunSerializer(RunSummarySerializer):
             for pk in run.error_runs.order_by("created_at").values_list("pk", flat=True)
         ]
 
+    def get_called_runs(self, run) -> list[dict]:
+        """The runs this run's call_flow and for_each nodes started, oldest
+        first: {id, flow_id, status, node_id} (one query)."""
+        children = run.called_runs.order_by("created_at")
+        return [
+            {
+                "id": str(child["pk"]),
+                "flow_id": str(child["flow_id"]),
+                "status": child["status"],
+                "node_id": (child["request_meta"] or {}).get("called_by_node"),
+            }
+            for child in children.values("pk", "flow_id", "status", "request_meta")
+        ]
+
 
 class RunResultSerializer(serializers.Serializer):
-    """The run result of DESIGN.md section 4 (documentation only)."""
+    """The run result of docs/api.md, section 3 (documentation only)."""
 
     success = serializers.BooleanField()
     run_id = serializers.UUIDField()
@@ -195,4 +217,11 @@ class RunViewSet(
         before its next node. 200 with the run; a finished run is unchanged."""
         run = self.get_object()
         run.request_cancel()
+        record(
+            "run.cancelled",
+            Actor.from_request(request),
+            run,
+            target_label=run.flow.name,
+            changes={"status_before": run.status},
+        )
         return Response(self.get_serializer(self.get_object()).data)

@@ -1,4 +1,4 @@
-"""Whole-graph validation for flows (DESIGN.md section 5).
+"""Whole-graph validation for flows (docs/api.md).
 
 `validate_graph` reports every problem at once, each with the index of the node
 or edge it concerns, so the builder can point at all of them in one pass.
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 
+from flows import sandbox
 from flows.graph.retry import retry_problems
 from flows.nodes import get_kind
 
@@ -28,9 +29,11 @@ ERROR_HANDLE = "error"
 
 def output_handles(node: dict, kind) -> tuple:
     """The handles an edge may leave `node` from."""
+    data = node.get("data")
+    handles = kind.handles(data if isinstance(data, dict) else {})
     if node.get("error_output") is True:
-        return (*kind.output_handles, ERROR_HANDLE)
-    return kind.output_handles
+        return (*handles, ERROR_HANDLE)
+    return handles
 
 
 class GraphErrors:
@@ -244,7 +247,7 @@ def reachable_from_triggers(
 ) -> set[str]:
     """Ids of the trigger nodes and of every node a path of edges leads to from one.
 
-    Only these run (DESIGN.md 6); any other node is skipped with a reason, so a
+    Only these run (docs/api.md); any other node is skipped with a reason, so a
     node left unconnected on the canvas can never fail a run. `starts` limits
     the triggers followed to these ids (the ones the run started from). Edges
     pointing at unknown nodes are ignored here (the validator reports them).
@@ -301,7 +304,8 @@ def validate_graph(nodes, edges) -> GraphErrors:
         )
     if errors:
         return errors
-    nodes_by_id = _check_nodes(nodes, errors)
+    with sandbox.check_budget(settings.SAVE_CHECK_SECONDS):
+        nodes_by_id = _check_nodes(nodes, errors)
     links = _check_edges(edges, nodes_by_id, errors)
     _check_cycles(nodes_by_id, links, errors)
     return errors

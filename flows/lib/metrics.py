@@ -44,6 +44,25 @@ SANDBOX_RESTARTS = Counter(
     "Sandbox processes killed and replaced (timeout, crash, died while idle).",
 )
 
+SCHEDULE_ERRORS = Counter(
+    "weir_schedule_errors",
+    "Scheduler looks at a flow that failed (a bad stored schedule, a bug).",
+)
+
+
+SCHEDULES_SKIPPED = Counter(
+    "weir_schedules_skipped",
+    "Schedule ticks not run because the flow's owner account is deactivated.",
+)
+
+
+def schedule_error() -> None:
+    SCHEDULE_ERRORS.inc()
+
+
+def schedule_skipped() -> None:
+    SCHEDULES_SKIPPED.inc()
+
 
 def run_started(trigger: str) -> None:
     _child(RUNS_STARTED, trigger).inc()

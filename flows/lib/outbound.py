@@ -290,8 +290,10 @@ def checked_address(host: str, port: int) -> str:
         if not is_public(address) and not allowlisted(host, address):
             raise OutboundError(
                 "address_refused",
-                f"{host} resolves to {address}, which is not a public address; "
-                "HTTP_NODE_ALLOWLIST must name it.",
+                # Not what it resolved to: that would map internal names
+                # for a flow's author, one refused request at a time.
+                f"{host} is refused: it is not a public address (an operator "
+                "may allow it with HTTP_NODE_ALLOWLIST).",
             )
         addresses.append(str(address))
     if not addresses:

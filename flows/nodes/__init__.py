@@ -18,14 +18,19 @@ from flows.nodes.base import (
     NodeKind,
     NodeTimeout,
 )
+from flows.nodes.call_flow import CallFlowNode
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
+from flows.nodes.for_each import ForEachNode
 from flows.nodes.http_request import HttpRequestNode
+from flows.nodes.list import ListNode
 from flows.nodes.postgres_query import PostgresQueryNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
 from flows.nodes.send_email import SendEmailNode
+from flows.nodes.stop import StopNode
+from flows.nodes.switch import SwitchNode
 from flows.nodes.transform import TransformNode
 from flows.nodes.wait import WaitNode
 from flows.nodes.webhook import WebhookNode
@@ -64,11 +69,16 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     ScheduleNode(),
     CodeNode(),
     ConditionNode(),
+    SwitchNode(),
     TransformNode(),
+    ListNode(),
     HttpRequestNode(),
     DelayNode(),
+    CallFlowNode(),
+    ForEachNode(),
     WaitNode(),
     ResponseNode(),
+    StopNode(),
     SendEmailNode(),
     PostgresQueryNode(),
 )

@@ -37,7 +37,32 @@ def sandbox_failure(
     return NodeError(code or error.code, prefix + error.message)
 
 
-class Park(Exception):
+class FlowControl(Exception):
+    """Raised by a node to steer the run rather than fail the node.
+
+    The engine's retry loop lets these through untouched (flows/engine/attempts.py).
+    """
+
+
+class StopRun(FlowControl):
+    """The stop node ends the run on purpose: `outcome` "succeed" or "fail"."""
+
+    def __init__(self, outcome: str, code: str, message: str, output: dict):
+        super().__init__(message)
+        self.outcome, self.code, self.message, self.output = (
+            outcome,
+            code,
+            message,
+            output,
+        )
+
+
+class ContinueLater(FlowControl):
+    """A background run's node is out of time but not done (a long for_each):
+    queue the run again at once; the node continues where it stopped."""
+
+
+class Park(FlowControl):
     """The wait node asks the engine to park the run (flows/engine/waits.py).
 
     `mode` is duration, until or callback; `wake_at` (an aware datetime) is when

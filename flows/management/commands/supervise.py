@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
+from flows.audit.retention import prune_audit
 from flows.engine import retention, scheduler, supervisor
 
 logger = logging.getLogger("weir.supervisor")
@@ -101,6 +102,18 @@ class Command(BaseCommand):
         deleted = report.runs_by_age + report.runs_by_count
         if deleted or self.once:
             self.stdout.write(f"Pruned {deleted} runs past the retention limits.")
+        try:
+            events = prune_audit()
+        except DatabaseError:
+            logger.warning(
+                "Audit pruning failed; retrying next interval", exc_info=True
+            )
+            connection.close()
+            return
+        if events or self.once:
+            self.stdout.write(
+                f"Pruned {events} audit events past AUDIT_RETENTION_DAYS."
+            )
 
     def stop(self, signum, frame) -> None:
         self.stopping = True

@@ -2,7 +2,7 @@
 // declared fields, and edits written back into the node's record.
 import { kindClass, kindOf, nodeHtml } from "../graph_format.js";
 import { fieldsFor } from "../node_forms.js";
-import { container, editor, kinds, markChanged, nodeElement, records, state } from "./context.js";
+import { container, editor, kinds, markChanged, nodeElement, on, records, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
@@ -57,6 +57,13 @@ export function refreshNodeHtml(dfId) {
   if (!record || !element) return;
   const title = element.querySelector(".node-name");
   if (title) title.textContent = record.name || kindOf(kinds, record.type).label;
+  const handles = element.querySelector(".node-handles");
+  if (handles) {
+    // A switch's outputs follow its cases: redraw their names from the escaped HTML.
+    const fresh = document.createElement("template");
+    fresh.innerHTML = nodeHtml(record, kindOf(kinds, record.type));
+    handles.replaceWith(fresh.content.querySelector(".node-handles") ?? "");
+  }
   // Keep Drawflow's copy of the HTML in step, escaped, for its own re-renders.
   editor.drawflow.drawflow.Home.data[dfId].html = nodeHtml(record, kindOf(kinds, record.type));
 }
@@ -78,6 +85,10 @@ export function onFieldChange(dfId, path, value, wrapper) {
   setPath(record, path, value);
   if (path === "name") refreshNodeHtml(dfId);
   if (path === "error_output") syncErrorPort(dfId, record);
+  if (path === "data.cases") {
+    syncErrorPort(dfId, record); // a switch: one port per case (ports follow the count)
+    refreshNodeHtml(dfId);
+  }
   clearFieldErrors(dfId, path);
   const errorBox = wrapper?.querySelector(".field-error");
   if (errorBox) showText(errorBox, "");
@@ -156,3 +167,6 @@ export function renderInspector() {
     ),
   );
 }
+
+on("select-node", selectNode);
+on("refresh-inspector", renderInspector);

@@ -2,9 +2,10 @@
 // stores them, a waiting run shows its resume link, and a Cancel button stops
 // it. Used by the Run tab and by History (any run that is not finished yet).
 import { api } from "../api.js";
+import { wireCancel } from "../run_cancel.js";
+import { dfIdOfNode, records } from "./context.js";
 import { h } from "./dom.js";
-import { records, dfIdOfNode } from "./context.js";
-import { renderRun, stepsOf } from "./run_view.js";
+import { showRun } from "./run_view.js";
 
 const POLL_MS = 500;
 const WAITING_POLL_MS = 3000; // a wait may last days
@@ -25,19 +26,8 @@ function cancelButton(runId, run) {
     "data-testid": "run-cancel",
     disabled: run.cancel_requested || undefined,
     text: run.cancel_requested ? "Cancelling…" : "Cancel run",
-    onclick: async () => {
-      button.disabled = true;
-      error.hidden = true;
-      try {
-        await api("POST", `/api/runs/${runId}/cancel`);
-        button.textContent = "Cancelling…";
-      } catch (failure) {
-        error.textContent = failure.message;
-        error.hidden = false;
-        button.disabled = false;
-      }
-    },
   });
+  wireCancel(button, error, runId);
   return h("div", { class: "button-row run-live-actions" }, button, error);
 }
 
@@ -60,7 +50,7 @@ function waitNote(run) {
 }
 
 function render(target, run) {
-  renderRun(target, run, stepsOf(run, run));
+  showRun(target, run);
   if (run.status === "waiting") {
     target.prepend(waitNote(run), cancelButton(run.id, run));
   } else if (ACTIVE.has(run.status)) {

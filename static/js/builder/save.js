@@ -2,11 +2,11 @@
 // validation errors on the canvas and inspector, a 412 conflict, other failures.
 import { api } from "../api.js";
 import {
-  container, currentGraph, flow, isDirty, markChanged, nodeElement, records, renderSaveState, state,
+  container, currentGraph, emit, flow, isDirty, markChanged, nodeElement, records, renderSaveState, state,
 } from "./context.js";
 import { $, h, showText } from "./dom.js";
-import { renderInspector, selectNode } from "./inspector.js";
 import { markStepSaved } from "./undo.js";
+import { openVersion } from "./versions.js";
 
 export function showBanner(kind, message, items = [], actions = []) {
   const banner = $("banner");
@@ -76,8 +76,8 @@ export function showValidationErrors(error, mapping) {
   }
   showBanner("error", "Not saved: fix the problems marked on the canvas.", items);
   const first = state.nodeErrors.keys().next().value;
-  if (first) selectNode(first);
-  else renderInspector();
+  if (first) emit("select-node", first);
+  else emit("refresh-inspector");
 }
 
 export function showConflict(error) {
@@ -86,12 +86,16 @@ export function showConflict(error) {
     window.location.reload();
   } });
   const dismiss = h("button", { type: "button", class: "small", text: "Keep editing", onclick: hideBanner });
+  const newer = error.details?.current_version;
+  const changes = error.details?.diff_url
+    ? h("button", { type: "button", class: "small", id: "conflict-diff", text: "See what changed", onclick: () => openVersion(newer) })
+    : null;
   showBanner(
     "warning",
     "Someone else saved this flow after you opened it, so your changes were not saved. " +
       "Reload to see their version (your unsaved changes will be lost).",
     error.message ? [error.message] : [],
-    [reload, dismiss],
+    [reload, changes, dismiss].filter(Boolean),
   );
 }
 
@@ -127,7 +131,7 @@ export async function save() {
     clearValidationErrors();
     if (updated.warnings?.length) showBanner("warning", "Saved, but check:", updated.warnings);
     else hideBanner();
-    if (state.selected) renderInspector();
+    if (state.selected) emit("refresh-inspector");
     renderSaveState(isDirty() ? undefined : "Saved");
     return true;
   } catch (error) {

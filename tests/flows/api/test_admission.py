@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flows.models import FlowRun
+from tests.flows.graphs import chain, code, trigger
 
 
 def run(api, flow):
@@ -43,3 +44,43 @@ def test_a_manual_run_within_the_caps_runs(api, alice_flow, hold_slots):
 
     assert response.status_code == 200
     assert FlowRun.objects.get(flow=alice_flow).status == FlowRun.Status.SUCCEEDED
+
+
+def test_a_save_counts_against_the_owners_admission_cap(api, alice_flow, hold_slots):
+    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.owner_id)
+
+    response = api.patch(
+        f"/api/flows/{alice_flow.id}",
+        {"name": "New", "nodes": alice_flow.nodes},
+        format="json",
+    )
+
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "throttled"
+    assert "Retry-After" in response.headers
+    alice_flow.refresh_from_db()
+    assert alice_flow.name != "New"
+
+
+def test_creating_a_flow_counts_against_the_admission_cap(api, alice, hold_slots):
+    hold_slots(alice.pk)
+    hold_slots(alice.pk)
+
+    nodes, edges = chain(trigger(), code("work", "return 1;"))
+
+    response = api.post(
+        "/api/flows", {"name": "New", "nodes": nodes, "edges": edges}, format="json"
+    )
+
+    assert response.status_code == 429
+    assert not alice.flows.filter(name="New").exists()
+
+
+def test_a_rename_compiles_nothing_and_is_not_counted(api, alice_flow, hold_slots):
+    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.owner_id)
+
+    response = api.patch(f"/api/flows/{alice_flow.id}", {"name": "New"}, format="json")
+
+    assert response.status_code == 200

@@ -1,4 +1,4 @@
-"""The flow endpoints of DESIGN.md section 4 (run and run history live elsewhere)."""
+"""The flow endpoints of docs/api.md, section 3 (run and run history live elsewhere)."""
 
 from __future__ import annotations
 
@@ -159,7 +159,10 @@ def test_patch_with_stale_if_match_is_precondition_failed(api, alice_flow):
     assert response.status_code == 412
     error = response.json()["error"]
     assert error["code"] == "precondition_failed"
-    assert error["details"] == {"current_version": 2}
+    assert error["details"]["current_version"] == 2
+    assert error["details"]["saved_by"] == "alice"
+    assert error["details"]["diff_url"] == f"/api/flows/{alice_flow.id}/versions/2/diff"
+    assert error["message"].startswith("alice saved version 2 of this flow at ")
     alice_flow.refresh_from_db()
     assert alice_flow.name == "First tab"
 

@@ -63,3 +63,21 @@ def test_a_schedule_node_with_bad_settings_is_not_saved(api, alice_flow, data, f
     assert response.status_code == 400
     problems = response.json()["error"]["details"]["nodes"]
     assert [(p["index"], p["field"]) for p in problems] == [(2, field)]
+
+
+def test_a_preview_of_an_expression_that_never_fires_is_a_field_error(api):
+    response = api.post("/api/schedules/preview", {"cron": "0 0 30 2 *"}, format="json")
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert "never fires" in error["details"]["cron"][0]
+
+
+def test_saving_a_schedule_that_never_fires_is_a_field_error(api):
+    graph = {"nodes": [node("tick", "schedule", cron="0 0 30 2 *")], "edges": []}
+
+    response = api.post("/api/flows", {"name": "Feb 30", **graph}, format="json")
+
+    assert response.status_code == 400
+    assert "never fires" in str(response.json()["error"]["details"])

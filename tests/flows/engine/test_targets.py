@@ -17,7 +17,8 @@ from flows.engine import store, targets
 from flows.models import Flow
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), needs_postgres]
 CACHE = targets.targets
@@ -153,3 +154,13 @@ def test_while_the_listener_is_cut_off_webhooks_read_the_database(alice, client)
     assert wait_until(lambda: CACHE.listening, 10)
     assert not cached(flow)
     assert post(client, flow).json()["results"]["c"] == "new"
+
+
+def test_a_deactivated_owners_webhook_is_404_at_once(alice, client):
+    flow = code_flow(alice, "return 1;")
+    assert post(client, flow).status_code == 200
+
+    type(alice).objects.filter(pk=alice.pk).update(is_active=False)
+
+    assert wait_until(lambda: not cached(flow), 2)
+    assert post(client, flow).status_code == 404
