@@ -173,6 +173,7 @@ LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
 # address for per-address limits is read through exactly this many (0: ignore
 # the header, the peer's address is the client's).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+RATE_LIMIT_IPV6_PREFIX = env.int("RATE_LIMIT_IPV6_PREFIX", default=64)  # /64 = 1 client
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
