@@ -328,9 +328,14 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     def _with_own_credentials(self, document, nodes: list) -> list:
         """The nodes with credential references mapped to the importer's own
         credentials by name and kind; 400 naming those the importer lacks."""
-        imported = import_nodes(
-            nodes, document.get("credentials"), self.request.user.pk
-        )
+        try:
+            imported = import_nodes(
+                nodes, document.get("credentials"), self.request.user.pk
+            )
+        except ValueError as malformed:
+            raise ValidationFailed(
+                str(malformed), details={"credentials": [str(malformed)]}
+            ) from None
         if imported.missing:
             names = ", ".join(
                 f"{ref['name']} ({ref['kind']})" for ref in imported.missing
