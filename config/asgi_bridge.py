@@ -173,6 +173,7 @@ def wsgi_environ(scope, body: bytes) -> dict:
         "wsgi.multithread": True,
         "wsgi.multiprocess": True,
         "wsgi.run_once": False,
+        "wsgi.input_terminated": True,  # the whole body is in hand
     }
     for raw_name, raw_value in scope["headers"]:
         name = raw_name.decode("latin-1").upper().replace("-", "_")

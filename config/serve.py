@@ -15,11 +15,16 @@ import os
 import shutil
 from pathlib import Path
 
+import environ
 from granian.constants import Interfaces
 from granian.server import Server
 
 
 def main() -> None:
+    # The same .env the settings read (real environment variables win), so
+    # WEB_* set there size the server too.
+    default_env_file = Path(__file__).resolve().parents[1] / ".env"
+    environ.Env.read_env(os.environ.get("WEIR_ENV_FILE", str(default_env_file)))
     host, _, port = os.environ.get("WEB_BIND", "127.0.0.1:8000").rpartition(":")
     os.environ.setdefault("WEB_THREADS", "4")
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")

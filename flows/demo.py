@@ -161,3 +161,65 @@ def approval_graph() -> tuple[list[dict], list[dict]]:
             ),
         ]
     )
+
+
+FULFIL_CODE = (
+    "if (!input.sku) throw new Error('order ' + input.id + ' has no sku');\n"
+    "return {shipped: input.id};"
+)
+
+
+def fulfilment_graph() -> tuple[list[dict], list[dict]]:
+    """One order's work; a code node stands in for the warehouse's API."""
+    return _chain(
+        [
+            _node("order", "webhook", "Order", 40, {"method": "POST"}),
+            _node(
+                "ship", "code", "Ship it", 300,
+                {"language": "javascript", "code": FULFIL_CODE},
+            ),
+        ]
+    )  # fmt: skip
+
+
+def orders_graph(fulfil_flow_id: str) -> tuple[list[dict], list[dict]]:
+    """For each order in the webhook body, call the fulfilment flow; if any
+    fail, e-mail a link to approve a retry, wait for it, then retry them."""
+    loop = {"on_error": "continue", "max_items": 500, "pause_ms": 0}
+    nodes = [
+        _node("orders", "webhook", "Orders", 40, {"method": "POST"}),
+        _node("fulfil_each", "for_each", "Fulfil each order", 260, {
+            "items": "{{ input.orders }}", "flow_id": fulfil_flow_id,
+            "input": "{{ item }}", "collect": "summary", **loop}),
+        _node("any_failed", "switch", "Any failed?", 480, {"mode": "first", "cases": [
+            {"handle": "some_failed", "expression": "prev.failed > 0"}]}),
+        _node("all_done", "response", "All fulfilled", 700, {
+            "status": 200, "body": {"fulfilled": "{{ prev.count }}"}}),
+        _node("ask", "send_email", "Ask to retry", 700, {
+            "credential_id": None, "to": "{{ input.approver }}",
+            "subject": "{{ prev.failed }} of {{ prev.count }} orders failed",
+            "text": "Approve a retry: {{ run.resume_urls.approve }}",
+            "timeout_ms": 10000}),
+        _node("approve", "wait", "Wait for approval", 920, {
+            "mode": "callback", "timeout_s": 86400, "on_timeout": "continue"}),
+        _node("approved", "condition", "Approved?", 1140, {
+            "expression": "prev.approved === true"}),
+        _node("retry", "for_each", "Retry the failed ones", 1360, {
+            "items": "{{ results.fulfil_each.errors }}", "flow_id": fulfil_flow_id,
+            "input": "{{ input.orders[item.index] }}", "collect": "outputs", **loop}),
+    ]  # fmt: skip
+    nodes[3]["position"]["y"], nodes[4]["position"]["y"] = 0, 200  # two branches
+    links = [
+        ("orders", "fulfil_each", None),
+        ("fulfil_each", "any_failed", None),
+        ("any_failed", "all_done", "default"),
+        ("any_failed", "ask", "some_failed"),
+        ("ask", "approve", None),
+        ("approve", "approved", None),
+        ("approved", "retry", "true"),
+    ]
+    edges = [
+        {"id": f"e{i}", "source": a, "target": b, "sourceHandle": handle}
+        for i, (a, b, handle) in enumerate(links, 1)
+    ]
+    return nodes, edges

@@ -28,7 +28,14 @@ pytest_plugins = [
 
 # Fixtures that start other processes: a test using one is marked `processes`
 # (tests that start one themselves carry the mark in their module).
-PROCESS_FIXTURES = {"processes", "gunicorn", "private_postgres", "frozen_redis"}
+PROCESS_FIXTURES = {
+    "processes",
+    "gunicorn",
+    "granian",
+    "web_server",
+    "private_postgres",
+    "frozen_redis",
+}
 
 
 def pytest_collection_modifyitems(items):

@@ -127,7 +127,8 @@ class ChildRuns:
         that its deadline cut short again (see `call`)."""
         if child.status == FlowRun.Status.TIMED_OUT:
             return not self.parent.background
-        return child.status in FINISHED
+        # A waiting child goes on by itself later; its caller fails child_waiting.
+        return child.status in (*FINISHED, FlowRun.Status.WAITING)
 
     def failure(self, child: FlowRun, flow: Flow) -> NodeError:
         return failure_of(child, flow)
@@ -178,6 +179,12 @@ def failure_of(child: FlowRun, flow: Flow) -> NodeError:
     )
     if child.status == FlowRun.Status.TIMED_OUT:
         return NodeTimeout("run_timeout", message)
+    if child.status == FlowRun.Status.WAITING:
+        return NodeError(
+            "child_waiting",
+            f"Flow {flow.name!r} (run {child.id}) is waiting at a wait node and "
+            "will go on by itself; to start such a flow, use call_flow's mode start.",
+        )
     return NodeError("child_failed", message)
 
 

@@ -83,6 +83,7 @@ def test_the_app_gets_the_whole_body_and_a_wsgi_environ():
     assert environ["HTTP_X_REQUEST_ID"] == "abc"
     assert environ["REMOTE_ADDR"] == "10.0.0.7"
     assert environ["wsgi.url_scheme"] == "http"
+    assert environ["wsgi.input_terminated"] is True
     assert isinstance(environ[QUEUED_AT_KEY], float)
     assert sent[0] == {
         "type": "http.response.start",

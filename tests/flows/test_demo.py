@@ -54,7 +54,7 @@ def test_seed_demo_adds_the_worked_examples_once_and_valid(db):
     call_command("seed_demo")
     call_command("seed_demo")
 
-    for name in ("Yesterday's signups", "Approve by e-mail"):
+    for name in ("Yesterday's signups", "Approve by e-mail", "Fulfil order", "Orders"):
         flow = Flow.objects.get(name=name, owner__username="demo")
         assert not validate_graph(flow.nodes, flow.edges), name
         flow.full_clean()  # the admin's checks too (credentials, graph)
@@ -73,3 +73,12 @@ def test_the_approval_example_waits_with_a_link_in_its_mail(db, alice):
 
     assert list(resume_urls("r", flow.nodes)) == ["approve"]
     assert "run.resume_urls.approve" in nodes[1]["data"]["text"]
+
+
+def test_the_seeded_orders_flow_calls_the_seeded_fulfilment_flow(db):
+    call_command("seed_demo")
+
+    orders = Flow.objects.get(name="Orders", owner__username="demo")
+    fulfil = Flow.objects.get(name="Fulfil order", owner__username="demo")
+    loops = [node for node in orders.nodes if node["type"] == "for_each"]
+    assert [node["data"]["flow_id"] for node in loops] == [str(fulfil.id)] * 2

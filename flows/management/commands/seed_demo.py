@@ -16,6 +16,8 @@ from flows.demo import (
     DEMO_FLOW_NAME,
     SEED_HOOKS,
     approval_graph,
+    fulfilment_graph,
+    orders_graph,
     signup_summary_graph,
     webhook_code_graph,
 )
@@ -37,6 +39,14 @@ WORKED_EXAMPLES = [
         approval_graph,
     ),
 ]
+
+FULFIL_NAME = "Fulfil order"
+FULFIL_DESCRIPTION = "Ships one order; fails for an order without a sku."
+ORDERS_NAME = "Orders"
+ORDERS_DESCRIPTION = (
+    "For each order in input.orders, calls 'Fulfil order'; if any fail, e-mails "
+    "input.approver a link to approve a retry. Pick an SMTP credential first."
+)
 
 
 class Command(BaseCommand):
@@ -82,5 +92,27 @@ class Command(BaseCommand):
                     actor=Actor.system("seed_demo"),
                     source="create",
                 )
+        self.seed_orders(user)
         for hook in SEED_HOOKS:
             hook(user, flow, self.stdout)
+
+    def seed_orders(self, user) -> None:
+        """docs/examples.md's first example: "Orders" calls "Fulfil order" by id,
+        so the called flow is seeded first."""
+        fulfil = Flow.objects.filter(owner=user, name=FULFIL_NAME).first()
+        if fulfil is None:
+            nodes, edges = fulfilment_graph()
+            fulfil = Flow(owner=user)
+            changes = {"name": FULFIL_NAME, "description": FULFIL_DESCRIPTION}
+            changes |= {"nodes": nodes, "edges": edges}
+            save_flow(fulfil, changes, actor=Actor.system("seed_demo"), source="create")
+        if not Flow.objects.filter(owner=user, name=ORDERS_NAME).exists():
+            nodes, edges = orders_graph(str(fulfil.pk))
+            changes = {"name": ORDERS_NAME, "description": ORDERS_DESCRIPTION}
+            changes |= {"nodes": nodes, "edges": edges}
+            save_flow(
+                Flow(owner=user),
+                changes,
+                actor=Actor.system("seed_demo"),
+                source="create",
+            )

@@ -82,6 +82,7 @@ def test_a_slot_given_back_can_be_taken_again():
     assert slots.in_use == 1
 
 
+@pytest.mark.timing
 def test_a_caller_meeting_a_young_run_waits_for_its_slot_instead_of_a_refusal():
     slots = Slots()
     ticket = hold(slots, "a", "1")
@@ -94,6 +95,7 @@ def test_a_caller_meeting_a_young_run_waits_for_its_slot_instead_of_a_refusal():
     assert slots.in_use == 1
 
 
+@pytest.mark.timing
 def test_a_caller_is_refused_once_the_runs_it_waits_for_have_turned_slow():
     slots = Slots()
     hold(slots, "a", "1", slow_after=0.2)
@@ -106,6 +108,7 @@ def test_a_caller_is_refused_once_the_runs_it_waits_for_have_turned_slow():
     assert slots.in_use == 1
 
 
+@pytest.mark.timing
 def test_a_caller_waits_no_longer_than_it_was_given():
     slots = Slots()
     hold(slots, "a", "1")

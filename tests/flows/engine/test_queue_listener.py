@@ -12,7 +12,11 @@ from flows.engine.queue_listener import LISTENER_NAME, RECONNECT_SECONDS, Wakeup
 from tests.processes import needs_postgres
 from tests.tasks import note_pid
 
-pytestmark = [pytest.mark.django_db(transaction=True), needs_postgres]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    needs_postgres,
+    pytest.mark.timing,
+]
 
 
 @pytest.fixture
