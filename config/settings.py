@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.http.admin_gate.AdminGateMiddleware",
     "config.http.handlers.ApiErrorMiddleware",
     "config.telemetry.middleware.RequestMetricsMiddleware",
 ]
@@ -173,7 +174,11 @@ LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
 # address for per-address limits is read through exactly this many (0: ignore
 # the header, the peer's address is the client's).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+RATE_LIMIT_IPV6_PREFIX = env.int("RATE_LIMIT_IPV6_PREFIX", default=64)  # /64 = 1 client
 
+# The admin's path, and the networks it answers from (empty: everywhere).
+ADMIN_URL = env("ADMIN_URL", default="admin/")
+ADMIN_ALLOWED_NETWORKS = env.list("ADMIN_ALLOWED_NETWORKS", default=[])
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"

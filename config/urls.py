@@ -1,5 +1,6 @@
 """Top-level routes: the API under /api/, pages, admin. Each app owns its routes."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
 from django.urls import include, path
@@ -31,7 +32,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", telemetry_views.metrics, name="metrics"),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_URL, admin.site.urls),
     path("", include("config.accounts.urls")),
     path("", include("agents.urls")),
     path("", include("flows.urls")),

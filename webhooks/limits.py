@@ -16,7 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from config.http import ratelimit, ratelimit_batched
-from config.http.client_address import client_address
+from config.http.client_address import limit_address
 from config.http.errors import (
     InvalidJson,
     LoopDetected,
@@ -196,7 +196,7 @@ def miss(request: HttpRequest) -> NotFound | Throttled:
     hosting provider's delivery pool) still reaches its real flows.
     """
     rate = ratelimit.Rate.parse(settings.WEBHOOK_MISS_RATE)
-    wait = ratelimit.hit(f"webhook-miss:{client_address(request)}", rate)
+    wait = ratelimit.hit(f"webhook-miss:{limit_address(request)}", rate)
     if wait is None:
         return NotFound()
     return Throttled(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from config.http import ratelimit
-from config.http.client_address import client_address
+from config.http.client_address import limit_address
 
 
 class LoginThrottled(Exception):
@@ -36,7 +36,7 @@ def _rate() -> ratelimit.Rate:
 
 def start_attempt(request, username: str) -> str:
     """Count one attempt; its key for `attempt_succeeded`. Raises LoginThrottled."""
-    address = client_address(request)
+    address = limit_address(request)
     key = f"login-fail:{address}:{username.lower()}"
     wait = ratelimit.hit(key, _rate())
     if wait is not None:

@@ -36,3 +36,19 @@ def client_address(request: HttpRequest) -> str:
         return str(ipaddress.ip_address(candidate))
     except ValueError:
         return peer
+
+
+def limit_address(request: HttpRequest) -> str:
+    """The client as per-address limits count it: an IPv4 address whole, an
+    IPv6 address by its network of `RATE_LIMIT_IPV6_PREFIX` bits (64: one
+    customer's allocation, every address of which is theirs to use, so keying
+    on the full address gave one /64 an unlimited budget)."""
+    address = client_address(request)
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 4 or parsed.ipv4_mapped is not None:
+        return address
+    prefix = settings.RATE_LIMIT_IPV6_PREFIX
+    return str(ipaddress.ip_network(f"{parsed}/{prefix}", strict=False))

@@ -250,7 +250,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         serializer.save(owner=self.request.user)
 
     def create(self, request, *args, **kwargs):
-        with self.admitted_save(request):
+        with self.admitted_save(request), transaction.atomic():
             return super().create(request, *args, **kwargs)
 
     def admitted_save(self, request):
@@ -308,7 +308,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     @action(detail=False, methods=["post"], url_path="import")
     def import_flow(self, request):
         """Create a flow from an export; the graph is validated as on create."""
-        with self.admitted_save(request):
+        with self.admitted_save(request), transaction.atomic():
             return self._import(request)
 
     def _import(self, request):
@@ -328,9 +328,14 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     def _with_own_credentials(self, document, nodes: list) -> list:
         """The nodes with credential references mapped to the importer's own
         credentials by name and kind; 400 naming those the importer lacks."""
-        imported = import_nodes(
-            nodes, document.get("credentials"), self.request.user.pk
-        )
+        try:
+            imported = import_nodes(
+                nodes, document.get("credentials"), self.request.user.pk
+            )
+        except ValueError as malformed:
+            raise ValidationFailed(
+                str(malformed), details={"credentials": [str(malformed)]}
+            ) from None
         if imported.missing:
             names = ", ".join(
                 f"{ref['name']} ({ref['kind']})" for ref in imported.missing

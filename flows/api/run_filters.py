@@ -24,15 +24,19 @@ def _moment(name: str, text: str) -> datetime:
         moment = None if day else parse_datetime(text)
     except ValueError:
         moment = day = None
-    if day is not None:
-        moment = datetime.combine(day, time.min)
-        if name == "until":
-            moment += timedelta(days=1)
-    if moment is None:
+    if moment is None and day is None:
         raise ValueError(
             "Give a date (2026-11-23) or an ISO 8601 time (2026-11-23T08:00:00Z)."
         )
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    try:  # the day after 9999-12-31, or a time past it in UTC, does not exist
+        if day is not None:
+            moment = datetime.combine(day, time.min)
+            if name == "until":
+                moment += timedelta(days=1)
+        aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        return aware.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("Give a date between the years 1 and 9999.") from None
 
 
 def _choice(options) -> forms.ChoiceField:

@@ -53,8 +53,26 @@ class ImportedNodes:
     missing: list[dict] = field(default_factory=list)  # [{name, kind}]
 
 
+MALFORMED = "A credential reference is an object {name, kind} of two strings."
+
+
+def is_ref(ref) -> bool:
+    return (
+        isinstance(ref, dict)
+        and isinstance(ref.get("name"), str)
+        and isinstance(ref.get("kind"), str)
+    )
+
+
 def import_nodes(nodes: list, credentials: list, owner_id) -> ImportedNodes:
-    """Map references to the importer's credentials of the same name and kind."""
+    """Map references to the importer's credentials of the same name and kind.
+
+    Raises ValueError(MALFORMED) for a `credentials` list, or a node's
+    reference, that is not made of {name, kind} strings."""
+    if credentials is not None and not (
+        isinstance(credentials, list) and all(map(is_ref, credentials))
+    ):
+        raise ValueError(MALFORMED)
     mine = {
         (credential.name, credential.kind): credential
         for credential in Credential.objects.filter(owner_id=owner_id)
@@ -68,8 +86,10 @@ def import_nodes(nodes: list, credentials: list, owner_id) -> ImportedNodes:
         # An id from another installation (or user) means nothing here.
         data.pop("credential_id", None)
         ref = data.pop(REF_KEY, None)
-        if not isinstance(ref, dict):
+        if ref is None:
             continue
+        if not is_ref(ref):
+            raise ValueError(MALFORMED)
         key = (ref.get("name"), ref.get("kind"))
         wanted.add(key)
         if key in mine:

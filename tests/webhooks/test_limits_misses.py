@@ -75,3 +75,14 @@ def test_misses_count_per_forwarded_client_behind_trusted_proxies(
 
     assert other.status_code == 404
     assert same.status_code == 429
+
+
+def test_one_ipv6_64_shares_one_budget_however_many_addresses_it_uses(
+    client, db, three_misses
+):
+    statuses = [probe(client, f"2001:db8:1:2::{n:x}").status_code for n in range(1, 5)]
+
+    other_network = probe(client, "2001:db8:1:3::1")
+
+    assert statuses == [404, 404, 404, 429]
+    assert other_network.status_code == 404

@@ -43,3 +43,21 @@ def test_a_missing_or_garbled_header_falls_back_to_the_peer(settings, forwarded)
     settings.TRUSTED_PROXY_COUNT = 1
 
     assert client_address(request(forwarded=forwarded)) == "10.0.0.2"
+
+
+def test_limits_key_ipv6_on_its_64_and_ipv4_on_the_address(settings):
+    from config.http.client_address import limit_address
+
+    settings.TRUSTED_PROXY_COUNT = 0
+
+    assert limit_address(request("2001:db8:1:2::abcd")) == "2001:db8:1:2::/64"
+    assert limit_address(request("203.0.113.9")) == "203.0.113.9"
+    assert limit_address(request("::ffff:203.0.113.9")) == "::ffff:203.0.113.9"
+
+
+def test_the_ipv6_prefix_length_is_a_setting(settings):
+    from config.http.client_address import limit_address
+
+    settings.RATE_LIMIT_IPV6_PREFIX = 128
+
+    assert limit_address(request("2001:db8:1:2::abcd")) == "2001:db8:1:2::abcd/128"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from flows.models import Flow
 from tests.factories import FlowFactory, make_credential
 from tests.flows.graphs import chain, node, trigger
@@ -70,3 +72,30 @@ def test_an_import_without_the_credential_names_it_and_creates_nothing(
     assert "stripe (bearer)" in error["message"]
     assert error["details"]["credentials"] == [{"name": "stripe", "kind": "bearer"}]
     assert Flow.objects.filter(owner__username="bob").count() == 0
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    ["stripe", {"name": "stripe"}, [1], [{"name": ["a"], "kind": "bearer"}], [None]],
+)
+def test_a_malformed_credentials_field_is_a_400_not_a_500(api, alice, credentials):
+    flow = flow_using(alice, make_credential(alice, name="stripe"))
+    document = api.get(f"/api/flows/{flow.id}/export").json()
+    document["credentials"] = credentials
+
+    response = api.post("/api/flows/import", document, format="json")
+
+    assert response.status_code == 400
+    assert "credentials" in response.json()["error"]["details"]
+    assert Flow.objects.count() == 1
+
+
+def test_a_malformed_credential_reference_in_a_node_is_a_400(api, alice):
+    flow = flow_using(alice, make_credential(alice, name="stripe"))
+    document = api.get(f"/api/flows/{flow.id}/export").json()
+    call = next(n for n in document["nodes"] if n["id"] == "call")
+    call["data"]["credential"] = {"name": {"x": 1}, "kind": []}
+
+    response = api.post("/api/flows/import", document, format="json")
+
+    assert response.status_code == 400

@@ -30,3 +30,19 @@ def test_every_bad_parameter_is_reported_at_once():
         parse_run_filters(QueryDict("status=nope&until=soon"))
 
     assert set(raised.value.details) == {"status", "until"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "until=9999-12-31",
+        "since=9999-12-31T23:59:59-01:00",
+        "until=0001-01-01T00:00:00+01:00",
+    ],
+)
+@pytest.mark.django_db
+def test_dates_at_the_ends_of_the_calendar_are_a_400_not_a_500(api, alice_flow, query):
+    response = api.get(f"/api/flows/{alice_flow.id}/runs?{query}")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"

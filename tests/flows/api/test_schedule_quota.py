@@ -82,3 +82,45 @@ def test_a_flow_that_has_its_schedule_stays_editable_when_the_cap_is_lowered(
     response = api.patch(f"/api/flows/{first.pk}", changed, format="json")
 
     assert response.status_code == 200, response.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_saves_never_pass_the_cap(alice, monkeypatch, settings):
+    import threading
+    import time
+
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    from flows.api import schedule_quota
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite serialises writers already (IMMEDIATE transactions)")
+    settings.SYNC_RUNS_PER_PROCESS = settings.SYNC_RUNS_PER_OWNER = 100  # not 429
+    counted = schedule_quota.enabled_schedule
+
+    def slowly(nodes):  # widens the window between the count and the insert
+        time.sleep(0.02)
+        return counted(nodes)
+
+    monkeypatch.setattr(schedule_quota, "enabled_schedule", slowly)
+    statuses, start = [], threading.Barrier(8)
+
+    def save(index):
+        client = APIClient()
+        client.force_authenticate(alice)
+        start.wait()
+        response = client.post(
+            "/api/flows", {"name": f"f{index}", **graph()}, format="json"
+        )
+        statuses.append(response.status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=save, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert Flow.objects.filter(owner=alice).count() == 2
+    assert sorted(statuses) == [201, 201] + [400] * 6
