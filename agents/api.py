@@ -4,24 +4,47 @@ from __future__ import annotations
 
 import uuid
 
+from django.db import transaction
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from agents.api_edit import (
+    AgentEditSerializer,
+    ConnectionTestSerializer,
+    check_connection,
+    tool_listing,
+)
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
-from agents.limits import ChatThrottled
+from agents.limits import ChatThrottled, count_user_call
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
-from agents.tools import Toolbox
+from agents.providers import ProviderError
 from config.http.admission import admitted
-from config.http.errors import GatewayTimeout, Throttled, UpstreamError
+from config.http.errors import (
+    GatewayTimeout,
+    PreconditionFailed,
+    Throttled,
+    UpstreamError,
+)
 from config.http.pagination import PagePagination
+from flows.api import parse_if_match
 
 
 class AgentSerializer(serializers.ModelSerializer):
+    """An agent as anyone who may chat with it sees it; its owner gets all its
+    settings (`AgentEditSerializer`), given the request in the context."""
+
     tools = serializers.SerializerMethodField()
 
     class Meta:
@@ -30,12 +53,13 @@ class AgentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_tools(self, agent) -> list[dict]:
-        # Function names and descriptions only: a flow's id would let anyone call
-        # its owner's webhook.
-        return [
-            {"name": spec.name, "title": spec.title, "description": spec.description}
-            for spec in Toolbox.for_agent(agent).specs
-        ]
+        return tool_listing(agent)
+
+    def to_representation(self, agent):
+        request = self.context.get("request")
+        if request is not None and agent.owner_id == request.user.pk:
+            return AgentEditSerializer(agent, context=self.context).data
+        return super().to_representation(agent)
 
 
 def messages_with_run_owner() -> Prefetch:
@@ -138,16 +162,118 @@ class ChatReplySerializer(serializers.Serializer):
     usage = serializers.DictField(child=serializers.IntegerField())
 
 
-class AgentViewSet(viewsets.ReadOnlyModelViewSet):
-    """Active agents; every signed-in user may list them and chat."""
+def etagged(response: Response) -> Response:
+    response["ETag"] = f'"{response.data["version"]}"'
+    return response
+
+
+@extend_schema_view(
+    create=extend_schema(request=AgentEditSerializer, responses=AgentEditSerializer),
+    partial_update=extend_schema(
+        request=AgentEditSerializer,
+        responses=AgentEditSerializer,
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The version you edited, e.g. "3"; 412 when it is stale.',
+            )
+        ],
+    ),
+    destroy=extend_schema(
+        responses={
+            200: inline_serializer(
+                "AgentDeleted", {"success": serializers.BooleanField()}
+            )
+        }
+    ),
+)
+class AgentViewSet(viewsets.ModelViewSet):
+    """The caller's own agents and those shared with everyone; all may chat,
+    only the owner edits. Anyone else's private agent answers 404."""
 
     serializer_class = AgentSerializer
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
-        agents = Agent.objects.active()
+        agents = Agent.objects.for_user(self.request.user)
         if self.action in ("list", "retrieve"):
             return agents.prefetch_related("tools")
         return agents
+
+    def get_serializer_class(self):
+        if self.action in ("create", "partial_update"):
+            return AgentEditSerializer
+        return AgentSerializer
+
+    def _own(self) -> Agent:
+        """The agent in the URL, if the caller owns it: 403 for a shared agent
+        of someone else (they can see it), 404 for one they cannot see."""
+        agent = self.get_object()
+        if agent.owner_id != self.request.user.pk:
+            raise PermissionDenied("Only the agent's owner may change it.")
+        return agent
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def retrieve(self, request, *args, **kwargs):
+        response = super().retrieve(request, *args, **kwargs)
+        return etagged(response) if "version" in response.data else response
+
+    def create(self, request, *args, **kwargs):
+        return etagged(super().create(request, *args, **kwargs))
+
+    def partial_update(self, request, *args, **kwargs):
+        with transaction.atomic():
+            agent = Agent.objects.select_for_update().filter(pk=self._own().pk).get()
+            expected = parse_if_match(request.headers.get("If-Match", ""))
+            if expected is not None and expected != agent.version:
+                raise PreconditionFailed(
+                    "This agent was saved elsewhere since you loaded it "
+                    f"(it is now at version {agent.version}).",
+                    details={"current_version": agent.version},
+                )
+            serializer = self.get_serializer(agent, data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            serializer.save(version=agent.version + 1)
+        return etagged(Response(serializer.data))
+
+    def destroy(self, request, *args, **kwargs):
+        """Delete the agent with its conversations (tool runs stay with their flows)."""
+        self._own().delete()
+        return Response({"success": True})
+
+    @extend_schema(
+        request=ConnectionTestSerializer,
+        responses=inline_serializer(
+            "ConnectionTest",
+            {
+                "ok": serializers.BooleanField(),
+                "reply": serializers.CharField(),
+                "latency_ms": serializers.IntegerField(),
+            },
+        ),
+    )
+    @action(detail=False, methods=["post"], url_path="test-connection")
+    def test_connection(self, request):
+        """Ask a model for one word with the key an agent would use: 200
+        `{ok, reply, latency_ms}`, or 502/504 saying what went wrong."""
+        body = ConnectionTestSerializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        try:
+            count_user_call(request.user)
+            return Response(
+                check_connection(
+                    body.validated_data["model"], body.validated_data.get("credential")
+                )
+            )
+        except ChatThrottled as throttled:
+            raise Throttled(throttled.wait, throttled.message) from None
+        except ProviderError as failure:
+            error = GatewayTimeout if failure.code == "timeout" else UpstreamError
+            raise error(failure.message) from failure
 
     @extend_schema(request=ChatInputSerializer, responses=ChatReplySerializer)
     @action(detail=True, methods=["post"])

@@ -26,14 +26,29 @@ def validate_model_string(value: str) -> None:
 
 class AgentQuerySet(models.QuerySet):
     def active(self):
-        """The agents signed-in users may list and chat with."""
+        """Agents that answer at all; an inactive one is 404 everywhere."""
         return self.filter(is_active=True)
+
+    def for_user(self, user):
+        """The active agents `user` may list and chat with: their own, and those
+        shared with everyone (by an admin)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.active().filter(models.Q(owner=user) | models.Q(shared=True))
+
+    def owned_by(self, user):
+        """The active agents `user` may edit and delete: their own only."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.active().filter(owner=user)
 
 
 class Agent(models.Model):
-    """An assistant backed by an LLM (`provider:model-name`), set up by admins.
+    """An assistant backed by an LLM (`provider:model-name`).
 
-    It may call some of its owner's flows as tools; each call is a FlowRun.
+    Users make their own (private, like flows); an admin may mark one `shared`
+    so every signed-in user may chat with it. It may call some of its owner's
+    flows as tools; each call is a FlowRun.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -73,6 +88,12 @@ class Agent(models.Model):
         "provider API key; empty uses the server's key setting.",
     )
     is_active = models.BooleanField(default=True)
+    shared = models.BooleanField(
+        default=False,
+        help_text="Every signed-in user may chat with it (only its owner edits it).",
+    )
+    # Up by one on every change through the API, for If-Match (as flows).
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

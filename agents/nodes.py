@@ -80,7 +80,10 @@ class AgentNode(NodeKind):
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
         agent_id = _uuid(data.get("agent_id"))
-        agent = agent_id and Agent.objects.active().filter(pk=agent_id).first()
+        owner = get_user_model().objects.get(pk=ctx.owner_id)
+        # Only an agent the flow's owner may chat with: another user's private
+        # agent (and the key its credential holds) reads as missing.
+        agent = agent_id and Agent.objects.for_user(owner).filter(pk=agent_id).first()
         if not agent:
             raise NodeError("agent_not_found", "The agent is gone or inactive.")
         message = ctx.render(data["message"])
@@ -96,7 +99,6 @@ class AgentNode(NodeKind):
         # reaches it, nor the model: secrets in the message arrive redacted.
         message = ctx.redact(message)
         api_key = _key_from(ctx, data.get("credential_id"))
-        owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
                 agent,

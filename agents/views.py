@@ -14,7 +14,9 @@ from agents.models import Agent, Conversation
 
 @login_required
 def agent_list(request):
-    return render(request, "agents/list.html", {"agents": Agent.objects.active()})
+    return render(
+        request, "agents/list.html", {"agents": Agent.objects.for_user(request.user)}
+    )
 
 
 @login_required
@@ -25,7 +27,7 @@ def agent_chat(request, agent_id):
     them and talks to the chat API from then on.
     """
     agent = get_object_or_404(
-        Agent.objects.active().prefetch_related("tools"), pk=agent_id
+        Agent.objects.for_user(request.user).prefetch_related("tools"), pk=agent_id
     )
     conversations = Conversation.objects.for_user(request.user).filter(agent=agent)
     current = None

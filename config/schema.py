@@ -122,6 +122,8 @@ EXTRA_ERRORS = {
     "runs_stats_retrieve": ("400",),
     "credentials_destroy": ("409",),
     "agents_chat_create": ("429", "502", "503", "504"),
+    "agents_partial_update": ("412",),
+    "agents_test_connection_create": ("429", "502", "504"),
 }
 
 # `Prefer: respond-async` or `?async=true`: the run waits for a worker.
@@ -238,8 +240,13 @@ def postprocess(result, generator, request, public):
             for status in _error_statuses(path, method, operation):
                 responses.setdefault(status, _error(status))
             _secure_unsafe(method, operation)
-            if operation["operationId"] in ("flows_retrieve", "flows_partial_update"):
-                responses["200"]["headers"] = ETAG
+            if operation["operationId"] in (
+                "flows_retrieve",
+                "flows_partial_update",
+                "agents_create",
+                "agents_partial_update",
+            ):
+                responses["201" if "201" in responses else "200"]["headers"] = ETAG
             if operation["operationId"] == "flows_run_create":
                 responses["202"] = QUEUED
     result["paths"]["/api/webhooks/{flowId}"] = WEBHOOK_PATH
