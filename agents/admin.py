@@ -34,6 +34,7 @@ class AgentForm(forms.ModelForm):
             "credential",
             "tools",
             "is_active",
+            "shared",
         ]
 
     def __init__(self, *args, **kwargs):
@@ -56,8 +57,8 @@ class AgentForm(forms.ModelForm):
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
-    list_display = ["name", "model", "owner", "is_active", "updated_at"]
-    list_filter = ["is_active", "owner"]
+    list_display = ["name", "model", "owner", "is_active", "shared", "updated_at"]
+    list_filter = ["is_active", "shared", "owner"]
     search_fields = ["name", "model", "description"]
 
 
