@@ -17,6 +17,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from agents.api_edit import (
@@ -30,6 +31,7 @@ from agents.limits import ChatThrottled, count_user_call
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
 from agents.providers import ProviderError
+from agents.stream import EventStreamRenderer, stream_chat, wants_stream
 from config.http.admission import admitted
 from config.http.errors import (
     GatewayTimeout,
@@ -275,14 +277,44 @@ class AgentViewSet(viewsets.ModelViewSet):
             error = GatewayTimeout if failure.code == "timeout" else UpstreamError
             raise error(failure.message) from failure
 
-    @extend_schema(request=ChatInputSerializer, responses=ChatReplySerializer)
-    @action(detail=True, methods=["post"])
+    def finalize_response(self, request, response, *args, **kwargs):
+        """An error answered to a caller who asked for a stream is still the
+        JSON envelope (the stream never started)."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response, Response) and isinstance(
+            getattr(response, "accepted_renderer", None), EventStreamRenderer
+        ):
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = "application/json"
+        return response
+
+    @extend_schema(
+        request=ChatInputSerializer,
+        responses={200: ChatReplySerializer},
+        description="With `Accept: text/event-stream` the answer is Server-Sent "
+        "Events: start, token, tool_call, tool_result, usage, then done (this "
+        "JSON) or error; see docs/agents.md.",
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        renderer_classes=[JSONRenderer, EventStreamRenderer],
+    )
     def chat(self, request, pk=None):
-        """Send a message; 200 with the agent's reply, its tool calls and usage."""
+        """Send a message; 200 with the agent's reply, its tool calls and usage
+        (streamed as Server-Sent Events with `Accept: text/event-stream`)."""
         agent = self.get_object()
         body = ChatInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         conversation = self._conversation(agent, body.validated_data)
+        if wants_stream(request):
+            return stream_chat(
+                request,
+                agent,
+                body.validated_data["content"],
+                conversation,
+                done=lambda reply: ChatReplySerializer(reply).data,
+            )
         try:
             # A turn holds this thread while the model answers: it counts
             # against the same caps as a synchronous run (503/429 above them).

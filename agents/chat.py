@@ -19,7 +19,9 @@ history sent next time, so the conversation remains usable.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -31,6 +33,7 @@ from agents.providers import (
     ChatRequest,
     ProviderError,
     ProviderTimeout,
+    TextDelta,
     ToolCall,
     provider_for,
 )
@@ -51,6 +54,10 @@ class ChatFailed(Exception):
         super().__init__(error.message)
         self.conversation = conversation
         self.error = error
+
+
+class ChatCancelled(Exception):
+    """The caller went away mid-turn; the partial reply is stored as `cancelled`."""
 
 
 class AgentTooDeep(Exception):
@@ -78,6 +85,9 @@ def send_message(
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
+    `start_turn(...).run()` is the same in two steps (the streamed chat API
+    refuses before streaming, then runs the turn with `emit` and `cancelled`).
+
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
     when the provider fails or the deadline passes (code `timeout`), and
@@ -89,6 +99,34 @@ def send_message(
     webhooks through an agent still ends at WEBHOOK_MAX_HOPS.
     `api_key` (an agent node's credential) replaces the agent's own provider key.
     """
+    turn = start_turn(
+        agent,
+        user,
+        content,
+        conversation,
+        depth=depth,
+        deadline=deadline,
+        hops=hops,
+        api_key=api_key,
+    )
+    return turn.run()
+
+
+def start_turn(
+    agent: Agent,
+    user,
+    content: str,
+    conversation: Conversation | None = None,
+    *,
+    depth: int = 0,
+    deadline: float | None = None,
+    hops: int = 0,
+    api_key: str | None = None,
+    emit: Callable[[str, dict], None] | None = None,
+) -> _Turn:
+    """Count the message, store it (starting a conversation if need be) and
+    return the turn, not yet run. Raises as `send_message` does before any
+    model call. `emit(event, data)` hears the turn as it happens."""
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
@@ -99,10 +137,10 @@ def send_message(
         conversation = Conversation.objects.create(
             agent=agent, user=user, title=_title(content)
         )
-    Message.objects.create(
+    user_message = Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(
+    return _Turn(
         agent,
         conversation,
         user,
@@ -110,11 +148,9 @@ def send_message(
         deadline=deadline,
         hops=hops,
         api_key=api_key,
+        emit=emit,
+        user_message=user_message,
     )
-    try:
-        return turn.run()
-    finally:
-        conversation.touch()
 
 
 class _Turn:
@@ -130,8 +166,14 @@ class _Turn:
         deadline: float | None,
         hops: int = 0,
         api_key: str | None = None,
+        emit: Callable[[str, dict], None] | None = None,
+        user_message: Message | None = None,
     ):
         self.agent = agent
+        self.emit = emit or (lambda event, data: None)
+        self.user_message = user_message
+        # Set from another thread when the caller goes away (the streamed chat).
+        self.cancelled = threading.Event()
         self.hops = hops
         self.api_key = api_key
         self.conversation = conversation
@@ -144,6 +186,13 @@ class _Turn:
         self.usage = {"input_tokens": 0, "output_tokens": 0}
 
     def run(self) -> ChatReply:
+        """The turn to its end; ChatFailed, ChatCancelled as it may end early."""
+        try:
+            return self._loop()
+        finally:
+            self.conversation.touch()
+
+    def _loop(self) -> ChatReply:
         calls_left = settings.AGENT_MAX_TOOL_STEPS
         while True:
             may_call = calls_left > 0 and bool(self.toolbox.specs)
@@ -164,6 +213,9 @@ class _Turn:
                 usage=result.usage,
             )
             for call in result.tool_calls:
+                if self.cancelled.is_set():
+                    raise ChatCancelled("The caller went away.")
+                self.emit("tool_call", call.as_dict())
                 if calls_left > 0:
                     self._run_tool(call)
                     calls_left -= 1
@@ -185,7 +237,7 @@ class _Turn:
             )
             api_key = self.api_key or self.agent.provider_key()
             provider = provider_for(self.agent.model, api_key)
-            result = provider.complete(request)
+            result = self._receive(provider.stream(request))
         except ProviderError as error:
             metrics.call_failed(self.agent.model, error.code)
             Message.objects.create(
@@ -197,6 +249,7 @@ class _Turn:
         metrics.call_succeeded(self.agent.model, result.usage)
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
+        self.emit("usage", dict(self.usage))
         result.tool_calls = [
             ToolCall(
                 storable_text(call.id),
@@ -206,6 +259,31 @@ class _Turn:
             for call in result.tool_calls
         ]
         return result
+
+    def _receive(self, stream):
+        """The provider's result, its text passed on as `token` events. A caller
+        gone away closes the stream (and so the provider's connection) and
+        leaves the text so far as a `cancelled` reply."""
+        text = []
+        try:
+            for item in stream:
+                if isinstance(item, TextDelta):
+                    text.append(item.text)
+                    self.emit("token", {"text": item.text})
+                else:
+                    return item
+                if self.cancelled.is_set():
+                    break
+        finally:
+            stream.close()
+        if self.cancelled.is_set():
+            self._store(
+                role=Message.Role.ASSISTANT,
+                content="".join(text),
+                error={"code": "cancelled", "message": "The reply was stopped."},
+            )
+            raise ChatCancelled("The caller went away.")
+        raise ProviderError(f"{self.agent.model} ended its answer early.")
 
     def _call_timeout(self) -> float:
         """AGENT_TIMEOUT_SECONDS, or the time left before the deadline if less."""
@@ -252,15 +330,15 @@ class _Turn:
             run=run,
         )
         caller_owns_run = run is not None and run.flow.owner_id == self.user.pk
-        self.tool_calls.append(
-            {
-                **call.as_dict(),
-                "message_id": str(message.pk),
-                "run_id": str(run.pk) if caller_owns_run else None,
-                "status": run.status if run else "refused",
-                "result": outcome.result,
-            }
-        )
+        report = {
+            **call.as_dict(),
+            "message_id": str(message.pk),
+            "run_id": str(run.pk) if caller_owns_run else None,
+            "status": run.status if run else "refused",
+            "result": outcome.result,
+        }
+        self.tool_calls.append(report)
+        self.emit("tool_result", report)
 
     def _store(self, **fields) -> Message:
         if "content" in fields:
