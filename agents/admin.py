@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib import admin
 
-from agents.models import Agent, Conversation, Message
+from agents.models import Agent, Conversation, Message, ModelPrice
 from flows.models import Flow
 
 
@@ -33,6 +33,8 @@ class AgentForm(forms.ModelForm):
             "owner",
             "credential",
             "tools",
+            "max_cost_per_turn",
+            "max_cost_per_day",
             "is_active",
             "shared",
         ]
@@ -88,3 +90,17 @@ class ConversationAdmin(admin.ModelAdmin):
     search_fields = ["title", "user__username"]
     inlines = [MessageInline]
     readonly_fields = ["id", "agent", "user", "created_at", "updated_at"]
+
+
+@admin.register(ModelPrice)
+class ModelPriceAdmin(admin.ModelAdmin):
+    """Prices that win over genai-prices (agents/pricing.py), USD per million."""
+
+    list_display = [
+        "model",
+        "input_per_mtok",
+        "cached_input_per_mtok",
+        "output_per_mtok",
+        "updated_at",
+    ]
+    search_fields = ["model"]

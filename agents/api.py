@@ -20,20 +20,17 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from agents.api_edit import (
-    AgentEditSerializer,
-    ConnectionTestSerializer,
-    check_connection,
-    tool_listing,
-)
+from agents.api_edit import AgentEditSerializer, tool_listing
+from agents.api_extras import AgentExtrasMixin
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
-from agents.limits import ChatThrottled, count_user_call
+from agents.limits import ChatThrottled
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
-from agents.providers import ProviderError
+from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
 from config.http.admission import admitted
 from config.http.errors import (
+    ApiError,
     GatewayTimeout,
     PreconditionFailed,
     Throttled,
@@ -87,6 +84,8 @@ class MessageSerializer(serializers.ModelSerializer):
             "tool_name",
             "run_id",
             "usage",
+            "cost_usd",
+            "price_source",
             "error",
             "created_at",
         ]
@@ -155,13 +154,30 @@ class ToolCallSerializer(serializers.Serializer):
     )
 
 
+class TurnUsageSerializer(serializers.Serializer):
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
+    cost_usd = serializers.FloatField(
+        allow_null=True, help_text="USD for the whole turn; null if a price is unknown."
+    )
+
+
 class ChatReplySerializer(serializers.Serializer):
     """A `agents.chat.ChatReply` as the API answers it."""
 
     conversation_id = serializers.UUIDField(source="conversation.pk")
     message = ReplyMessageSerializer()
     tool_calls = ToolCallSerializer(many=True)
-    usage = serializers.DictField(child=serializers.IntegerField())
+    usage = TurnUsageSerializer()
+
+
+def chat_error(error) -> ApiError:
+    """The API error for a failed turn's provider error (see docs/agents.md)."""
+    if error.code == "timeout":
+        return GatewayTimeout(error.message)
+    if error.code == "budget_exceeded":
+        return ApiError(error.message, code="budget_exceeded", status=429)
+    return UpstreamError(error.message)
 
 
 def etagged(response: Response) -> Response:
@@ -191,7 +207,7 @@ def etagged(response: Response) -> Response:
         }
     ),
 )
-class AgentViewSet(viewsets.ModelViewSet):
+class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
     """The caller's own agents and those shared with everyone; all may chat,
     only the owner edits. Anyone else's private agent answers 404."""
 
@@ -247,36 +263,6 @@ class AgentViewSet(viewsets.ModelViewSet):
         self._own().delete()
         return Response({"success": True})
 
-    @extend_schema(
-        request=ConnectionTestSerializer,
-        responses=inline_serializer(
-            "ConnectionTest",
-            {
-                "ok": serializers.BooleanField(),
-                "reply": serializers.CharField(),
-                "latency_ms": serializers.IntegerField(),
-            },
-        ),
-    )
-    @action(detail=False, methods=["post"], url_path="test-connection")
-    def test_connection(self, request):
-        """Ask a model for one word with the key an agent would use: 200
-        `{ok, reply, latency_ms}`, or 502/504 saying what went wrong."""
-        body = ConnectionTestSerializer(data=request.data, context={"request": request})
-        body.is_valid(raise_exception=True)
-        try:
-            count_user_call(request.user)
-            return Response(
-                check_connection(
-                    body.validated_data["model"], body.validated_data.get("credential")
-                )
-            )
-        except ChatThrottled as throttled:
-            raise Throttled(throttled.wait, throttled.message) from None
-        except ProviderError as failure:
-            error = GatewayTimeout if failure.code == "timeout" else UpstreamError
-            raise error(failure.message) from failure
-
     def finalize_response(self, request, response, *args, **kwargs):
         """An error answered to a caller who asked for a stream is still the
         JSON envelope (the stream never started)."""
@@ -324,12 +310,12 @@ class AgentViewSet(viewsets.ModelViewSet):
                 )
         except ChatThrottled as throttled:
             raise Throttled(throttled.wait, throttled.message) from None
+        except BudgetExceeded as refused:
+            raise chat_error(refused) from None
         except ChatFailed as failure:
-            error = GatewayTimeout if failure.error.code == "timeout" else UpstreamError
-            raise error(
-                failure.error.message,
-                details={"conversation_id": str(failure.conversation.pk)},
-            ) from failure
+            error = chat_error(failure.error)
+            error.details = {"conversation_id": str(failure.conversation.pk)}
+            raise error from failure
         return Response(ChatReplySerializer(reply).data)
 
     @extend_schema(responses=ConversationSerializer(many=True))

@@ -77,6 +77,8 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "max_tokens",
             "credential",
             "tool_flows",
+            "max_cost_per_turn",
+            "max_cost_per_day",
             "shared",
             "version",
             "created_at",
@@ -86,6 +88,8 @@ class AgentEditSerializer(serializers.ModelSerializer):
         extra_kwargs = {
             "max_tokens": {"min_value": 1, "max_value": 200_000},
             "name": {"max_length": 200},
+            "max_cost_per_turn": {"min_value": 0, "coerce_to_string": False},
+            "max_cost_per_day": {"min_value": 0, "coerce_to_string": False},
         }
 
     def get_tools(self, agent) -> list[dict]:

@@ -23,12 +23,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.conf import settings
 
 from agents import metrics
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
+from agents.pricing import check_day_budget, check_turn_budget, price
 from agents.providers import (
     ChatRequest,
     ProviderError,
@@ -126,11 +128,14 @@ def start_turn(
 ) -> _Turn:
     """Count the message, store it (starting a conversation if need be) and
     return the turn, not yet run. Raises as `send_message` does before any
-    model call. `emit(event, data)` hears the turn as it happens."""
+    model call. `emit(event, data)` hears the turn as it happens.
+    `agents.pricing.BudgetExceeded` when the agent's day is spent (nothing
+    stored, nothing counted)."""
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
+    check_day_budget(agent)
     count_message(agent, user)
     content = storable_text(content)
     if conversation is None:
@@ -184,6 +189,8 @@ class _Turn:
         self.toolbox = Toolbox.for_agent(agent)
         self.tool_calls: list[dict] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
+        # None once a call's price is unknown: a partial sum would mislead.
+        self.cost: Decimal | None = Decimal(0)
 
     def run(self) -> ChatReply:
         """The turn to its end; ChatFailed, ChatCancelled as it may end early."""
@@ -202,15 +209,19 @@ class _Turn:
                     role=Message.Role.ASSISTANT,
                     content=result.content,
                     usage=result.usage,
+                    cost_usd=result.cost_usd,
+                    price_source=result.price_source,
                 )
                 return ChatReply(
-                    self.conversation, message, self.tool_calls, self.usage
+                    self.conversation, message, self.tool_calls, self.turn_usage()
                 )
             self._store(
                 role=Message.Role.ASSISTANT,
                 content=result.content,
                 tool_calls=[call.as_dict() for call in result.tool_calls],
                 usage=result.usage,
+                cost_usd=result.cost_usd,
+                price_source=result.price_source,
             )
             for call in result.tool_calls:
                 if self.cancelled.is_set():
@@ -222,8 +233,15 @@ class _Turn:
                 else:
                     self._refuse_tool(call)
 
+    def turn_usage(self) -> dict:
+        """Tokens of every call of the turn, and their cost in USD (null when a
+        model's price is unknown)."""
+        cost = None if self.cost is None else float(round(self.cost, 10))
+        return {**self.usage, "cost_usd": cost}
+
     def _ask(self, may_call: bool):
         try:
+            check_turn_budget(self.agent, self.cost or Decimal(0))
             request = ChatRequest(
                 model=self.agent.model_name,
                 system=self.agent.system_prompt,
@@ -249,7 +267,12 @@ class _Turn:
         metrics.call_succeeded(self.agent.model, result.usage)
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
-        self.emit("usage", dict(self.usage))
+        result.cost_usd, result.price_source = price(self.agent.model, result.usage)
+        if result.cost_usd is None or self.cost is None:
+            self.cost = None
+        else:
+            self.cost += result.cost_usd
+        self.emit("usage", self.turn_usage())
         result.tool_calls = [
             ToolCall(
                 storable_text(call.id),

@@ -87,6 +87,20 @@ class Agent(models.Model):
         help_text="The owner's bearer or header credential holding this agent's "
         "provider API key; empty uses the server's key setting.",
     )
+    max_cost_per_turn = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="USD; a turn that has spent this much makes no further model call.",
+    )
+    max_cost_per_day = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="USD per UTC day, all users together; past it turns are refused.",
+    )
     is_active = models.BooleanField(default=True)
     shared = models.BooleanField(
         default=False,
@@ -243,6 +257,12 @@ class Message(models.Model):
         help_text="The FlowRun a tool message reports.",
     )
     usage = models.JSONField(default=dict, blank=True)
+    # What this assistant message's model call cost (agents/pricing.py); null
+    # when the model's price is unknown.
+    cost_usd = models.DecimalField(
+        max_digits=14, decimal_places=10, null=True, blank=True
+    )
+    price_source = models.CharField(max_length=40, blank=True)
     error = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -273,3 +293,31 @@ class Message(models.Model):
         if self.role == self.Role.ASSISTANT and self.tool_calls:
             entry["tool_calls"] = self.tool_calls
         return entry
+
+
+class ModelPrice(models.Model):
+    """An admin's price for one model, in USD per million tokens; it wins over
+    the genai-prices tables (a model they lack, a negotiated rate)."""
+
+    model = models.CharField(
+        max_length=200,
+        unique=True,
+        validators=[validate_model_string],
+        help_text="provider:model-name, exactly as agents name it.",
+    )
+    input_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
+    output_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
+    cached_input_per_mtok = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="Empty: cached input tokens cost as other input tokens.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["model"]
+
+    def __str__(self):
+        return self.model

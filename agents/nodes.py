@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from agents.chat import AgentTooDeep, ChatFailed, send_message
 from agents.limits import ChatThrottled
 from agents.models import KEY_KINDS, Agent
+from agents.pricing import BudgetExceeded
 from flows.nodes import (
     FieldError,
     FormField,
@@ -116,10 +117,13 @@ class AgentNode(NodeKind):
             raise NodeError("agent_too_deep", str(failure)) from failure
         except ChatThrottled as failure:
             raise NodeError("throttled", failure.message) from failure
+        except BudgetExceeded as failure:
+            raise NodeError("budget_exceeded", failure.message) from failure
         ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
         return {
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
+            "usage": reply.usage,
         }
 
 

@@ -31,8 +31,9 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from agents.chat import ChatCancelled, ChatFailed, start_turn
 from agents.limits import ChatThrottled
+from agents.pricing import BudgetExceeded
 from config.http.admission import admitted
-from config.http.errors import Throttled
+from config.http.errors import ApiError, Throttled
 
 logger = logging.getLogger("weir.agents")
 
@@ -71,6 +72,9 @@ def stream_chat(request, agent, content: str, conversation, done: Callable):
     except ChatThrottled as throttled:
         slot.__exit__(None, None, None)
         raise Throttled(throttled.wait, throttled.message) from None
+    except BudgetExceeded as refused:
+        slot.__exit__(None, None, None)
+        raise ApiError(refused.message, code="budget_exceeded", status=429) from None
     except BaseException:
         slot.__exit__(None, None, None)
         raise

@@ -103,7 +103,8 @@ DESCRIPTIONS = {
     "412": "`precondition_failed`: `If-Match` names an old version.",
     "413": "`payload_too_large`.",
     "415": "`unsupported_media_type`.",
-    "429": "`throttled`; `Retry-After` says when to try again.",
+    "429": "`throttled`; `Retry-After` says when to try again (or, chatting, "
+    "`budget_exceeded`: the agent's cost cap is spent).",
     "500": "`internal_error`; never a stack trace.",
     "502": "`upstream_error`: the LLM provider failed.",
     "503": "`unavailable`: at capacity or the database is briefly away; `Retry-After`.",
@@ -123,6 +124,7 @@ EXTRA_ERRORS = {
     "credentials_destroy": ("409",),
     "agents_chat_create": ("429", "502", "503", "504"),
     "agents_partial_update": ("412",),
+    "agents_usage_retrieve": ("400",),
     "agents_test_connection_create": ("429", "502", "504"),
 }
 

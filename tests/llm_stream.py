@@ -89,7 +89,8 @@ def _anthropic(body) -> list[dict]:
         return [{"type": "unexpected", "body": body}]
     usage = body.get("usage") or {}
     start = {**body, "content": [], "stop_reason": None}
-    start["usage"] = {"input_tokens": usage.get("input_tokens", 0), "output_tokens": 1}
+    # Input counts (cache reads included) come first; output at the end.
+    start["usage"] = {**usage, "output_tokens": 1}
     events = [{"type": "message_start", "message": start}]
     for index, block in enumerate(body["content"]):
         if block["type"] == "text":

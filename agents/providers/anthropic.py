@@ -101,19 +101,30 @@ class AnthropicProvider(Provider):
                     calls.append(
                         ToolCall(id=block.id, name=block.name, arguments=block.input)
                     )
-            usage = answer.usage
             return ChatResult(
                 content="".join(texts),
                 tool_calls=calls,
-                usage={
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                }
-                if usage
-                else {},
+                usage=read_usage(answer.usage),
             )
         except (AttributeError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+def read_usage(usage) -> dict:
+    """Tokens in the neutral shape. Anthropic counts cache reads and writes
+    apart from `input_tokens`; here `input_tokens` includes them (as OpenAI's
+    and genai-prices' do) and `cached_tokens` names the reads."""
+    if usage is None:
+        return {}
+    cached = getattr(usage, "cache_read_input_tokens", None) or 0
+    written = getattr(usage, "cache_creation_input_tokens", None) or 0
+    counted = {
+        "input_tokens": usage.input_tokens + cached + written,
+        "output_tokens": usage.output_tokens,
+    }
+    if cached:
+        counted["cached_tokens"] = cached
+    return counted
 
 
 def _text_of(event) -> str:

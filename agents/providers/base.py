@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -81,6 +82,9 @@ class ChatResult:
     content: str
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
+    # Set by the chat from agents/pricing.py once the call succeeded.
+    cost_usd: Decimal | None = None
+    price_source: str = ""
 
 
 @dataclass(frozen=True)

@@ -121,16 +121,10 @@ class OpenAIProvider(Provider):
                 )
                 for call in message.tool_calls or []
             ]
-            usage = completion.usage
             return ChatResult(
                 content=message.content or "",
                 tool_calls=calls,
-                usage={
-                    "input_tokens": usage.prompt_tokens,
-                    "output_tokens": usage.completion_tokens,
-                }
-                if usage
-                else {},
+                usage=read_usage(completion.usage),
             )
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
@@ -184,13 +178,26 @@ class _Assembly:
                 )
                 for _, call in sorted(self.calls.items())
             ],
-            usage={
-                "input_tokens": usage.prompt_tokens,
-                "output_tokens": usage.completion_tokens,
-            }
-            if usage
-            else {},
+            usage=read_usage(usage),
         )
+
+
+def read_usage(usage) -> dict:
+    """Tokens in the neutral shape: `input_tokens` counts cached ones too (as
+    OpenAI does), `cached_tokens` and `reasoning_tokens` when reported."""
+    if usage is None:
+        return {}
+    counted = {
+        "input_tokens": usage.prompt_tokens,
+        "output_tokens": usage.completion_tokens,
+    }
+    cached = getattr(usage.prompt_tokens_details, "cached_tokens", None)
+    reasoning = getattr(usage.completion_tokens_details, "reasoning_tokens", None)
+    if cached:
+        counted["cached_tokens"] = cached
+    if reasoning:
+        counted["reasoning_tokens"] = reasoning
+    return counted
 
 
 @functools.lru_cache(maxsize=16)
