@@ -6,7 +6,18 @@ import { api } from "./api.js";
 const data = JSON.parse(document.getElementById("agent-form-data").textContent);
 const form = document.getElementById("agent-form");
 const agent = data.agent;
-const FIELDS = ["name", "description", "system_prompt", "temperature", "max_tokens", "model", "credential", "tool_flows"];
+const FIELDS = [
+  "name",
+  "description",
+  "system_prompt",
+  "temperature",
+  "max_tokens",
+  "model",
+  "credential",
+  "tool_flows",
+  "max_cost_per_day",
+  "max_cost_per_turn",
+];
 
 const HINTS = {
   openai: "Needs an OpenAI key: pick a credential below, or the server's OPENAI_API_KEY is used.",
@@ -75,6 +86,8 @@ function fill() {
     form.elements.temperature.value = agent.temperature;
     form.elements.max_tokens.value = agent.max_tokens;
     form.elements.credential.value = agent.credential || "";
+    form.elements.max_cost_per_day.value = agent.max_cost_per_day ?? "";
+    form.elements.max_cost_per_turn.value = agent.max_cost_per_turn ?? "";
   }
   fillSuggestions();
 }
@@ -92,6 +105,11 @@ function credentialValue() {
   return form.elements.credential.disabled ? null : form.elements.credential.value || null;
 }
 
+function capValue(name) {
+  const raw = form.elements[name].value.trim();
+  return raw === "" ? null : raw;
+}
+
 function body() {
   return {
     name: form.elements.name.value,
@@ -101,6 +119,8 @@ function body() {
     max_tokens: Number(form.elements.max_tokens.value),
     model: modelString(),
     credential: credentialValue(),
+    max_cost_per_day: capValue("max_cost_per_day"),
+    max_cost_per_turn: capValue("max_cost_per_turn"),
     tool_flows: [...form.querySelectorAll("input[name=tool_flows]:checked")].map((box) => box.value),
   };
 }
@@ -178,4 +198,57 @@ if (deleteButton) {
   });
 }
 
+const dollars = (value) => `$${value < 0.01 && value > 0 ? value.toFixed(6) : value.toFixed(2)}`;
+
+// Cost per day as bars (SVG built with DOM calls, no markup from data), totals
+// above and a row per user below.
+async function showUsage() {
+  const totals = document.getElementById("agent-usage-totals");
+  let usage;
+  try {
+    usage = await api("GET", `/api/agents/${agent.id}/usage?days=30`);
+  } catch (error) {
+    totals.textContent = `Usage could not be loaded: ${error.message}`;
+    return;
+  }
+  const t = usage.totals;
+  if (!t.messages) {
+    totals.textContent = "No messages in the last 30 days.";
+    return;
+  }
+  totals.textContent = `${t.messages} model calls, ${t.input_tokens} tokens in, ${t.output_tokens} out, ${dollars(t.cost_usd)} in all.`;
+  const svgNs = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(svgNs, "svg");
+  svg.setAttribute("viewBox", "0 0 300 80");
+  svg.setAttribute("preserveAspectRatio", "none");
+  const top = Math.max(...usage.by_day.map((day) => day.cost_usd), 1e-9);
+  usage.by_day.forEach((day, index) => {
+    const bar = document.createElementNS(svgNs, "rect");
+    const height = (day.cost_usd / top) * 76;
+    bar.setAttribute("x", String(index * 10 + 1));
+    bar.setAttribute("y", String(80 - height));
+    bar.setAttribute("width", "8");
+    bar.setAttribute("height", String(height));
+    const title = document.createElementNS(svgNs, "title");
+    title.textContent = `${day.day}: ${dollars(day.cost_usd)}, ${day.messages} calls`;
+    bar.append(title);
+    svg.append(bar);
+  });
+  document.getElementById("agent-usage-chart").append(svg);
+  const table = document.getElementById("agent-usage-users");
+  table.querySelector("tbody").replaceChildren(
+    ...usage.by_user.map((row) => {
+      const tr = document.createElement("tr");
+      for (const value of [row.username, row.messages, row.input_tokens, row.output_tokens, dollars(row.cost_usd)]) {
+        const td = document.createElement("td");
+        td.textContent = String(value);
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+  table.hidden = false;
+}
+
 fill();
+if (agent) showUsage();

@@ -83,3 +83,37 @@ def test_the_owner_edits_and_deletes_an_agent(alice_page, alice, live_url):
     alice_page.locator("#agent-confirm-delete").click()
     expect(alice_page).to_have_url(f"{live_url}/agents/")
     assert not Agent.objects.exists()
+
+
+def test_the_agent_page_sets_a_budget_and_charts_usage(alice_page, alice, live_url):
+    from decimal import Decimal
+
+    from agents.models import Conversation, Message
+
+    agent = AgentFactory(owner=alice, shared=False, name="Spender")
+    conversation = Conversation.objects.create(agent=agent, user=alice, title="t")
+    Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        content="x",
+        usage={"input_tokens": 120, "output_tokens": 30},
+        cost_usd=Decimal("0.42"),
+    )
+    alice_page.goto(f"{live_url}/agents/{agent.id}/edit/")
+
+    expect(alice_page.locator("#agent-usage-totals")).to_contain_text("$0.42")
+    expect(alice_page.locator("#agent-usage-chart rect")).to_have_count(30)
+    expect(alice_page.locator("#agent-usage-users tbody td")).to_have_text(
+        ["alice", "1", "120", "30", "$0.42"]
+    )
+    alice_page.get_by_label("Max cost per day ($)").fill("1.5")
+    alice_page.get_by_role("button", name="Save").click()
+    expect(alice_page.locator(".chat-header h1")).to_have_text("Spender")
+    agent.refresh_from_db()
+    assert agent.max_cost_per_day == Decimal("1.5")
+
+
+def test_a_new_agent_page_has_no_usage_section(alice_page, live_url):
+    alice_page.goto(f"{live_url}/agents/new/")
+
+    expect(alice_page.locator(".agent-usage")).to_have_count(0)
