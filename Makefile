@@ -58,7 +58,7 @@ test: lint
 		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
 			$(BIN)/pytest tests/flows/engine/test_store.py \
 			tests/flows/engine/test_deliveries.py \
-			tests/flows/test_retention.py \
+			tests/flows/engine/test_retention.py \
 			tests/flows/management/commands/test_backup_sqlite.py -q;; \
 	esac
 

@@ -29,6 +29,7 @@ from agents.models import Agent, Conversation, Message
 from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
 from config.http.admission import admitted
+from config.http.conditional import etag, parse_if_match
 from config.http.errors import (
     ApiError,
     GatewayTimeout,
@@ -37,7 +38,6 @@ from config.http.errors import (
     UpstreamError,
 )
 from config.http.pagination import PagePagination
-from flows.api import parse_if_match
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -181,7 +181,7 @@ def chat_error(error) -> ApiError:
 
 
 def etagged(response: Response) -> Response:
-    response["ETag"] = f'"{response.data["version"]}"'
+    response["ETag"] = etag(response.data["version"])
     return response
 
 

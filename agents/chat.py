@@ -40,7 +40,7 @@ from agents.providers import (
     provider_for,
 )
 from agents.tools import Toolbox, refusal
-from flows.storable import storable_text, storable_value
+from flows.lib.storable import storable_text, storable_value
 
 MAX_CONTENT_CHARS = 32_000
 # Agents may reach agents through flows (agent node inside a tool flow); this

@@ -104,7 +104,7 @@ class Toolbox:
         `deadline` (a `time.monotonic()` value) ends the run early, as
         `timed_out`, when the caller has less time left than a run normally gets.
         `hops` is the webhook chain the asking run is part of (see
-        flows.outbound): a tool flow calling a webhook carries it on.
+        flows.lib.outbound): a tool flow calling a webhook carries it on.
         """
         from flows.engine import run_flow
 

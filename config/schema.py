@@ -115,7 +115,12 @@ DESCRIPTIONS = {
 # Statuses some operations answer beyond those every operation of their kind does.
 EXTRA_ERRORS = {
     "auth_login_create": ("429",),
-    "flows_partial_update": ("412",),
+    # Saves count against the admission caps (they compile code in the sandbox).
+    "flows_create": ("429",),
+    "flows_partial_update": ("412", "429"),
+    "flows_import_create": ("429",),
+    "flows_versions_restore_create": ("412",),
+    "flows_versions_diff_retrieve": ("400",),
     "flows_run_create": ("429", "503"),
     # Filters (status, trigger, since, until, range) name a bad value with 400.
     "flows_runs_list": ("400",),
@@ -151,6 +156,13 @@ ETAG = {
         "schema": {"type": "string"},
     }
 }
+ETAG_OPERATIONS = (
+    "flows_retrieve",
+    "flows_partial_update",
+    "flows_versions_restore_create",
+    "agents_create",
+    "agents_partial_update",
+)
 RETRY_AFTER = {
     "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
 }
@@ -242,12 +254,7 @@ def postprocess(result, generator, request, public):
             for status in _error_statuses(path, method, operation):
                 responses.setdefault(status, _error(status))
             _secure_unsafe(method, operation)
-            if operation["operationId"] in (
-                "flows_retrieve",
-                "flows_partial_update",
-                "agents_create",
-                "agents_partial_update",
-            ):
+            if operation["operationId"] in ETAG_OPERATIONS:
                 responses["201" if "201" in responses else "200"]["headers"] = ETAG
             if operation["operationId"] == "flows_run_create":
                 responses["202"] = QUEUED

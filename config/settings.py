@@ -149,16 +149,13 @@ REDIS_CACHE_OPTIONS = {
     "socket_timeout": REDIS_TIMEOUT_SECONDS,
     "retry": Retry(NoBackoff(), 0),
 }
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": REDIS_CACHE_OPTIONS,
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES["default"] = dict(
+        BACKEND="django.core.cache.backends.redis.RedisCache",
+        LOCATION=REDIS_URL,
+        OPTIONS=REDIS_CACHE_OPTIONS,
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -279,6 +276,9 @@ RUN_TIMEOUT_SECONDS = env.float("RUN_TIMEOUT_SECONDS", default=30)
 # expired the supervisor resumes (background) or interrupts (synchronous) it.
 RUN_LEASE_SECONDS = env.float("RUN_LEASE_SECONDS", default=10)
 CODE_TIMEOUT_MS = env.int("CODE_TIMEOUT_MS", default=1000)
+SAVE_CHECK_SECONDS = env.float(
+    "SAVE_CHECK_SECONDS", default=2
+)  # compiling a save's code
 CODE_MEMORY_MB = env.int("CODE_MEMORY_MB", default=64)
 SANDBOX_WORKERS = env.int("SANDBOX_WORKERS", default=2)
 HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
@@ -294,6 +294,10 @@ HTTP_NODE_MAX_RESPONSE_BYTES = env.int(
 FLOW_MAX_NODES = 1000
 FLOW_MAX_EDGES = 5000
 FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
+# call_flow and for_each (docs/engine.md): how deep runs may call runs, and the
+# most items one for_each may take.
+FLOW_CALL_MAX_DEPTH = env.int("FLOW_CALL_MAX_DEPTH", default=5)
+FOR_EACH_MAX_ITEMS = env.int("FOR_EACH_MAX_ITEMS", default=1000)
 # Largest API request body (413 above it; the webhook has its own limit): a
 # graph at its limit plus room for the flow's name, description and schema.
 DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
@@ -304,8 +308,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = FLOW_MAX_GRAPH_BYTES + 512 * 1024
 RUN_RETENTION_DAYS = env_values.count(env, "RUN_RETENTION_DAYS", 30)
 RUN_RETENTION_MAX_PER_FLOW = env_values.count(env, "RUN_RETENTION_MAX_PER_FLOW", 10_000)
 PRUNE_INTERVAL_SECONDS = env.float("PRUNE_INTERVAL_SECONDS", default=900)
+# The audit log (docs/history.md): events older than this many days are
+# deleted by the same supervisor pass. 0: kept forever.
+AUDIT_RETENTION_DAYS = env_values.count(env, "AUDIT_RETENTION_DAYS", 365)
 # The share of its time the prune may spend deleting; it sleeps the rest, so
-# webhooks keep their latency while it runs (flows/retention.py).
+# webhooks keep their latency while it runs (flows/engine/retention.py).
 PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
 
 # Background runs (DESIGN section 9): Django's tasks framework (the
@@ -347,7 +354,7 @@ WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
 # carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
 WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
 # Each web process keeps the flows its webhooks use, dropped by PostgreSQL's
-# NOTIFY when they change (flows/targets.py); off, every webhook reads its flow.
+# NOTIFY when they change (flows/engine/targets.py); off, every webhook reads its flow.
 WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous

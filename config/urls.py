@@ -5,10 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import (
-    health,
-    schema,  # noqa: F401  (registers OpenAPI extensions)
-)
+from config import schema  # noqa: F401  (registers OpenAPI extensions)
+from config.telemetry import health
 from config.telemetry import views as telemetry_views
 
 api_patterns = [
@@ -24,7 +22,7 @@ api_patterns = [
         login_required(SpectacularSwaggerSplitView.as_view(url_name="schema")),
         name="docs",
     ),
-    path("", include("flows.api_urls")),
+    path("", include("flows.api.urls")),
     path("", include("agents.api_urls")),
 ]
 

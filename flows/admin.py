@@ -4,8 +4,12 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
+from flows.audit.actor import Actor
+from flows.history.save import save_flow
+from flows.lib.ownership import may_act_for
+from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
-from flows.pretty import pretty_json
 
 PRETTY_JSON = {
     JSONField: {
@@ -53,8 +57,14 @@ class FlowAdminForm(forms.ModelForm):
             "webhook_secret",
         ]
 
+    # Set by FlowAdmin.get_form for staff who are not superusers: a flow they
+    # add is theirs, checked (credentials included) as theirs.
+    author = None
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if self.author is not None and self.instance._state.adding:
+            self.instance.owner = self.author
         self.initial["webhook_secret"] = ""
         is_set = bool(self.instance.pk and self.instance.webhook_secret)
         self.fields["webhook_secret"].help_text = (
@@ -94,10 +104,54 @@ class FlowAdmin(admin.ModelAdmin):
     ]
     list_filter = ["owner", "webhook_enabled"]
     search_fields = ["name", "description"]
-    readonly_fields = ["id", "version", "webhook_url", "created_at", "updated_at"]
+    readonly_fields = [
+        "id",
+        "version",
+        "webhook_url",
+        "signing_secret",
+        "created_at",
+        "updated_at",
+    ]
     formfield_overrides = PRETTY_JSON
     list_select_related = ["owner"]
     form = FlowAdminForm
+
+    def get_readonly_fields(self, request, obj=None):
+        """A flow runs with its owner's credentials: only a superuser chooses
+        the owner, and only someone who may act for the owner edits the graph
+        (flows/lib/ownership.py); other staff keep its name, switches and secret."""
+        readonly = list(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            readonly.append("owner")
+        if obj is not None and not may_act_for(request.user, obj):
+            readonly += ["nodes", "edges", "input_schema"]
+        return readonly
+
+    def get_fields(self, request, obj=None):
+        """Someone who may only view sees whether a signing secret is set: the
+        admin would show a read-only field's value, the secret itself."""
+        fields = list(super().get_fields(request, obj))
+        if obj is not None and not self.has_change_permission(request, obj):
+            fields = [name for name in fields if "webhook_secret" not in name]
+        else:
+            fields.remove("signing_secret")
+        return fields
+
+    @admin.display(description="Webhook signing secret")
+    def signing_secret(self, flow):
+        return "A signing secret is set." if flow.webhook_secret else "None."
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is None and not request.user.is_superuser:
+            return type(form.__name__, (form,), {"author": request.user})
+        return form
+
+    def save_model(self, request, obj, form, change):
+        """Through `save_flow`, like every other change: the version goes up
+        (a builder still holding the old number gets 412, not a silent
+        overwrite) and the history records the admin's edit."""
+        save_flow(obj, actor=Actor.from_request(request), source="admin")
 
     @admin.display(description="Nodes")
     def node_count(self, flow):

@@ -6,10 +6,16 @@ class FlowsConfig(AppConfig):
     verbose_name = "Flows"
 
     def ready(self):
+        from config.telemetry.health import Check, register_check
         from config.telemetry.metrics import register_scrape_collector
         from flows.credentials import checks  # noqa: F401  (registers the check)
-        from flows.engine import error_flows  # noqa: F401  (connects its receiver)
-        from flows.metrics import QueueCollector
+        from flows.engine import (
+            calls,  # noqa: F401  (plugs child runs into the runner)
+            error_flows,  # noqa: F401  (connects its receiver)
+        )
+        from flows.lib.metrics import QueueCollector
         from flows.models import FlowRun
+        from flows.sandbox.health import check_sandbox
 
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))
+        register_check(Check("sandbox", check_sandbox))

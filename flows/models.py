@@ -10,6 +10,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from flows.lib.run_stats import run_stats
+
 
 class FlowQuerySet(models.QuerySet):
     def for_user(self, user):
@@ -17,6 +19,10 @@ class FlowQuerySet(models.QuerySet):
         if not user.is_authenticated:
             return self.none()
         return self.filter(owner=user)
+
+    def scheduled(self):
+        """Flows with a schedule trigger, enabled or not (enabled_schedule tells)."""
+        return self.filter(has_schedule=True)
 
 
 class Flow(models.Model):
@@ -113,9 +119,11 @@ class Flow(models.Model):
         """Refuse a broken graph (the admin's form) with the API's messages."""
         from flows.credentials.usage import check_owned
         from flows.graph import validate_graph  # node kinds import models
+        from flows.refs import check_called_flows
 
         errors = validate_graph(self.nodes, self.edges)
         if not errors and self.owner_id is not None:
+            check_called_flows(self.nodes, self.owner_id, errors)
             check_owned(self.nodes, self.owner_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
@@ -144,6 +152,10 @@ class FlowRunQuerySet(models.QuerySet):
 
     def queued(self):
         return self.filter(status=FlowRun.Status.QUEUED)
+
+    def stats(self, range_key: str, now=None) -> dict:
+        """The Runs page's chart: counts and p50/p95 per bucket (three queries)."""
+        return run_stats(self, range_key, now)
 
     def status_counts_since(self, since) -> dict[str, int]:
         """{status: runs created since `since`}; one query (run_created_idx)."""
@@ -181,6 +193,7 @@ class FlowRun(models.Model):
         AGENT = "agent"
         SCHEDULE = "schedule"
         ERROR = "error"
+        CALL = "call"  # started by a call_flow or for_each node of another run
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -223,6 +236,12 @@ class FlowRun(models.Model):
         related_name="error_runs",
         help_text="For a run of an error flow: the failed run it handles.",
     )
+    # Its index serves a run page's list of the runs it called.
+    called_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="called_runs",
+        help_text="The run whose call_flow or for_each node started this one.",
+    )  # fmt: skip
     retry_state = models.JSONField(
         null=True,
         blank=True,
@@ -344,11 +363,11 @@ class RunStep(models.Model):
     node_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices)
     handle = models.CharField(
-        max_length=100,
+        max_length=700,  # a switch in mode all: up to 20 names of 30, joined
         blank=True,
         default="",
-        help_text="The output a branching node left through; a resumed run "
-        "fires the same edges.",
+        help_text="The output a branching node left through (several joined by "
+        "commas); a resumed run fires the same edges.",
     )
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)
@@ -375,6 +394,8 @@ class RunStep(models.Model):
         return f"{self.node_id} · {self.status}"
 
 
-# Credentials live in their own package; importing the model here registers it
-# with the flows app.
+# Credentials, flow versions and the audit log live in their own packages;
+# importing their models here registers them with the flows app.
+from flows.audit.models import AuditEvent  # noqa: E402, F401
 from flows.credentials.models import Credential  # noqa: E402, F401
+from flows.history.models import FlowVersion  # noqa: E402, F401

@@ -11,12 +11,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from config.http.errors import ValidationFailed
+from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
+from flows.lib.pretty import pretty_json
+from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
-from flows.pretty import pretty_json
-from flows.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -35,6 +35,9 @@ def readable_error(error: dict | None) -> str:
     return f"{error.get('code')}: {message}"
 
 
+CALLED_RUNS_SHOWN = 50
+
+
 def node_kinds_for_palette() -> list[dict]:
     """The registry as the builder sees it: one entry per node kind, with the
     inspector's fields and a new node's `data` (the builder knows no kind itself)."""
@@ -45,6 +48,7 @@ def node_kinds_for_palette() -> list[dict]:
             "description": kind.description,
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
+            **({"handles_from": kind.handles_from} if kind.handles_from else {}),
             "fields": [field.as_json() for field in kind.form_fields],
             "default_data": kind.default_data,
         }
@@ -124,6 +128,11 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "steps": steps,
             "input_json": pretty_json(run.input),
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
+            # A for_each may start a thousand: the page lists the first ones.
+            "called_runs": run.called_runs.select_related("flow").order_by(
+                "created_at"
+            )[:CALLED_RUNS_SHOWN],
+            "called_count": run.called_runs.count(),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
         },

@@ -40,7 +40,7 @@ def django_db_modify_db_settings(
 def _no_target_cache(settings):
     """Tests change flows inside a transaction that never commits, so PostgreSQL
     never sends the NOTIFY that keeps the webhook target cache fresh: off here,
-    on in tests/flows/test_targets.py and on every real server tests start."""
+    on in tests/flows/engine/test_targets.py and on every real server tests start."""
     settings.WEBHOOK_TARGET_CACHE = False
 
 

@@ -10,7 +10,9 @@ import factory
 from django.contrib.auth import get_user_model
 
 from agents.models import Agent
+from flows.audit.actor import Actor
 from flows.demo import webhook_code_graph
+from flows.history.save import save_flow
 from flows.models import Flow, FlowRun
 
 PASSWORD = "correct horse battery staple"
@@ -34,6 +36,13 @@ class FlowFactory(factory.django.DjangoModelFactory):
     name = factory.Sequence(lambda n: f"Flow {n}")
     nodes = factory.LazyFunction(lambda: webhook_code_graph()[0])
     edges = factory.LazyFunction(lambda: webhook_code_graph()[1])
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        """Created as the app creates flows, so each has its first version."""
+        flow = model_class(*args, **kwargs)
+        save_flow(flow, actor=Actor.system("factory"), source="create")
+        return flow
 
 
 class FlowRunFactory(factory.django.DjangoModelFactory):

@@ -13,6 +13,8 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from flows.audit.actor import Actor
+from flows.history.save import save_flow
 from flows.models import Flow
 from webhooks.signatures import generate_secret
 
@@ -32,8 +34,12 @@ class WebhookSecretView(APIView):
     def post(self, request, pk):
         """Sets a new secret (replacing any old one) and returns it, this once."""
         flow = self.get_flow(pk)
-        flow.webhook_secret = generate_secret()
-        flow.save(update_fields=["webhook_secret", "updated_at"])
+        save_flow(
+            flow,
+            {"webhook_secret": generate_secret()},
+            actor=Actor.from_request(request),
+            source="edit",
+        )
         return Response({"secret": flow.webhook_secret}, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -47,6 +53,10 @@ class WebhookSecretView(APIView):
     def delete(self, request, pk):
         """Removes the secret; the webhook then accepts unsigned requests."""
         flow = self.get_flow(pk)
-        flow.webhook_secret = ""
-        flow.save(update_fields=["webhook_secret", "updated_at"])
+        save_flow(
+            flow,
+            {"webhook_secret": ""},
+            actor=Actor.from_request(request),
+            source="edit",
+        )
         return Response({"success": True})

@@ -26,8 +26,8 @@ from config.http.errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from flows.outbound import HOPS_HEADER
-from flows.storable import MAX_NESTING, Unstorable, check_storable
+from flows.lib.outbound import HOPS_HEADER
+from flows.lib.storable import MAX_NESTING, Unstorable, check_storable
 
 READ_CHUNK_BYTES = 64 * 1024
 # A JSON string (unrolled so each run of plain characters is one regex step; an
@@ -172,7 +172,7 @@ def check_hops(request: HttpRequest) -> int:
     """The request's place in a chain of webhook runs; 508 past `WEBHOOK_MAX_HOPS`.
 
     Every http_request node sends `Weir-Hops` (its run's own count plus one,
-    see flows/outbound.py), so a flow calling its own webhook, or two flows
+    see flows/lib/outbound.py), so a flow calling its own webhook, or two flows
     calling each other, stop after `WEBHOOK_MAX_HOPS` runs. A request from
     outside has no header (or one a flow could not have sent): it is hop 0.
     """

@@ -56,10 +56,3 @@ def run_response(run: FlowRun) -> HttpResponse:
     return JsonResponse(
         run.as_result(), status=STATUS_BY_RUN_STATUS.get(run.status, 500)
     )
-
-
-def queued_response(run: FlowRun) -> HttpResponse:
-    """202 for a run queued for a worker: its id, and where its owner polls it."""
-    response = JsonResponse({"run_id": str(run.id), "status": run.status}, status=202)
-    response["Preference-Applied"] = "respond-async"
-    return response

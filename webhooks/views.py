@@ -43,15 +43,14 @@ from config.http.errors import (
     NotAuthenticated,
     ValidationFailed,
 )
-from flows import targets
-from flows.api import prefers_async
-from flows.engine import run_flow
+from config.http.respond_async import accepted, prefers_async
+from flows.engine import run_flow, targets
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
 from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
-from webhooks.responses import queued_response, run_response
+from webhooks.responses import run_response
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -139,7 +138,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
                 request_meta={**meta, "hops": hops},
                 delivery_id=delivery_id,
             )
-            return queued_response(run)
+            return accepted(run.id, run.status)
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             run = run_flow(
                 flow,

@@ -11,7 +11,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from config.accounts import login_throttle
+from config.accounts import login_throttle, sign_in_events
 from config.accounts.authentication import enforce_csrf
 from config.http.errors import ApiError, Throttled
 
@@ -60,9 +60,11 @@ def login_view(request):
         password=serializer.validated_data["password"],
     )
     if user is None:
+        sign_in_events.sign_in_failed(request._request, username)
         raise ApiError("Wrong username or password.", code="invalid_credentials")
     login_throttle.attempt_succeeded(attempt)
     login(request._request, user)
+    sign_in_events.signed_in(request._request, user)
     return Response(user_body(user))
 
 

@@ -8,7 +8,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView, LogoutView
 from django.shortcuts import redirect, render
 
-from config.accounts import login_throttle
+from config.accounts import login_throttle, sign_in_events
 
 
 class ThrottledLoginMixin:
@@ -32,8 +32,13 @@ class ThrottledLoginMixin:
                 f"Try again in about {minutes} minute{'s' if minutes > 1 else ''}.",
                 code="throttled",
             ) from None
-        cleaned = super().clean()
+        try:
+            cleaned = super().clean()
+        except forms.ValidationError:
+            sign_in_events.sign_in_failed(self.request, username)
+            raise
         login_throttle.attempt_succeeded(attempt)
+        sign_in_events.signed_in(self.request, self.get_user())
         return cleaned
 
 

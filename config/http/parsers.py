@@ -5,7 +5,7 @@ DRF reads the body straight from the request stream, so Django's
 limit (413 `payload_too_large`). A body nested deeper than Python's recursion
 limit makes `json.load` raise RecursionError, which is the client's mistake
 (400 `invalid_json`), not ours. How deep a *valid* value may nest is the
-business of `flows.storable`, checked where the value is used.
+business of `flows.lib.storable`, checked where the value is used.
 """
 
 from __future__ import annotations

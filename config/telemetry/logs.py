@@ -87,7 +87,9 @@ def _context_of(record: logging.LogRecord) -> dict:
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, ids, traceback."""
+    """One JSON object per line: time, level, logger, message, ids, traceback,
+    and an audit line's `event` (the only record attribute passed through: it
+    is built by the audit log from fields that never hold a secret)."""
 
     def format(self, record: logging.LogRecord) -> str:
         entry = {
@@ -99,6 +101,8 @@ class JsonFormatter(logging.Formatter):
             "message": scrub(record.getMessage()),
             **_context_of(record),
         }
+        if isinstance(event := getattr(record, "event", None), dict):
+            entry["event"] = event  # an audit event (flows/audit/record.py)
         if record.exc_info:
             entry["exception"] = scrub(self.formatException(record.exc_info))
         return json.dumps(entry, ensure_ascii=False, default=str)

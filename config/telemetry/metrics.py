@@ -1,6 +1,6 @@
 """Prometheus metrics: what each app counts, and how `/metrics` exports it.
 
-Apps define their own metrics with prometheus-client (`flows/metrics.py`,
+Apps define their own metrics with prometheus-client (`flows/lib/metrics.py`,
 `agents/metrics.py`, `webhooks/metrics.py`); django-prometheus's middleware
 counts requests by view and status. This module holds what they share:
 

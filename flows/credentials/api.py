@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import re
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 
 from config.http.errors import Conflict
+from flows.audit.actor import Actor
+from flows.audit.record import record
 from flows.credentials.models import (
     KIND_FIELDS,
     PUBLIC_FIELDS,
@@ -141,8 +144,10 @@ class CredentialSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind") or self.instance.kind
         spec = KIND_FIELDS[kind]
         public = dict(self.instance.public) if self.instance else {}
-        public.update({f: attrs.pop(f) for f in spec["public"] if f in attrs})
+        sent_public = [f for f in spec["public"] if f in attrs]
+        public.update({f: attrs.pop(f) for f in sent_public})
         sent = {f: attrs.pop(f) for f in spec["secret"] if f in attrs}
+        created = self.instance is None
         credential = self.instance or Credential(kind=kind, **kwargs)
         credential.public = public
         if sent or self.instance is None:
@@ -151,7 +156,19 @@ class CredentialSerializer(serializers.ModelSerializer):
             credential.set_secrets(secrets)
         for field, value in attrs.items():
             setattr(credential, field, value)
-        credential.save()
+        actor = Actor.from_request(self.context["request"])
+        with transaction.atomic():
+            credential.save()
+            if created:
+                record("credential.created", actor, credential, changes={"kind": kind})
+            else:
+                changed = sorted([*attrs, *sent_public])
+                record(
+                    "credential.updated",
+                    actor,
+                    credential,
+                    changes={"fields": changed, "secret_changed": bool(sent)},
+                )
         self.instance = credential
         return credential
 
@@ -192,5 +209,7 @@ class CredentialViewSet(viewsets.ModelViewSet):
                     "flows": [{"id": str(flow.id), "name": flow.name} for flow in using]
                 },
             )
-        credential.delete()
+        with transaction.atomic():
+            record("credential.deleted", Actor.from_request(request), credential)
+            credential.delete()
         return Response({"success": True})

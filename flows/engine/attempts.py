@@ -1,4 +1,4 @@
-"""One node's attempts: it runs, and with a `retry` policy (flows/retry.py)
+"""One node's attempts: it runs, and with a `retry` policy (flows/graph/retry.py)
 runs again after a wait, as long as the failure is one the policy covers and
 the run's deadline leaves room for the wait.
 
@@ -20,9 +20,10 @@ from typing import Any
 
 from flows.engine import lease
 from flows.engine.plan import PlannedNode
+from flows.graph.retry import policy_of
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
-from flows.retry import policy_of
+from flows.nodes.errors import FlowControl
 
 logger = logging.getLogger("weir.engine")
 
@@ -91,10 +92,16 @@ def attempt_node(
                 and policy.retried_status(status)
             ):
                 raise NodeError("http_status", f"The server answered HTTP {status}.")
+        except FlowControl:
+            raise  # a stop or a ContinueLater is the run's business, not a failure
         except Exception as exception:
             failure = as_node_error(exception, run, node_id)
             error = describe(failure)
             attempts.append(_attempt(len(attempts) + 1, clock, error))
+            if failure.code == "cancelled" and lease.is_cancelled(run.id):
+                # The node stopped because the run was cancelled (a for_each
+                # between items): no retry, and the run ends `cancelled`.
+                return Outcome(failure=failure, error=error, cancelled=True)
             wait = policy.delay_after(len(attempts))
             if (
                 len(attempts) < policy.max_attempts

@@ -25,7 +25,9 @@ from flows.engine import enqueue_db, lease
 from flows.engine.attempts import RetryLater
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution
+from flows.history.save import at_version
 from flows.models import Flow, FlowRun, RunStep
+from flows.nodes.errors import ContinueLater
 
 logger = logging.getLogger("weir.engine")
 
@@ -64,6 +66,7 @@ def enqueue_run(
     request_meta: dict | None = None,
     delivery_id: str = "",
     error_of: FlowRun | None = None,
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """Store a `queued` background run of `flow`, then enqueue its execution.
 
@@ -77,6 +80,7 @@ def enqueue_run(
     if not delivery_id and enqueue_db.enqueues_in_the_database(execute_run):
         # The common case: one statement for the run and its task.
         run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
+        run.called_by = called_by
         enqueue_db.insert_run_and_task(run, execute_run, str(run.id))
         return run
     if delivery_id:
@@ -85,21 +89,13 @@ def enqueue_run(
             raise DeliveryExists(existing)
     try:
         with transaction.atomic():
-            run = _create_queued(
-                flow, input, trigger, request_meta, delivery_id, error_of
-            )
+            run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
+            run.called_by = called_by
+            run.save(force_insert=True)
     except IntegrityError:  # another copy of the delivery stored it first
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         raise DeliveryExists(existing) from None
     execute_run.enqueue(str(run.id))
-    return run
-
-
-def _create_queued(
-    flow, input, trigger, request_meta, delivery_id, error_of=None
-) -> FlowRun:
-    run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
-    run.save(force_insert=True)
     return run
 
 
@@ -142,6 +138,8 @@ def execute_queued(run_id: str) -> str | None:
     if not claim(run_id):
         return None
     run = FlowRun.objects.select_related("flow").get(pk=run_id)
+    # The graph it was queued with, though the flow was edited since.
+    at_version(run.flow, run.flow_version)
     stored = list(
         RunStep.objects.filter(run_id=run_id).order_by("position").values(*STEP_FIELDS)
     )
@@ -161,25 +159,45 @@ def execute_queued(run_id: str) -> str | None:
         execution.execute()
     except RetryLater as later:
         return defer_retry(run, later)
+    except ContinueLater:
+        return continue_later(run)
     return run.status
 
 
 def defer_retry(run: FlowRun, later: RetryLater) -> str | None:
     """Queue `run` again to retry a node after its wait; this worker is free
-    meanwhile. Fenced by `attempts` like a final write: a run the supervisor
-    gave to another worker is left alone. Its status, or None if not ours."""
-    run_after = timezone.now() + timedelta(seconds=later.wait)
+    meanwhile. Its status, or None if not ours (see `requeue`)."""
+    retry_state = {"node_id": later.node_id, "attempts": later.attempts}
+    queued = requeue(run, later.wait, retry_state)
+    if queued:
+        logger.info("Run %s retries %s in %.1f s", run.id, later.node_id, later.wait)
+    return queued
+
+
+def continue_later(run: FlowRun) -> str | None:
+    """Queue `run` again at once, with a fresh deadline: a node ran out of
+    time mid-way (a long for_each) and continues where it stopped."""
+    queued = requeue(run, 0, None)
+    if queued:
+        logger.info("Run %s continues on a fresh deadline", run.id)
+    return queued
+
+
+def requeue(run: FlowRun, wait: float, retry_state: dict | None) -> str | None:
+    """`run` back to `queued`, to be taken after `wait` seconds. Fenced by
+    `attempts` like a final write: a run the supervisor gave to another worker
+    is left alone. Its status, or None if not ours."""
+    run_after = timezone.now() + timedelta(seconds=wait)
     queued = FlowRun.objects.filter(
         pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
     ).update(
         status=FlowRun.Status.QUEUED,
-        retry_state={"node_id": later.node_id, "attempts": later.attempts},
+        retry_state=retry_state,
         # The supervisor re-enqueues it if the task is lost, not before the wait.
         lease_expires_at=run_after + timedelta(seconds=QUEUED_RECHECK_SECONDS),
     )
     if not queued:
         return None
-    logger.info("Run %s retries %s in %.1f s", run.id, later.node_id, later.wait)
     execute_run.using(run_after=run_after).enqueue(str(run.id))
     return FlowRun.Status.QUEUED
 

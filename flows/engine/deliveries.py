@@ -50,13 +50,23 @@ def was_interrupted(run: FlowRun) -> bool:
 
 
 def start_delivery(
-    flow: Flow, trigger: str, input: dict, request_meta: dict, delivery_id: str
+    flow: Flow,
+    trigger: str,
+    input: dict,
+    request_meta: dict,
+    delivery_id: str,
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """A `running` run for this delivery, or DeliveryExists with its run."""
     existing = None
     for _ in range(ATTEMPTS):
         run = store.start_run(
-            flow, trigger, input, request_meta, delivery_id=delivery_id
+            flow,
+            trigger,
+            input,
+            request_meta,
+            delivery_id=delivery_id,
+            called_by=called_by,
         )
         if run is not None:
             return run

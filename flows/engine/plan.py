@@ -100,13 +100,15 @@ def plan(flow: Flow, trigger: str | None = None) -> list[PlannedNode]:
 
 def edges_to_fire(planned: PlannedNode, handle: str | None) -> list[int]:
     """Indexes of the node's outgoing edges that fire when it leaves through
-    `handle`: a branching node's chosen handle, `ERROR_HANDLE` after a failure
-    its error output catches, else `None` (every ordinary edge)."""
-    branching = planned.kind.output_handles != (None,)
+    `handle`: a branching node's chosen handle (several joined by commas: a
+    switch in mode all), `ERROR_HANDLE` after a failure its error output
+    catches, else `None` (every ordinary edge)."""
+    branching = planned.kind.handles(planned.node.get("data") or {}) != (None,)
+    chosen = set(handle.split(",")) if handle else {handle}
     return [
         index
         for index, edge_handle in planned.outgoing
-        if edge_handle == handle
+        if edge_handle in chosen
         or (handle is None and not branching and edge_handle != ERROR_HANDLE)
     ]
 

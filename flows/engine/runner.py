@@ -19,7 +19,7 @@ node would cost more than the engine itself; a crash mid-run leaves a
 `running` run for the supervisor to resume or mark `interrupted` once its
 lease expires (or, in a run's first moments, nothing).
 
-What is stored must be storable (flows/storable.py): input and outputs are
+What is stored must be storable (flows/lib/storable.py): input and outputs are
 checked, and a final write that still fails (a flow deleted mid-run, a value
 refused) ends the run `failed`, never `running` (see `Execution.finish`).
 """
@@ -50,10 +50,12 @@ from flows.engine.plan import (
     upstream_output,
 )
 from flows.engine.signals import run_ended
+from flows.engine.stops import Stopped, cancelled_at
 from flows.graph import ERROR_HANDLE
+from flows.lib.storable import Unstorable, check_storable, storable_text
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
-from flows.storable import Unstorable, check_storable, storable_text
+from flows.nodes.errors import ContinueLater, StopRun
 
 logger = logging.getLogger("weir.engine")
 
@@ -67,6 +69,10 @@ NOT_TESTED = {
 
 class Execution(FinalWrite):
     """One run in progress: results so far, buffered steps, the deadline."""
+
+    # What a node's `ctx.calls` is made from: flows.engine.calls.ChildRuns,
+    # plugged in by that module (it imports this one).
+    child_runs = None
 
     def __init__(
         self,
@@ -91,7 +97,7 @@ class Execution(FinalWrite):
         # A background run stores each step as it completes, to be resumed.
         self.step_by_step = run.background
         self.retry_state = retry_state  # a node's attempts before a deferred retry
-        self.pins = pins or {}  # test runs from the builder only (flows/pins.py)
+        self.pins = pins or {}  # test runs from the builder only (flows/graph/pins.py)
         self.only = only  # "Run this node": the node and what leads to it
         self.results: dict[str, Any] = {}
         self.budget = RunBudget()
@@ -99,6 +105,7 @@ class Execution(FinalWrite):
         self.steps: list[dict] = list(stored_steps)  # RunStep rows
         self.flushed = len(self.steps)  # rows already in the database
         self.done = {row["node_id"]: row for row in stored_steps}
+        self.stopped: Stopped | None = None  # a stop node ended the run
         self.last_flush = time.monotonic()
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
@@ -118,7 +125,7 @@ class Execution(FinalWrite):
                     self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
-        except RetryLater:
+        except (RetryLater, ContinueLater):
             raise  # the caller queues the run again (flows/engine/background.py)
         except (OperationalError, InterfaceError):
             # The database went away mid-run (a restart): not the flow's fault.
@@ -139,6 +146,8 @@ class Execution(FinalWrite):
             }
         finally:
             lease.release(self.run.id)
+        if self.stopped is not None and status == FlowRun.Status.SUCCEEDED:
+            status, error = self.stopped.ending()
         self.finish(status, error)
         run_ended.send(sender=FlowRun, run=self.run)
         return self.run
@@ -146,6 +155,7 @@ class Execution(FinalWrite):
     def replay(self, planned: PlannedNode) -> None:
         """A node a previous attempt stored: take its output, fire its edges."""
         row = self.done[planned.node["id"]]
+        self.stopped = self.stopped or Stopped.from_step(row)
         if row["status"] == "failed" and planned.node.get("error_output") is True:
             self.results[planned.node["id"]] = row["error"]
             self.fired.update(edges_to_fire(planned, ERROR_HANDLE))
@@ -164,6 +174,10 @@ class Execution(FinalWrite):
             error = planned.skip_error | {"node_id": node_id}
             self.record(node, RunStep.Status.SKIPPED, error=error)
             return
+        if self.stopped is not None:
+            error = self.stopped.skip_reason(node_id)
+            self.record(node, RunStep.Status.SKIPPED, error=error)
+            return
         if self.only is not None and node_id not in self.only:
             error = {**NOT_TESTED, "node_id": node_id}
             self.record(node, RunStep.Status.SKIPPED, error=error)
@@ -175,7 +189,7 @@ class Execution(FinalWrite):
             self.use_pin(planned)
             return
         if lease.is_cancelled(self.run.id):
-            raise RunStopped(FlowRun.Status.CANCELLED, _cancelled_at(node_id, "before"))
+            raise RunStopped(FlowRun.Status.CANCELLED, cancelled_at(node_id, "before"))
         if time.monotonic() >= self.deadline:
             raise RunStopped(
                 FlowRun.Status.TIMED_OUT,
@@ -199,31 +213,44 @@ class Execution(FinalWrite):
             secrets=self.secrets,
             exposes_secrets=mentions_secrets(data),
             idempotency_key=f"{self.run.id}:{node_id}",
+            background=self.run.background,
+            calls=self.child_runs(self, node_id) if self.child_runs else None,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
-        outcome = attempt_node(
-            planned,
-            data,
-            ctx,
-            run=self.run,
-            deadline=self.deadline,
-            prior=self.prior_attempts(node_id),
-            defer=self.step_by_step,
-            check=self.checked_output,
-            describe=lambda failure: {
-                "node_id": node_id,
-                "code": failure.code,
-                "message": storable_text(self.redactor.text(failure.message)),
-            },
-        )
         timing = {"started_at": started_at, "clock": clock}
+        try:
+            outcome = attempt_node(
+                planned,
+                data,
+                ctx,
+                run=self.run,
+                deadline=self.deadline,
+                prior=self.prior_attempts(node_id),
+                defer=self.step_by_step,
+                check=self.checked_output,
+                describe=lambda failure: {
+                    "node_id": node_id,
+                    "code": failure.code,
+                    "message": storable_text(self.redactor.text(failure.message)),
+                },
+            )
+        except StopRun as stop:  # the run ends here, on purpose; no edge fires
+            output = self.checked_output(stop.output)  # redacted
+            self.stopped = Stopped(node_id, stop.outcome, stop.code, output["message"])
+            self.results[node_id] = output
+            succeeded = RunStep.Status.SUCCEEDED
+            self.record(node, succeeded, ctx=ctx, output=output, **timing)
+            return
         if outcome.failure is not None:
             failed = RunStep.Status.FAILED
             timing["attempts"] = outcome.attempts
             self.record(node, failed, ctx=ctx, error=outcome.error, **timing)
-            if outcome.cancelled:
-                raise RunStopped(FlowRun.Status.CANCELLED, _cancelled_at(node_id))
+            if outcome.cancelled:  # while it waited to retry, or the node saw it
+                error = outcome.error if outcome.failure.code == "cancelled" else None
+                raise RunStopped(
+                    FlowRun.Status.CANCELLED, error or cancelled_at(node_id)
+                )
             if node.get("error_output") is True and time.monotonic() < self.deadline:
                 # The error flows out of the node's error handle; the run goes on.
                 self.results[node_id] = outcome.error
@@ -310,16 +337,6 @@ class Execution(FinalWrite):
         self.last_flush = time.monotonic()
 
 
-def _cancelled_at(node_id: str, when: str = "while") -> dict:
-    """The error of a run cancelled before `node_id` ran, or while it waited
-    to retry."""
-    message = {
-        "before": "The run was cancelled before this node.",
-        "while": "The run was cancelled while this node waited to retry.",
-    }[when]
-    return {"node_id": node_id, "code": "cancelled", "message": message}
-
-
 def run_flow(
     flow: Flow,
     input: dict,
@@ -332,6 +349,7 @@ def run_flow(
     hops: int = 0,
     pins: dict | None = None,
     only: set[str] | None = None,
+    called_by: FlowRun | None = None,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -347,7 +365,9 @@ def run_flow(
     `hops` is the run's place in a chain of webhook calls (the webhook view
     passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     `pins` (node id -> output) stand in for those nodes, and `only` limits the
-    run to these nodes: the builder's test runs (flows/pins.py).
+    run to these nodes: the builder's test runs (flows/graph/pins.py).
+    `called_by` is the run whose call_flow or for_each node started this one
+    (flows/engine/calls.py).
     """
     try:
         check_storable(input, what="The run's input")
@@ -355,9 +375,13 @@ def run_flow(
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
     if delivery_id:
-        run = start_delivery(flow, trigger, input, request_meta or {}, delivery_id)
+        run = start_delivery(
+            flow, trigger, input, request_meta or {}, delivery_id, called_by
+        )
     else:  # stored when it ends, or once it lasts (flows/engine/deferred.py)
-        run = store.new_run(flow, trigger, input, request_meta or {})
+        run = store.new_run(
+            flow, trigger, input, request_meta or {}, called_by=called_by
+        )
         deferred.defer(run)
     execution = Execution(
         flow, run, deadline=deadline, depth=depth, hops=hops, pins=pins, only=only

@@ -17,10 +17,13 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import DatabaseError
+from django.db.models import F
 from django.utils import timezone
 
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
+from flows.lib import metrics
 from flows.models import Flow, FlowRun
 from flows.nodes.schedule import enabled_schedule
 from flows.schedules.cron import cron_problem, previous_tick, ticks, zone_of
@@ -35,8 +38,10 @@ def due_ticks(data: dict, since: datetime, now: datetime) -> list[datetime]:
     the latest missed tick (for `run_once`) is found stepping back from it.
     """
     cron, zone = data.get("cron"), data.get("timezone", settings.TIME_ZONE)
-    if cron_problem(cron) or zone_of(zone) is None:
-        return []  # refused at save; an old row may still hold one
+    problem = cron_problem(cron)
+    if problem or zone_of(zone) is None:
+        # Refused at save; a row saved before a check existed may hold one.
+        raise ValueError(problem or f"{str(zone)[:64]!r} is not a time zone")
     window_start = now - timedelta(seconds=settings.SCHEDULE_GRACE_SECONDS)
     recent = ticks(cron, zone, max(since, window_start), now)
     if recent or since >= window_start or data.get("missed") != "run_once":
@@ -60,29 +65,60 @@ def fire(flow: Flow, tick: datetime) -> FlowRun | None:
 
 
 def schedule_pass(now: datetime | None = None) -> int:
-    """Fire every due tick; returns how many runs this pass started."""
+    """Fire every due tick; returns how many runs this pass started.
+
+    One flow's error (a schedule stored before its check existed, a bug) is
+    logged once per flow version, counted (`weir_schedule_errors_total`) and
+    passed over: the supervisor, and every other flow's schedule, go on.
+    """
     now = now or timezone.now()
     started = 0
-    flows = Flow.objects.filter(has_schedule=True).only(
-        "id", "owner_id", "version", "nodes", "edges", "schedule_checked_at"
+    flows = (
+        Flow.objects.scheduled()
+        .only("id", "owner_id", "version", "nodes", "edges", "schedule_checked_at")
+        .annotate(owner_active=F("owner__is_active"))
     )
     for flow in flows:
-        schedule = enabled_schedule(flow.nodes)
-        if schedule is None:
-            continue
-        _, data = schedule
-        if flow.schedule_checked_at is None:
+        try:
+            started += _look(flow, now)
+        except DatabaseError:
+            raise  # the database is away: the supervisor retries the pass
+        except Exception:
+            metrics.schedule_error()
+            if (flow.pk, flow.version) not in _reported:
+                _reported.add((flow.pk, flow.version))
+                logger.exception("Flow %s could not be scheduled", flow.pk)
             Flow.objects.filter(pk=flow.pk).update(schedule_checked_at=now)
-            continue
-        since = flow.schedule_checked_at
-        due = due_ticks(data, since, now)
-        stale = now - since > timedelta(seconds=settings.SCHEDULE_GRACE_SECONDS)
-        if not due and not stale:
-            continue  # nothing fired, and the last look is still recent
-        for tick in due:
-            try:
-                started += fire(flow, tick) is not None
-            except Exception:  # one flow's trouble must not stop the others
-                logger.exception("Flow %s: the tick %s did not start", flow.pk, tick)
+    return started
+
+
+# The (flow, version) pairs whose error this process has logged: once is
+# enough to find it, a line every second would bury the rest of the log.
+_reported: set = set()
+
+
+def _look(flow: Flow, now: datetime) -> int:
+    """Fire the flow's due ticks and note the look; the runs started."""
+    schedule = enabled_schedule(flow.nodes)
+    if schedule is None:
+        return 0
+    _, data = schedule
+    if flow.schedule_checked_at is None:
         Flow.objects.filter(pk=flow.pk).update(schedule_checked_at=now)
+        return 0
+    since = flow.schedule_checked_at
+    due = due_ticks(data, since, now)
+    stale = now - since > timedelta(seconds=settings.SCHEDULE_GRACE_SECONDS)
+    if not due and not stale:
+        return 0  # nothing fired, and the last look is still recent
+    started = 0
+    for tick in due:
+        if not flow.owner_active:
+            metrics.schedule_skipped()  # a deactivated account's flows do not run
+            continue
+        try:
+            started += fire(flow, tick) is not None
+        except Exception:  # one tick's trouble must not stop the others
+            logger.exception("Flow %s: the tick %s did not start", flow.pk, tick)
+    Flow.objects.filter(pk=flow.pk).update(schedule_checked_at=now)
     return started

@@ -18,12 +18,17 @@ from flows.nodes.base import (
     NodeKind,
     NodeTimeout,
 )
+from flows.nodes.call_flow import CallFlowNode
 from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
+from flows.nodes.for_each import ForEachNode
 from flows.nodes.http_request import HttpRequestNode
+from flows.nodes.list import ListNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
+from flows.nodes.stop import StopNode
+from flows.nodes.switch import SwitchNode
 from flows.nodes.transform import TransformNode
 from flows.nodes.webhook import WebhookNode
 
@@ -61,10 +66,15 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     ScheduleNode(),
     CodeNode(),
     ConditionNode(),
+    SwitchNode(),
     TransformNode(),
+    ListNode(),
     HttpRequestNode(),
     DelayNode(),
+    CallFlowNode(),
+    ForEachNode(),
     ResponseNode(),
+    StopNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)

@@ -65,13 +65,15 @@ class NodeContext:
     output and the engine decides what that does to the run. `owner_id` is the
     flow's owner (the user a node acts for); `depth` counts the agents waiting
     above this run (0 unless an agent's tool call started it; see agents.nodes);
-    `hops` counts the webhook runs that led to this one (see flows.outbound).
+    `hops` counts the webhook runs that led to this one (see flows.lib.outbound).
 
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
     `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`
     gives one JavaScript expression's value; `log(line)` appends to the step's
     logs. `deadline` is the `time.monotonic()` by which the whole run must end.
-    A node that picks a branch sets `handle` ("true" or "false").
+    A node that picks a branch sets `handle` ("true" or "false"); one that
+    leaves through several at once joins them with commas (a switch in mode
+    all).
 
     `secrets` is the run's `flows.credentials.resolve.RunSecrets` (None outside
     a run): `credential(id)` for a node's `credential_id`. Templates and code
@@ -95,6 +97,10 @@ class NodeContext:
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
+    # Runs of other flows (call_flow, for_each): flows.engine.calls.ChildRuns,
+    # None where no run can start one (a node tested on its own).
+    calls: Any = None
+    background: bool = False  # the run is a worker's: it may ContinueLater
 
     @property
     def variables(self) -> dict:
@@ -122,6 +128,14 @@ class NodeContext:
             except SandboxError as error:
                 raise sandbox_failure(error, "expression_error") from error
         return None if value is UNDEFINED else value
+
+    def evaluate_all(self, expressions: list[str]) -> list:
+        """The value of each JavaScript expression, in one sandbox round trip."""
+        try:
+            values = evaluate(expressions, self.variables, deadline=self.deadline)
+        except SandboxError as error:
+            raise sandbox_failure(error, "expression_error") from error
+        return [None if value is UNDEFINED else value for value in values]
 
     def redact(self, value: Any) -> Any:
         """`value` with every credential value this run opened replaced by
@@ -152,9 +166,16 @@ class NodeKind:
     description: str = ""
     is_trigger: bool = False
     output_handles: tuple[str | None, ...] = (None,)
+    # Where `handles(data)` finds more handles, for the builder: "cases" (switch).
+    handles_from: str = ""
     sets_response: bool = False
     form_fields: tuple[FormField, ...] = ()
     default_data: dict = {}  # read only: the builder gets a copy, as JSON
+
+    def handles(self, data: dict) -> tuple[str | None, ...]:
+        """The handles of a node with this `data`: `output_handles`, unless
+        they depend on the data (a switch has one per case)."""
+        return self.output_handles
 
     def validate_data(self, data: dict) -> list[FieldError]:
         """Problems in this node's `data`; an empty list when it is valid."""

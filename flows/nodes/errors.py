@@ -34,3 +34,28 @@ def sandbox_failure(
     if error.timed_out:
         return NodeTimeout(error.code, prefix + error.message)
     return NodeError(code or error.code, prefix + error.message)
+
+
+class FlowControl(Exception):
+    """Raised by a node to steer the run rather than fail the node.
+
+    The engine's retry loop lets these through untouched (flows/engine/attempts.py).
+    """
+
+
+class StopRun(FlowControl):
+    """The stop node ends the run on purpose: `outcome` "succeed" or "fail"."""
+
+    def __init__(self, outcome: str, code: str, message: str, output: dict):
+        super().__init__(message)
+        self.outcome, self.code, self.message, self.output = (
+            outcome,
+            code,
+            message,
+            output,
+        )
+
+
+class ContinueLater(FlowControl):
+    """A background run's node is out of time but not done (a long for_each):
+    queue the run again at once; the node continues where it stopped."""

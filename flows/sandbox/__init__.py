@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,12 +79,31 @@ def run_code(source: str, variables: dict, *, deadline: float | None = None):
     return CodeResult(_decode(settled, logs), logs, truncated)
 
 
+# When the save being checked must stop compiling code (`check_budget`).
+_check_deadline: ContextVar[float | None] = ContextVar("check_deadline", default=None)
+
+
+@contextmanager
+def check_budget(seconds: float) -> Iterator[None]:
+    """Bound the time all `syntax_error` calls in the block may take together:
+    a save of many code nodes holds its web thread at most this long."""
+    token = _check_deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _check_deadline.reset(token)
+
+
 def syntax_error(source: str) -> str | None:
     """Why `source` does not compile as a code node's body, or None when it does
-    (or when the sandbox cannot answer: a save is not refused for that). The
-    body is compiled in the sandbox, never called."""
+    (or when the sandbox cannot answer in the save's budget: a save is not
+    refused for that; the run reports the error). The body is compiled in the
+    sandbox, never run (harness.js, `__weir_parse_code`)."""
+    deadline = _check_deadline.get()
+    if deadline is not None and time.monotonic() >= deadline:
+        return None
     try:
-        reply = _call({"mode": "parse", "source": source}, {}, None)
+        reply = _call({"mode": "parse", "source": source}, {}, deadline)
     except SandboxError:
         return None
     if "error" in reply:

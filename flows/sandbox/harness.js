@@ -11,6 +11,8 @@
   const slice = String.prototype.slice;
   const toText = String;
   const FunctionOf = Function;
+  const SyntaxErrorOf = SyntaxError;
+  const evalGlobal = globalThis.eval;
   const create = Object.create;
   const ErrorOf = Error;
   const isError = (value) => value instanceof ErrorOf;
@@ -110,9 +112,19 @@
       (error) => { settle(0, ["error", "code_error", describe(error)]); },
     ]);
   };
-  // Compile only: the Function constructor parses the body and nothing calls it.
+  // Compile only. Not through the Function constructor: QuickJS builds its
+  // source as text, so a body that closes the function early ("}); for(;;){}
+  // (function(){") would run its tail as a statement. Here the same text
+  // follows `throw 0;`: a script is compiled whole before its first statement
+  // runs, and that statement ends it, so no part of the body ever runs.
   globalThis.__weir_parse_code = (source) => {
-    new FunctionOf("input", "prev", "results", "secrets", source);
+    try {
+      apply(evalGlobal, undefined, [
+        "throw 0; (function anonymous(input,prev,results,secrets\n) {\n" + source + "\n})",
+      ]);
+    } catch (error) {
+      if (error instanceof SyntaxErrorOf) throw error;
+    }
     settle(0, encode(null));
   };
   globalThis.__weir_run_expressions = (list) => {
@@ -121,9 +133,11 @@
     for (let index = 0; index < expressions.length; index++) {
       try {
         const source = "return (" + expressions[index] + "\n);";
-        const fn = new FunctionOf("input", "prev", "results", "secrets", source);
-        settle(index, encode(
-          apply(fn, undefined, [vars.input, vars.prev, vars.results, vars.secrets])));
+        // `item` and `index`: a for_each item's input template (undefined elsewhere).
+        const fn = new FunctionOf(
+          "input", "prev", "results", "secrets", "item", "index", source);
+        settle(index, encode(apply(fn, undefined, [
+          vars.input, vars.prev, vars.results, vars.secrets, vars.item, vars.index])));
       } catch (error) {
         settle(index, ["error", "expression_error", describe(error)]);
       }

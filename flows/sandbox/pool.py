@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from flows import metrics
+from flows.lib import metrics
 
 logger = logging.getLogger("weir.sandbox")
 

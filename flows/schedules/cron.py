@@ -19,10 +19,14 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cron_descriptor import Options, get_description
-from croniter import croniter
+from croniter import CroniterError, croniter
 from django.conf import settings
 
 MAX_LENGTH = 120
+# An expression must fire within this many years of any start: 29 February
+# (every 4 years, 8 across a skipped leap year like 2100) passes, 30 February
+# never fires, and would make croniter raise at every step.
+FIRES_WITHIN_YEARS = 8
 
 
 def zone_of(name) -> ZoneInfo | None:
@@ -48,7 +52,27 @@ def cron_problem(expression) -> str | None:
             f"{expression.strip()!r} is not a cron expression: give 5 fields "
             "(minute hour day-of-month month day-of-week), like 0 9 * * 1-5."
         )
+    if not fires(expression):
+        return (
+            f"{expression.strip()!r} never fires: no such date comes within "
+            f"{FIRES_WITHIN_YEARS} years (30 February, 31 April, ...)."
+        )
     return None
+
+
+def fires(expression: str) -> bool:
+    """Whether a valid expression has a next tick within FIRES_WITHIN_YEARS,
+    from a fixed start (the first day of a year after a leap year's February):
+    the same answer at every save, and bounded work (croniter gives up)."""
+    try:
+        croniter(
+            expression,
+            datetime(2025, 1, 1, tzinfo=UTC),
+            max_years_between_matches=FIRES_WITHIN_YEARS,
+        ).get_next(datetime)
+    except CroniterError:
+        return False
+    return True
 
 
 def describe(expression: str, zone: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from flows.retention import policy_text
+from flows.engine.retention import policy_text
 
 register = template.Library()
 

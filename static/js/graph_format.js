@@ -37,13 +37,25 @@ export function kindClass(type) {
  * error output (docs/engine.md): that port is the last one, drawn red.
  */
 export function handlesOf(kind, record) {
-  return record?.error_output === true ? [...kind.output_handles, "error"] : kind.output_handles;
+  const own = ownHandles(kind, record);
+  return record?.error_output === true ? [...own, "error"] : own;
+}
+
+/**
+ * A kind's handles for this node: `output_handles`, or for a kind whose handles
+ * come from its data (a switch: `handles_from: "cases"`), one per case, then
+ * "default" (flows.nodes.NodeKind.handles).
+ */
+function ownHandles(kind, record) {
+  if (kind.handles_from !== "cases") return kind.output_handles;
+  const cases = Array.isArray(record?.data?.cases) ? record.data.cases : [];
+  return [...cases.map((item) => String(item?.handle ?? "")), ...kind.output_handles];
 }
 
 /** The node's inner HTML on the canvas, built only from escaped values. */
 export function nodeHtml(record, kind) {
   const name = record.name || kind.label;
-  const handles = kind.output_handles
+  const handles = ownHandles(kind, record)
     .filter((handle) => handle !== null)
     .map((handle) => `<span>${escapeHtml(handle)}</span>`)
     .join("");

@@ -142,3 +142,48 @@ def test_staff_pin_and_unpin_runs_from_the_run_list(staff):
     )
     run.refresh_from_db()
     assert run.pinned is False
+
+
+def test_an_admin_save_bumps_the_version_and_records_it(staff, alice_flow):
+    staff.post(
+        f"/admin/flows/flow/{alice_flow.id}/change/",
+        change_form(alice_flow, name="Fixed by an admin"),
+    )
+
+    alice_flow.refresh_from_db()
+    assert alice_flow.version == 2
+    newest = alice_flow.versions.get(number=2)
+    assert (newest.name, newest.source, newest.created_by_label) == (
+        "Fixed by an admin",
+        "admin",
+        "root",
+    )
+
+
+def test_a_builder_holding_the_old_version_gets_412_after_an_admin_save(
+    staff, api, alice_flow
+):
+    staff.post(
+        f"/admin/flows/flow/{alice_flow.id}/change/",
+        change_form(alice_flow, name="Fixed by an admin"),
+    )
+
+    answer = api.patch(
+        f"/api/flows/{alice_flow.id}",
+        {"name": "Stale tab"},
+        format="json",
+        HTTP_IF_MATCH='"1"',
+    )
+
+    assert answer.status_code == 412
+    assert answer.json()["error"]["details"]["saved_by"] == "root"
+    alice_flow.refresh_from_db()
+    assert alice_flow.name == "Fixed by an admin"
+
+
+def test_an_admin_save_that_changes_nothing_writes_no_version(staff, alice_flow):
+    staff.post(f"/admin/flows/flow/{alice_flow.id}/change/", change_form(alice_flow))
+
+    alice_flow.refresh_from_db()
+    assert alice_flow.version == 1
+    assert alice_flow.versions.count() == 1

@@ -4,6 +4,7 @@ once, in the builder, when it is made. Admins can replace or remove it."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 
 from flows.models import Flow
@@ -80,3 +81,16 @@ def test_ticking_remove_clears_the_secret(admin_client, flow):
     assert response.status_code == 302
     assert Flow.objects.get(pk=flow.pk).webhook_secret == ""
     assert SECRET not in admin_client.get(change_url(flow)).text
+
+
+def test_view_only_staff_see_whether_a_secret_is_set_never_the_secret(flow):
+    viewer = UserFactory(username="viewer", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_flow"))
+    client = Client()
+    client.force_login(viewer)
+
+    page = client.get(change_url(flow))
+
+    assert page.status_code == 200
+    assert SECRET not in page.text
+    assert "A signing secret is set" in page.text

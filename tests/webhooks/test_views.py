@@ -135,3 +135,18 @@ def test_by_default_the_webhook_answers_when_the_flow_completes(client, hook_flo
     assert response.status_code == 200
     assert response.json()["status"] == "succeeded"
     assert not DBTaskResult.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_deactivated_owners_webhook_is_404_and_runs_nothing(client, alice):
+    flow = FlowFactory(owner=alice)
+    alice.is_active = False
+    alice.save()
+
+    response = client.post(
+        f"/api/webhooks/{flow.pk}", {"name": "Ada"}, content_type="application/json"
+    )
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert not FlowRun.objects.exists()

@@ -1,6 +1,6 @@
 """`manage.py prune_runs [--dry-run]`: apply the run retention limits once.
 
-See flows/retention.py for what is kept and how the deletes stay small. Run it
+See flows/engine/retention.py for what is kept and how the deletes stay small. Run it
 from cron (or the scheduler loop) every few minutes to an hour; each call
 deletes what has become too old since the last.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from flows import retention
+from flows.engine import retention
 
 
 class Command(BaseCommand):

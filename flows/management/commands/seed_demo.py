@@ -11,7 +11,9 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from flows.audit.actor import Actor
 from flows.demo import DEMO_FLOW_NAME, SEED_HOOKS, webhook_code_graph
+from flows.history.save import save_flow
 from flows.models import Flow
 
 
@@ -32,10 +34,11 @@ class Command(BaseCommand):
         if user is None:
             return
         nodes, edges = webhook_code_graph()
-        flow, created = Flow.objects.get_or_create(
-            owner=user,
-            name=DEMO_FLOW_NAME,
-            defaults={
+        flow = Flow.objects.filter(owner=user, name=DEMO_FLOW_NAME).first()
+        if flow is None:
+            flow = Flow(owner=user)
+            fields = {
+                "name": DEMO_FLOW_NAME,
                 "description": "Greets whoever is named in input.name.",
                 "input_schema": {
                     "type": "object",
@@ -43,9 +46,8 @@ class Command(BaseCommand):
                 },
                 "nodes": nodes,
                 "edges": edges,
-            },
-        )
-        if created:
+            }
+            save_flow(flow, fields, actor=Actor.system("seed_demo"), source="create")
             self.stdout.write(f"  Demo flow '{flow.name}': {flow.webhook_url}")
         for hook in SEED_HOOKS:
             hook(user, flow, self.stdout)

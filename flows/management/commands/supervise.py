@@ -4,7 +4,7 @@ Runs one pass at start, then one every `SUPERVISE_INTERVAL_SECONDS`, until
 SIGINT or SIGTERM; between them, every `SCHEDULE_INTERVAL_SECONDS`, it starts
 the runs of due schedule ticks (flows/engine/scheduler.py). Every
 `PRUNE_INTERVAL_SECONDS` (and at the first pass) it also applies the run
-retention limits (flows/retention.py), in the same small
+retention limits (flows/engine/retention.py), in the same small
 batches as `manage.py prune_runs`. A pass that fails because the database is
 away (a restart, a failover) is logged and tried again at the next tick: the
 supervisor must outlive the outages it cleans up after.
@@ -20,8 +20,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
-from flows import retention
-from flows.engine import scheduler, supervisor
+from flows.audit.retention import prune_audit
+from flows.engine import retention, scheduler, supervisor
 
 logger = logging.getLogger("weir.supervisor")
 
@@ -100,6 +100,18 @@ class Command(BaseCommand):
         deleted = report.runs_by_age + report.runs_by_count
         if deleted or self.once:
             self.stdout.write(f"Pruned {deleted} runs past the retention limits.")
+        try:
+            events = prune_audit()
+        except DatabaseError:
+            logger.warning(
+                "Audit pruning failed; retrying next interval", exc_info=True
+            )
+            connection.close()
+            return
+        if events or self.once:
+            self.stdout.write(
+                f"Pruned {events} audit events past AUDIT_RETENTION_DAYS."
+            )
 
     def stop(self, signum, frame) -> None:
         self.stopping = True

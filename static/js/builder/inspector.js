@@ -57,6 +57,13 @@ export function refreshNodeHtml(dfId) {
   if (!record || !element) return;
   const title = element.querySelector(".node-name");
   if (title) title.textContent = record.name || kindOf(kinds, record.type).label;
+  const handles = element.querySelector(".node-handles");
+  if (handles) {
+    // A switch's outputs follow its cases: redraw their names from the escaped HTML.
+    const fresh = document.createElement("template");
+    fresh.innerHTML = nodeHtml(record, kindOf(kinds, record.type));
+    handles.replaceWith(fresh.content.querySelector(".node-handles") ?? "");
+  }
   // Keep Drawflow's copy of the HTML in step, escaped, for its own re-renders.
   editor.drawflow.drawflow.Home.data[dfId].html = nodeHtml(record, kindOf(kinds, record.type));
 }
@@ -78,6 +85,10 @@ export function onFieldChange(dfId, path, value, wrapper) {
   setPath(record, path, value);
   if (path === "name") refreshNodeHtml(dfId);
   if (path === "error_output") syncErrorPort(dfId, record);
+  if (path === "data.cases") {
+    syncErrorPort(dfId, record); // a switch: one port per case (ports follow the count)
+    refreshNodeHtml(dfId);
+  }
   clearFieldErrors(dfId, path);
   const errorBox = wrapper?.querySelector(".field-error");
   if (errorBox) showText(errorBox, "");

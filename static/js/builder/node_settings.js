@@ -72,8 +72,8 @@ export function syncErrorPort(dfId, record) {
   const entry = editor.drawflow.drawflow.Home.data[dfId];
   const count = Object.keys(entry.outputs).length;
   const wanted = handlesOf(kindOf(kinds, record.type), record).length;
-  if (wanted > count) editor.addNodeOutput(dfId);
-  else if (wanted < count) editor.removeNodeOutput(dfId, `output_${count}`);
+  for (let ports = count; ports < wanted; ports++) editor.addNodeOutput(dfId);
+  for (let ports = count; ports > wanted; ports--) editor.removeNodeOutput(dfId, `output_${ports}`);
   const on = record.error_output === true;
   entry.class = kindClass(record.type) + (on ? " with-error-output" : "");
   nodeElement(dfId)?.classList.toggle("with-error-output", on);

@@ -1,4 +1,4 @@
-// Pinned outputs in the inspector (flows/pins.py): pin a node's output from the
+// Pinned outputs in the inspector (flows/graph/pins.py): pin a node's output from the
 // last run shown, or type one as JSON; unpin; "Run this node" on the upstream
 // nodes' pinned or last-run outputs. Pins are saved at once (PATCH pins), and
 // only the builder's test runs use them.

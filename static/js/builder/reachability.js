@@ -1,5 +1,5 @@
 // Nodes no path of edges leads to from a trigger never run (the engine skips
-// them, flows/graph.py reachable_from_triggers): the canvas greys them and
+// them, flows/graph/__init__.py reachable_from_triggers): the canvas greys them and
 // says so on the node, updated after every graph change.
 import { currentGraph, dfIdOfNode, graphListeners, kinds, nodeElement } from "./context.js";
 import { h } from "./dom.js";

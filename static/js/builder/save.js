@@ -7,6 +7,7 @@ import {
 import { $, h, showText } from "./dom.js";
 import { renderInspector, selectNode } from "./inspector.js";
 import { markStepSaved } from "./undo.js";
+import { openVersion } from "./versions.js";
 
 export function showBanner(kind, message, items = [], actions = []) {
   const banner = $("banner");
@@ -86,12 +87,16 @@ export function showConflict(error) {
     window.location.reload();
   } });
   const dismiss = h("button", { type: "button", class: "small", text: "Keep editing", onclick: hideBanner });
+  const newer = error.details?.current_version;
+  const changes = error.details?.diff_url
+    ? h("button", { type: "button", class: "small", id: "conflict-diff", text: "See what changed", onclick: () => openVersion(newer) })
+    : null;
   showBanner(
     "warning",
     "Someone else saved this flow after you opened it, so your changes were not saved. " +
       "Reload to see their version (your unsaved changes will be lost).",
     error.message ? [error.message] : [],
-    [reload, dismiss],
+    [reload, changes, dismiss].filter(Boolean),
   );
 }
 

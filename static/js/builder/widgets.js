@@ -4,6 +4,7 @@ import { api } from "../api.js";
 import { h, prettyJson, showText } from "./dom.js";
 import { codeMirrorEditor } from "./code_editor.js";
 import { cronWidget, timezoneWidget } from "./schedule_widgets.js";
+import { casesEditor, flowSelect } from "./flow_widgets.js";
 
 export function keyValueEditor(value, onChange) {
   const rows = h("div", { class: "kv-rows" });
@@ -83,6 +84,10 @@ export function fieldWidget(field, value, onChange, wrapper) {
     }
     case "keyvalue":
       return keyValueEditor(value, onChange);
+    case "cases":
+      return casesEditor(value, onChange);
+    case "flow":
+      return flowSelect(value, onChange);
     case "json":
     case "json-object": {
       const input = h("textarea", { class: "code-input mono", rows: "5", spellcheck: "false" });

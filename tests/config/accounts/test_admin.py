@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 
-from tests.factories import UserFactory
+from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -110,3 +110,51 @@ def test_a_superuser_can_still_grant_staff(db):
 
     assert response.status_code == 302
     assert User.objects.get(pk=bob.pk).is_staff is True
+
+
+@pytest.fixture
+def root(db):
+    return UserFactory(username="root", is_staff=True, is_superuser=True)
+
+
+def test_staff_cannot_set_a_superusers_password_and_sign_in_as_them(helpdesk, root):
+    client = client_for(helpdesk)
+
+    response = client.post(
+        f"/admin/auth/user/{root.pk}/password/",
+        {"password1": "taken over 12345", "password2": "taken over 12345"},
+    )
+
+    assert response.status_code == 403
+    assert not Client().login(username="root", password="taken over 12345")
+    assert Client().login(username="root", password=PASSWORD)
+
+
+def test_staff_cannot_change_or_deactivate_a_superuser(helpdesk, root):
+    client = client_for(helpdesk)
+
+    page = client.get(f"/admin/auth/user/{root.pk}/change/")
+    client.post(
+        f"/admin/auth/user/{root.pk}/change/",
+        {"username": "root", "is_active": "", "email": "evil@example.com"},
+    )
+
+    root.refresh_from_db()
+    assert (root.is_active, root.email) == (True, "root@example.com")
+    assert page.status_code == 200  # still viewable
+    assert page.context["has_change_permission"] is False
+    deleting = client.post(f"/admin/auth/user/{root.pk}/delete/", {"post": "yes"})
+    assert deleting.status_code == 403
+    assert User.objects.filter(pk=root.pk).exists()
+
+
+def test_a_superuser_can_set_another_superusers_password(root):
+    other = UserFactory(username="other", is_staff=True, is_superuser=True)
+
+    response = client_for(root).post(
+        f"/admin/auth/user/{other.pk}/password/",
+        {"password1": "a new one 12345", "password2": "a new one 12345"},
+    )
+
+    assert response.status_code == 302
+    assert Client().login(username="other", password="a new one 12345")

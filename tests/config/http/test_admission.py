@@ -1,7 +1,7 @@
 """Admission control: per-process, per-owner and per-flow caps, and the queue wait.
 
 The endpoints that use it are tested with it in their own modules
-(tests/webhooks/test_views_admission.py, tests/flows/test_api_admission.py,
+(tests/webhooks/test_views_admission.py, tests/flows/api/test_admission.py,
 tests/agents/test_api_chat_admission.py); a real gunicorn under load in
 test_admission_gunicorn.py.
 """

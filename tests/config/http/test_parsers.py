@@ -2,7 +2,7 @@
 
 The limit is `DATA_UPLOAD_MAX_MEMORY_SIZE` (a flow graph at its 2 MiB limit
 plus room for the rest of the flow); nesting past Python's recursion limit is
-`invalid_json`, nesting past `flows.storable.MAX_NESTING` a `validation_error`.
+`invalid_json`, nesting past `flows.lib.storable.MAX_NESTING` a `validation_error`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Plain processes, as gunicorn workers would be; no Django set-up is needed
 # to count or to export.
-COUNT_A_RUN = "from flows import metrics; metrics.run_started('webhook')"
+COUNT_A_RUN = "from flows.lib import metrics; metrics.run_started('webhook')"
 SCRAPE = (
     "from config.telemetry.metrics import exposition; print(exposition()[0].decode())"
 )

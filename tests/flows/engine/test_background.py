@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from django_tasks_db.models import DBTaskResult
 
+from flows.audit.actor import Actor
 from flows.engine import background
+from flows.history.save import save_flow
 from flows.models import FlowRun, RunStep
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, edge, node, trigger
@@ -139,3 +141,37 @@ def test_a_run_that_loses_the_database_mid_run_is_left_for_the_supervisor(
     run.refresh_from_db()
     assert run.results["last"] == {"seen": 2}
     assert run.steps.count() == 4
+
+
+def test_a_run_edited_mid_run_finishes_on_the_graph_it_started_with(flow, alice):
+    """Its worker died after `check`; meanwhile alice rewrote `last`. The
+    resumed run still runs version 1's `last`, and says so."""
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+    stored = {"trigger": {"n": 1}, "first": {"n": 2}, "check": {"n": 2}}
+    for position, (node_id, output) in enumerate(stored.items()):
+        RunStep.objects.create(
+            run=run,
+            position=position,
+            node_id=node_id,
+            node_type="code",
+            status="succeeded",
+            handle="true" if node_id == "check" else "",
+            output=output,
+        )
+    FlowRun.objects.filter(pk=run.pk).update(attempts=1)
+    nodes = [
+        {**n, "data": {**n["data"], "code": "return {edited: true};"}}
+        if n["id"] == "last"
+        else n
+        for n in flow.nodes
+    ]
+    save_flow(flow, {"nodes": nodes}, actor=Actor.system(), source="edit")
+    assert flow.version == 2
+
+    assert background.execute_queued(str(run.id)) == "succeeded"
+
+    run.refresh_from_db()
+    assert run.flow_version == 1
+    assert run.results["last"] == {"seen": 2}
+    flow.refresh_from_db()
+    assert flow.version == 2  # the flow itself is left as edited

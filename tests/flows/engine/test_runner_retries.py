@@ -8,7 +8,7 @@ import time
 import pytest
 
 from flows.engine import run_flow
-from flows.retry import RetryPolicy
+from flows.graph.retry import RetryPolicy
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
 from tests.http_server import base

@@ -110,3 +110,34 @@ def test_removing_the_schedule_forgets_its_last_look(alice):
     flow.refresh_from_db()
     assert (flow.has_schedule, flow.schedule_checked_at) == (False, None)
     assert schedule_pass(at(9, 5, 1) + timedelta(days=1)) == 0
+
+
+def test_a_planted_flow_that_cannot_fire_is_skipped_and_the_others_fire(alice):
+    # Saved before the check existed (or through a shell): 30 February.
+    broken = scheduled(alice, cron="0 0 30 2 *")
+    healthy = scheduled(alice)
+    looked(broken, at(9, 4))
+    looked(healthy, at(9, 4))
+
+    assert schedule_pass(at(9, 5, 1)) == 1
+
+    assert FlowRun.objects.get().flow_id == healthy.pk
+    broken.refresh_from_db()
+    assert broken.schedule_checked_at == at(9, 5, 1)  # looked at, not retried hot
+
+
+def test_a_deactivated_owners_schedule_is_skipped_and_counted(alice, bob):
+    from prometheus_client import REGISTRY
+
+    skipped = scheduled(alice)
+    fired = scheduled(bob)
+    looked(skipped, at(9, 4))
+    looked(fired, at(9, 4))
+    alice.is_active = False
+    alice.save()
+    before = REGISTRY.get_sample_value("weir_schedules_skipped_total") or 0
+
+    assert schedule_pass(at(9, 5, 1)) == 1
+
+    assert FlowRun.objects.get().flow_id == fired.pk
+    assert REGISTRY.get_sample_value("weir_schedules_skipped_total") == before + 1

@@ -93,3 +93,10 @@ def test_an_overlong_expression_is_refused_before_it_is_parsed():
     expression = ",".join(str(minute) for minute in range(60)) + " * * * *"
 
     assert cron_problem(expression) == "A cron expression is at most 120 characters."
+
+
+def test_an_expression_that_never_fires_is_refused():
+    # 30 February and 31 April never come; croniter accepts both as valid.
+    assert "never fires" in cron_problem("0 0 30 2 *")
+    assert "never fires" in cron_problem("0 0 31 4 *")
+    assert cron_problem("0 0 29 2 *") is None  # every leap year is enough

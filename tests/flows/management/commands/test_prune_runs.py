@@ -7,7 +7,7 @@ from io import StringIO
 from django.core.management import call_command
 
 from flows.models import FlowRun
-from tests.flows.test_retention import run_aged
+from tests.flows.engine.test_retention import run_aged
 
 
 def prune(*args) -> str:

@@ -111,3 +111,25 @@ def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
     finally:
         supervisor.kill()
         supervisor.wait()
+
+
+@pytest.mark.django_db
+def test_a_flow_that_would_crash_the_scheduler_is_logged_and_counted(caplog):
+    from prometheus_client import REGISTRY
+
+    from tests.factories import FlowFactory
+    from tests.flows.graphs import node
+
+    FlowFactory(
+        nodes=[node("tick", "schedule", cron="0 0 30 2 *", timezone="UTC")],
+        edges=[],
+        schedule_checked_at=timezone.now() - timedelta(hours=1),
+    )
+    before = REGISTRY.get_sample_value("weir_schedule_errors_total") or 0
+    out = StringIO()
+
+    call_command("supervise", "--once", stdout=out)
+
+    assert "Scheduled runs started: 0." in out.getvalue()
+    assert REGISTRY.get_sample_value("weir_schedule_errors_total") == before + 1
+    assert "could not be scheduled" in caplog.text

@@ -1,0 +1,386 @@
+"""The flow API: serializers and the viewset behind `/api/flows` (DESIGN.md 4)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from django.db import transaction
+from drf_spectacular.utils import (
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from config.http.admission import admitted
+from config.http.body import object_body
+from config.http.conditional import etag, parse_if_match
+from config.http.errors import ValidationFailed
+from config.http.pagination import PagePagination
+from config.http.respond_async import accepted, prefers_async
+from flows.api.pins import RunNodeMixin
+from flows.api.portable import (
+    EXPORTED_FIELDS,
+    FORMAT_VERSION,
+    export_filename,
+    export_flow,
+)
+from flows.api.run_filters import apply_run_filters, parse_run_filters
+from flows.api.runs import (
+    RUN_FILTER_PARAMETERS,
+    RunResultSerializer,
+    RunSummarySerializer,
+)
+from flows.api.schedule_quota import check_schedule_quota
+from flows.api.versions import IF_MATCH, VersionsMixin, stale
+from flows.audit.actor import Actor
+from flows.audit.record import record
+from flows.credentials.portable import import_nodes
+from flows.credentials.usage import check_owned
+from flows.engine import run_flow
+from flows.engine.background import enqueue_run
+from flows.graph import validate_graph
+from flows.graph.pins import pin_problems
+from flows.history.models import FlowVersion
+from flows.history.save import StaleVersion, save_flow
+from flows.lib.storable import Unstorable, check_storable, check_storable_body
+from flows.models import Flow, FlowRun
+from flows.refs import check_called_flows
+
+TRUE = ("1", "true", "yes")
+
+
+def record_started(request, run: FlowRun) -> None:
+    """`run.started` in the audit log: a run started by hand (not by a webhook,
+    a schedule or an agent, which would flood it)."""
+    record(
+        "run.started",
+        Actor.from_request(request),
+        run,
+        target_label=f"{run.flow.name} (v{run.flow_version})",
+        changes={"flow_id": str(run.flow_id), "status": run.status},
+    )
+
+
+def storable(value) -> None:
+    """Field validator: refuse what the database cannot store (flows.lib.storable)."""
+    try:
+        check_storable(value, what="The value")
+    except Unstorable as problem:
+        raise serializers.ValidationError(str(problem)) from None
+
+
+class FlowSerializer(serializers.ModelSerializer):
+    nodes = serializers.JSONField(required=False, validators=[storable])
+    edges = serializers.JSONField(required=False, validators=[storable])
+    webhook_url = serializers.CharField(read_only=True)
+    webhook_signed = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
+    # Another user's flow reads exactly like a missing one.
+    error_flow = serializers.PrimaryKeyRelatedField(
+        queryset=Flow.objects.all(),
+        allow_null=True,
+        required=False,
+        error_messages={"does_not_exist": "No flow of yours has this id."},
+    )
+
+    class Meta:
+        model = Flow
+        fields = [
+            "id",
+            "name",
+            "description",
+            "nodes",
+            "edges",
+            "input_schema",
+            "webhook_url",
+            "webhook_enabled",
+            "webhook_signed",
+            "warnings",
+            "webhook_response_mode",
+            "error_flow",
+            "pins",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "version", "created_at", "updated_at"]
+        extra_kwargs = {
+            field: {"validators": [storable]}
+            for field in ("name", "description", "input_schema")
+        }
+
+    def get_webhook_signed(self, flow) -> bool:
+        """Whether webhooks must be signed; the secret itself is never shown here."""
+        return bool(flow.webhook_secret)
+
+    def get_warnings(self, flow) -> list[str]:
+        """Saved, but probably a mistake: an http_request calling this flow's own
+        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
+        own_hook = f"/api/webhooks/{flow.pk}"
+        return [
+            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
+            "starts another, until the webhook refuses the chain (508)."
+            for node in flow.nodes
+            if isinstance(node, dict)
+            and node.get("type") == "http_request"
+            and isinstance(node.get("data"), dict)
+            and own_hook in str(node["data"].get("url", ""))
+        ]
+
+    def validate_error_flow(self, value):
+        """One of the same owner's flows, and not this one."""
+        if value is None:
+            return value
+        owner_id = (
+            self.instance.owner_id if self.instance else self.context["request"].user.pk
+        )
+        if value.owner_id != owner_id:
+            raise serializers.ValidationError("No flow of yours has this id.")
+        if self.instance is not None and value.pk == self.instance.pk:
+            raise serializers.ValidationError(
+                "A flow cannot be its own error flow: its failure would start it."
+            )
+        return value
+
+    def create(self, validated_data):
+        flow = Flow()
+        save_flow(flow, validated_data, **self._saved_by())
+        return flow
+
+    def update(self, instance, validated_data):
+        save_flow(instance, validated_data, **self._saved_by())
+        return instance
+
+    def _saved_by(self) -> dict:
+        """Every save through this serializer goes through `save_flow`, as the
+        request's user, with the source the view set (create, edit, import)."""
+        return {
+            "actor": Actor.from_request(self.context["request"]),
+            "source": self.context.get("source", "edit"),
+            "restored_from": self.context.get("restored_from"),
+        }
+
+    def validate_input_schema(self, value):
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("Must be a JSON Schema object.")
+        return value
+
+    def validate(self, attrs):
+        if self.instance is None or "nodes" in attrs or "edges" in attrs:
+            nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
+            edges = attrs.get("edges", self.instance.edges if self.instance else [])
+            errors = validate_graph(nodes, edges)
+            if not errors:
+                owner = self.instance.owner if self.instance else None
+                owner_id = owner.pk if owner else self.context["request"].user.pk
+                check_owned(nodes, owner_id, errors)
+                check_called_flows(nodes, owner_id, errors)
+                check_schedule_quota(nodes, owner_id, self.instance, errors)
+            if errors:
+                raise ValidationFailed(errors.summary(), details=errors.as_details())
+        nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
+        if "pins" in attrs:
+            problems = pin_problems(attrs["pins"], nodes)
+            if problems:
+                raise ValidationFailed(problems[0], details={"pins": problems})
+        elif self.instance is not None and "nodes" in attrs and self.instance.pins:
+            kept = {
+                n.get("id") for n in nodes if isinstance(n, dict)
+            }  # deleted: unpinned
+            attrs["pins"] = {k: v for k, v in self.instance.pins.items() if k in kept}
+        return attrs
+
+
+def check_weir_version(document) -> None:
+    """Refuse anything but an export of a format this server reads."""
+    if not isinstance(document, dict):
+        raise ValidationFailed("The body must be a flow export (a JSON object).")
+    version = document.get("weir_version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        message = (
+            "This is not a Weir flow export (no weir_version)."
+            if version is None
+            else f"weir_version {version!r} is not one this server reads "
+            f"(it reads {FORMAT_VERSION})."
+        )
+        raise ValidationFailed(message, details={"weir_version": [message]})
+
+
+def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
+    """Add each problem's node id and name, so an import's report reads by node."""
+    problems = (error.details or {}).get("nodes") if isinstance(nodes, list) else None
+    for problem in problems or []:
+        node = nodes[problem["index"]] if problem["index"] < len(nodes) else None
+        if isinstance(node, dict):
+            problem["node_id"] = node.get("id")
+            problem["node_name"] = node.get("name")
+    return error
+
+
+@extend_schema_view(
+    destroy=extend_schema(
+        responses={
+            200: inline_serializer(
+                "FlowDeleted", {"success": serializers.BooleanField()}
+            )
+        }
+    ),
+    partial_update=extend_schema(parameters=[IF_MATCH]),
+)
+class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
+    """The signed-in user's flows. Anyone else's flow answers 404."""
+
+    serializer_class = FlowSerializer
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    # Each action's `FlowVersion.source`.
+    SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}
+
+    def get_queryset(self):
+        return Flow.objects.for_user(self.request.user)
+
+    def get_serializer_context(self):
+        source = self.SOURCES.get(self.action, "edit")
+        return {**super().get_serializer_context(), "source": source}
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def create(self, request, *args, **kwargs):
+        with self.admitted_save(request):
+            return super().create(request, *args, **kwargs)
+
+    def admitted_save(self, request):
+        """A save with nodes compiles each code node in the sandbox (up to
+        SAVE_CHECK_SECONDS): it holds a web thread and a sandbox worker as a
+        run does, so it counts against the same admission caps (503/429). A
+        save without nodes (a rename) compiles nothing and is not counted."""
+        body = request.data if isinstance(request.data, dict) else {}
+        if not body.get("nodes"):
+            return contextlib.nullcontext()
+        return admitted(request, owner_id=request.user.pk)
+
+    def retrieve(self, request, *args, **kwargs):
+        response = super().retrieve(request, *args, **kwargs)
+        response["ETag"] = etag(response.data["version"])
+        return response
+
+    def locked_for_edit(self) -> Flow:
+        """The flow, its row locked until the transaction ends; 412 naming who
+        saved the newer version when `If-Match` is stale."""
+        flow = (
+            self.get_queryset()
+            .select_for_update()
+            .filter(pk=self.get_object().pk)
+            .get()
+        )
+        expected = parse_if_match(self.request.headers.get("If-Match", ""))
+        if expected is not None and expected != flow.version:
+            newest = FlowVersion.objects.filter(flow=flow, number=flow.version)
+            raise stale(StaleVersion(flow.version, newest.first()))
+        return flow
+
+    def partial_update(self, request, *args, **kwargs):
+        with self.admitted_save(request), transaction.atomic():
+            flow = self.locked_for_edit()
+            serializer = self.get_serializer(flow, data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            serializer.save()
+        response = Response(serializer.data)
+        response["ETag"] = etag(serializer.data["version"])
+        return response
+
+    @extend_schema(responses=dict)
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        """The flow as portable JSON (`weir_version`, no secrets), as a download."""
+        flow = self.get_object()
+        response = Response(export_flow(flow))
+        response["Content-Disposition"] = (
+            f'attachment; filename="{export_filename(flow)}"'
+        )
+        return response
+
+    @extend_schema(request=dict, responses={201: FlowSerializer})
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_flow(self, request):
+        """Create a flow from an export; the graph is validated as on create."""
+        with self.admitted_save(request):
+            return self._import(request)
+
+    def _import(self, request):
+        document = request.data
+        check_weir_version(document)
+        fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
+        if isinstance(fields.get("nodes"), list):
+            fields["nodes"] = self._with_own_credentials(document, fields["nodes"])
+        serializer = self.get_serializer(data=fields)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationFailed as error:
+            raise name_node_problems(error, fields.get("nodes")) from None
+        serializer.save(owner=request.user)
+        return Response(serializer.data, status=201)
+
+    def _with_own_credentials(self, document, nodes: list) -> list:
+        """The nodes with credential references mapped to the importer's own
+        credentials by name and kind; 400 naming those the importer lacks."""
+        imported = import_nodes(
+            nodes, document.get("credentials"), self.request.user.pk
+        )
+        if imported.missing:
+            names = ", ".join(
+                f"{ref['name']} ({ref['kind']})" for ref in imported.missing
+            )
+            raise ValidationFailed(
+                f"Create these credentials first, then import again: {names}.",
+                details={"credentials": imported.missing},
+            )
+        return imported.nodes
+
+    def destroy(self, request, *args, **kwargs):
+        flow = self.get_object()
+        with transaction.atomic():
+            changes = {"version": flow.version}
+            record("flow.deleted", Actor.from_request(request), flow, changes=changes)
+            flow.delete()
+        return Response({"success": True})
+
+    @extend_schema(request=dict, responses=RunResultSerializer)
+    @action(detail=True, methods=["post"])
+    def run(self, request, pk=None):
+        """Run the flow now with the body (a JSON object, or nothing) as `input`.
+
+        Answers 200 even when the run failed: `success` and `error` say so.
+        Counts against the admission caps like a webhook (503/429 above them).
+        With `Prefer: respond-async` or `?async=true`, the run is queued for a
+        worker instead: 202 `{run_id, status: "queued"}`; poll /api/runs/:id.
+        """
+        flow = self.get_object()
+        body = object_body(request, check=check_storable_body) or {}
+        use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
+        if prefers_async(request) or request.query_params.get("async") in TRUE:
+            meta = {"use_pins": True} if use_pins else None
+            run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
+            record_started(request, run)
+            return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
+        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+            pins = flow.pins if use_pins else None
+            run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
+        record_started(request, run)
+        return Response(run.as_result())
+
+    @extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunSummarySerializer(many=True)
+    )
+    @action(detail=True, methods=["get"], pagination_class=PagePagination)
+    def runs(self, request, pk=None):
+        """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
+        flow = self.get_object()
+        filters = parse_run_filters(request.query_params)
+        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        page = self.paginate_queryset(apply_run_filters(runs, filters))
+        return self.get_paginated_response(RunSummarySerializer(page, many=True).data)

@@ -1,0 +1,205 @@
+"""The run API: `/api/runs` across the user's flows, one run with its steps,
+the chart's statistics and cancel; the run serializers the flow API shares."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from config.http.errors import ValidationFailed
+from config.http.pagination import PagePagination
+from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.audit.actor import Actor
+from flows.audit.record import record
+from flows.lib.run_stats import RANGES
+from flows.models import FlowRun, RunStep
+
+
+class RunStepSerializer(serializers.ModelSerializer):
+    duration = serializers.FloatField(
+        source="duration_ms", read_only=True, allow_null=True
+    )
+
+    class Meta:
+        model = RunStep
+        fields = [
+            "node_id",
+            "node_type",
+            "node_name",
+            "status",
+            "output",
+            "error",
+            "logs",
+            "started_at",
+            "finished_at",
+            "duration",
+            "attempts",
+        ]
+
+
+class RunSummarySerializer(serializers.ModelSerializer):
+    """A run in a list: its state and timing, not its (possibly large) data."""
+
+    duration = serializers.FloatField(
+        source="duration_ms", read_only=True, allow_null=True
+    )
+    flow = serializers.UUIDField(source="flow_id", read_only=True)
+
+    class Meta:
+        model = FlowRun
+        fields = [
+            "id",
+            "flow",
+            "flow_version",
+            "trigger",
+            "status",
+            "success",
+            "background",
+            "cancel_requested",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "duration",
+        ]
+
+
+class RunListItemSerializer(RunSummarySerializer):
+    """A run in the list across flows: also its flow's name."""
+
+    flow_name = serializers.CharField(source="flow.name", read_only=True)
+
+    class Meta(RunSummarySerializer.Meta):
+        fields = [*RunSummarySerializer.Meta.fields, "flow_name"]
+
+
+class RunSerializer(RunSummarySerializer):
+    """One run with its input, results, response and every step."""
+
+    steps = RunStepSerializer(many=True, read_only=True)
+    error_of = serializers.UUIDField(
+        source="error_of_id", read_only=True, allow_null=True
+    )
+    error_runs = serializers.SerializerMethodField()
+    called_by = serializers.UUIDField(
+        source="called_by_id", read_only=True, allow_null=True
+    )
+    called_runs = serializers.SerializerMethodField()
+
+    class Meta(RunSummarySerializer.Meta):
+        fields = [
+            *RunSummarySerializer.Meta.fields,
+            "input",
+            "results",
+            "response",
+            "steps",
+            "error_of",
+            "error_runs",
+            "called_by",
+            "called_runs",
+        ]
+
+    def get_error_runs(self, run) -> list[str]:
+        """Ids of the error-flow runs this run's failure started (oldest first)."""
+        return [
+            str(pk)
+            for pk in run.error_runs.order_by("created_at").values_list("pk", flat=True)
+        ]
+
+    def get_called_runs(self, run) -> list[dict]:
+        """The runs this run's call_flow and for_each nodes started, oldest
+        first: {id, flow_id, status, node_id} (one query)."""
+        children = run.called_runs.order_by("created_at")
+        return [
+            {
+                "id": str(child["pk"]),
+                "flow_id": str(child["flow_id"]),
+                "status": child["status"],
+                "node_id": (child["request_meta"] or {}).get("called_by_node"),
+            }
+            for child in children.values("pk", "flow_id", "status", "request_meta")
+        ]
+
+
+class RunResultSerializer(serializers.Serializer):
+    """The run result of DESIGN.md section 4 (documentation only)."""
+
+    success = serializers.BooleanField()
+    run_id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=FlowRun.Status.choices)
+    results = serializers.DictField()
+    duration = serializers.FloatField(help_text="Milliseconds.")
+    error = serializers.DictField(allow_null=True)
+
+
+RUN_FILTER_PARAMETERS = [
+    OpenApiParameter(name, str, description=description)
+    for name, description in zip(
+        FILTER_NAMES,
+        (
+            "A run status, e.g. failed.",
+            "manual, webhook, agent or schedule.",
+            "From this date or ISO 8601 time (inclusive).",
+            "Up to this date (inclusive) or ISO 8601 time (exclusive).",
+        ),
+        strict=True,
+    )
+]
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=RUN_FILTER_PARAMETERS, responses=RunListItemSerializer(many=True)
+    )
+)
+class RunViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """The user's runs across flows, and one run with its steps.
+
+    Runs of someone else's flow do not exist here (404).
+    """
+
+    pagination_class = PagePagination
+
+    def get_queryset(self):
+        runs = FlowRun.objects.for_user(self.request.user)
+        if self.action == "retrieve":
+            return runs.prefetch_related("steps")
+        filters = parse_run_filters(self.request.query_params)
+        runs = runs.select_related("flow").order_by("-created_at", "-id")
+        return apply_run_filters(runs, filters)
+
+    def get_serializer_class(self):
+        return RunSerializer if self.action == "retrieve" else RunListItemSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("range", str, enum=list(RANGES))],
+        responses=dict,
+    )
+    @action(detail=False, methods=["get"])
+    def stats(self, request):
+        """Runs per hour (per day for 30d) by status, with p50/p95 durations."""
+        range_key = request.query_params.get("range", "24h")
+        if range_key not in RANGES:
+            message = f"Choose a range of {', '.join(RANGES)}."
+            raise ValidationFailed(message, details={"range": [message]})
+        runs = FlowRun.objects.for_user(request.user)
+        return Response(runs.stats(range_key))
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel the run: a queued run ends `cancelled` now, a running one
+        before its next node. 200 with the run; a finished run is unchanged."""
+        run = self.get_object()
+        run.request_cancel()
+        record(
+            "run.cancelled",
+            Actor.from_request(request),
+            run,
+            target_label=run.flow.name,
+            changes={"status_before": run.status},
+        )
+        return Response(self.get_serializer(self.get_object()).data)

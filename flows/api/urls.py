@@ -1,0 +1,19 @@
+"""The flows app's routes under /api/."""
+
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from flows.api.flows import FlowViewSet
+from flows.api.runs import RunViewSet
+from flows.api.schedules import SchedulePreviewView
+from flows.credentials.api import CredentialViewSet
+
+router = SimpleRouter(trailing_slash=False)
+router.register("flows", FlowViewSet, basename="flow")
+router.register("runs", RunViewSet, basename="run")
+router.register("credentials", CredentialViewSet, basename="credential")
+
+urlpatterns = [
+    path("schedules/preview", SchedulePreviewView.as_view(), name="schedule-preview"),
+    *router.urls,
+]

@@ -1,0 +1,217 @@
+"""Runs that a node starts of another flow: call_flow and for_each.
+
+A child is a run of its own (trigger `call`, `called_by` its parent run), so
+it shows on its own page and on its parent's. `call` runs it inline, in the
+parent's thread and with the parent's deadline: no worker waits for another,
+whatever the worker count. `start` queues it. Each child has the delivery id
+`call:<parent run>:<node>[:<item>]`, so a resumed parent finds the child it
+already ran (one row, never run twice once finished); a child left `running`
+by a dead process is marked interrupted and run again in the same row.
+
+The called flow is checked again at run time (the owner's, not gone): the
+save-time check in flows/refs.py may be stale. Depth counts the calls
+above a run (`request_meta.call_depth`); past FLOW_CALL_MAX_DEPTH the call
+fails `call_too_deep`, which stops a flow that calls itself.
+
+FlowsConfig.ready imports this module, which plugs `ChildRuns` into the
+runner (the runner cannot import this module: this one imports the runner).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import jsonschema
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from flows.engine import deferred, lease, store
+from flows.engine.background import enqueue_run
+from flows.engine.deliveries import DeliveryExists
+from flows.engine.runner import Execution, run_flow
+from flows.models import Flow, FlowRun
+from flows.nodes import NodeError, NodeTimeout
+
+FINISHED = (
+    FlowRun.Status.SUCCEEDED,
+    FlowRun.Status.FAILED,
+    FlowRun.Status.TIMED_OUT,
+    FlowRun.Status.CANCELLED,
+)
+
+
+class ChildRuns:
+    """What `ctx.calls` offers the node `node_id` of `execution`'s run."""
+
+    def __init__(self, execution: Execution, node_id: str):
+        self.execution = execution
+        self.parent = execution.run
+        self.node_id = node_id
+        self.depth = int(self.parent.request_meta.get("call_depth", 0)) + 1
+
+    def flow(self, flow_id: Any) -> Flow:
+        """The flow to call: the run owner's, else `flow_missing`."""
+        flow = Flow.objects.filter(
+            pk=_uuid_or_none(flow_id), owner_id=self.execution.flow.owner_id
+        ).first()
+        if flow is None:
+            raise NodeError(
+                "flow_missing", "The called flow does not exist or is not yours."
+            )
+        if self.depth > settings.FLOW_CALL_MAX_DEPTH:
+            raise NodeError(
+                "call_too_deep",
+                f"Runs may call runs {settings.FLOW_CALL_MAX_DEPTH} deep at most.",
+            )
+        return flow
+
+    def delivery_id(self, item: int | None = None) -> str:
+        suffix = "" if item is None else f":{item}"
+        return f"call:{self.parent.id}:{self.node_id}{suffix}"
+
+    def earlier(self, flow: Flow) -> dict[str, FlowRun]:
+        """This node's children from an earlier attempt, by delivery id (one
+        query: a resumed for_each looks up every item at once)."""
+        prefix = self.delivery_id()
+        runs = FlowRun.objects.filter(
+            flow=flow, called_by=self.parent, delivery_id__startswith=prefix
+        )
+        return {run.delivery_id: run for run in runs}
+
+    def call(
+        self, flow: Flow, input: Any, *, item: int | None = None, known=None
+    ) -> FlowRun:
+        """Run `flow` inline with `input` and return its finished run; an
+        earlier attempt's finished run (`known`, or looked up) instead."""
+        check_input(flow, input)
+        delivery_id = self.delivery_id(item)
+        if known is None:
+            known = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+        if known is not None and self.finished(known):
+            return known
+        if known is not None:
+            _interrupt_if_dead(known)
+        deferred.store_now(self.parent)  # the child's row points at it
+        meta = {"call_depth": self.depth, "called_by_node": self.node_id}
+        try:
+            return run_flow(
+                flow,
+                input,
+                FlowRun.Trigger.CALL,
+                request_meta=meta,
+                delivery_id=delivery_id,
+                deadline=self.execution.deadline,
+                depth=self.execution.depth,
+                hops=self.execution.hops,
+                called_by=self.parent,
+            )
+        except DeliveryExists as exists:
+            if exists.run is not None and exists.run.status in FINISHED:
+                return exists.run
+            raise NodeError(
+                "child_running",
+                "The called flow's run for this node is still running elsewhere.",
+            ) from exists
+
+    def cancelled(self) -> bool:
+        """Whether the parent run was cancelled (seen within a lease tick)."""
+        return lease.is_cancelled(self.parent.id)
+
+    def finished(self, child: FlowRun) -> bool:
+        """Whether `child` is done for good: a background parent runs a child
+        that its deadline cut short again (see `call`)."""
+        if child.status == FlowRun.Status.TIMED_OUT:
+            return not self.parent.background
+        return child.status in FINISHED
+
+    def failure(self, child: FlowRun, flow: Flow) -> NodeError:
+        return failure_of(child, flow)
+
+    def result(self, child: FlowRun, flow: Flow) -> Any:
+        """A finished child's result; its failure as the node's (NodeError)."""
+        if child.status != FlowRun.Status.SUCCEEDED:
+            raise failure_of(child, flow)
+        return result_of(child)
+
+    def start(self, flow: Flow, input: Any) -> FlowRun:
+        """Queue a background run of `flow` (once: a resumed parent gets the
+        run it queued before)."""
+        check_input(flow, input)
+        deferred.store_now(self.parent)
+        meta = {"call_depth": self.depth, "called_by_node": self.node_id}
+        try:
+            return enqueue_run(
+                flow,
+                input,
+                FlowRun.Trigger.CALL,
+                request_meta=meta,
+                delivery_id=self.delivery_id(),
+                called_by=self.parent,
+            )
+        except DeliveryExists as exists:
+            if exists.run is None:
+                raise NodeError("child_running", "The run is being queued.") from None
+            return exists.run
+
+
+def result_of(child: FlowRun) -> Any:
+    """What a finished child gives its caller: its response node's body, else
+    the output of the last node that ran (one query)."""
+    if isinstance(child.response, dict) and "body" in child.response:
+        return child.response["body"]
+    # Not `results`' last key: PostgreSQL's jsonb does not keep key order.
+    last = child.steps.filter(status="succeeded").order_by("-position")
+    return last.values_list("output", flat=True).first()
+
+
+def failure_of(child: FlowRun, flow: Flow) -> NodeError:
+    """The caller's error for a child that did not succeed."""
+    error = child.error or {}
+    message = (
+        f"Flow {flow.name!r} (run {child.id}) ended {child.status}: "
+        f"{error.get('code')}: {error.get('message')}"
+    )
+    if child.status == FlowRun.Status.TIMED_OUT:
+        return NodeTimeout("run_timeout", message)
+    return NodeError("child_failed", message)
+
+
+def check_input(flow: Flow, input: Any) -> None:
+    """`input` against the called flow's `input_schema` (when it has one)."""
+    if not flow.input_schema:
+        return
+    try:
+        jsonschema.validate(input, flow.input_schema)
+    except jsonschema.ValidationError as error:
+        where = "/".join(str(part) for part in error.absolute_path) or "the input"
+        raise NodeError(
+            "invalid_input",
+            f"The input does not fit {flow.name!r}'s input schema at {where}: "
+            f"{error.message}",
+        ) from None
+    except jsonschema.SchemaError:
+        raise NodeError(
+            "invalid_input", f"{flow.name!r} has an input schema that is not valid."
+        ) from None
+
+
+def _interrupt_if_dead(run: FlowRun) -> None:
+    """A child left `running` by a process that died (its lease expired), or
+    cut short by its background parent's deadline, is marked interrupted, so
+    `run_flow` restarts it in the same row."""
+    dead = Q(status=FlowRun.Status.RUNNING, lease_expires_at__lt=timezone.now())
+    store.mark_interrupted(
+        FlowRun.objects.filter(dead | Q(status=FlowRun.Status.TIMED_OUT), pk=run.pk)
+    )
+
+
+def _uuid_or_none(value: Any):
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+Execution.child_runs = ChildRuns
