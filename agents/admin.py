@@ -30,6 +30,7 @@ class AgentForm(forms.ModelForm):
             "system_prompt",
             "temperature",
             "max_tokens",
+            "context_tokens",
             "owner",
             "credential",
             "tools",

@@ -160,6 +160,11 @@ class TurnUsageSerializer(serializers.Serializer):
     cost_usd = serializers.FloatField(
         allow_null=True, help_text="USD for the whole turn; null if a price is unknown."
     )
+    context_trimmed = serializers.IntegerField(
+        required=False,
+        help_text="Present when older messages were left out to fit the agent's "
+        "context_tokens: how many.",
+    )
 
 
 class ChatReplySerializer(serializers.Serializer):

@@ -75,6 +75,7 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "system_prompt",
             "temperature",
             "max_tokens",
+            "context_tokens",
             "credential",
             "tool_flows",
             "max_cost_per_turn",
@@ -87,6 +88,7 @@ class AgentEditSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "shared", "version", "created_at", "updated_at"]
         extra_kwargs = {
             "max_tokens": {"min_value": 1, "max_value": 200_000},
+            "context_tokens": {"min_value": 256, "max_value": 10_000_000},
             "name": {"max_length": 200},
             "max_cost_per_turn": {"min_value": 0, "coerce_to_string": False},
             "max_cost_per_day": {"min_value": 0, "coerce_to_string": False},

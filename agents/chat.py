@@ -28,6 +28,7 @@ from decimal import Decimal
 from django.conf import settings
 
 from agents import metrics
+from agents.context import fit
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
 from agents.pricing import check_day_budget, check_turn_budget, price
@@ -189,6 +190,7 @@ class _Turn:
         self.toolbox = Toolbox.for_agent(agent)
         self.tool_calls: list[dict] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
+        self.trimmed = 0  # messages of the history left out to fit the budget
         # None once a call's price is unknown: a partial sum would mislead.
         self.cost: Decimal | None = Decimal(0)
 
@@ -235,9 +237,23 @@ class _Turn:
 
     def turn_usage(self) -> dict:
         """Tokens of every call of the turn, and their cost in USD (null when a
-        model's price is unknown)."""
+        model's price is unknown); `context_trimmed` (messages left out) when
+        the history was cut to the agent's context budget."""
         cost = None if self.cost is None else float(round(self.cost, 10))
-        return {**self.usage, "cost_usd": cost}
+        usage = {**self.usage, "cost_usd": cost}
+        if self.trimmed:
+            usage["context_trimmed"] = self.trimmed
+        return usage
+
+    def _fitted_history(self) -> list[dict]:
+        messages, left_out = fit(
+            self.history,
+            context_tokens=self.agent.context_tokens,
+            system=self.agent.system_prompt,
+            max_tokens=self.agent.max_tokens,
+        )
+        self.trimmed = max(self.trimmed, left_out)
+        return messages
 
     def _ask(self, may_call: bool):
         try:
@@ -245,7 +261,7 @@ class _Turn:
             request = ChatRequest(
                 model=self.agent.model_name,
                 system=self.agent.system_prompt,
-                messages=self.history,
+                messages=self._fitted_history(),
                 tools=self.toolbox.specs,
                 allow_tool_calls=may_call,
                 temperature=self.agent.temperature,
@@ -268,6 +284,8 @@ class _Turn:
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
         result.cost_usd, result.price_source = price(self.agent.model, result.usage)
+        if self.trimmed:
+            result.usage = {**result.usage, "context_trimmed": self.trimmed}
         if result.cost_usd is None or self.cost is None:
             self.cost = None
         else:

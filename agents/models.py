@@ -72,6 +72,12 @@ class Agent(models.Model):
         default=0.7, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)]
     )
     max_tokens = models.PositiveIntegerField(default=1024)
+    context_tokens = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Tokens of history sent at most (estimated); older exchanges "
+        "are left out. Empty sends the whole history.",
+    )
     tools = models.ManyToManyField(
         "flows.Flow",
         blank=True,
