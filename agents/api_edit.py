@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.models import KEY_KINDS, Agent, validate_model_string
@@ -31,6 +33,7 @@ def tool_listing(agent) -> list[dict]:
     ]
 
 
+@extend_schema_field(OpenApiTypes.UUID)
 class OwnFlowField(serializers.PrimaryKeyRelatedField):
     """A flow of the request's user; anyone else's reads as missing."""
 
@@ -43,6 +46,7 @@ class OwnFlowField(serializers.PrimaryKeyRelatedField):
         return Flow.objects.for_user(self.context["request"].user)
 
 
+@extend_schema_field(OpenApiTypes.UUID)
 class OwnKeyCredentialField(serializers.PrimaryKeyRelatedField):
     """A bearer or header credential of the request's user (it holds the key)."""
 

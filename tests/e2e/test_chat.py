@@ -184,6 +184,8 @@ def test_an_earlier_conversation_reopens_with_its_history(chat_page, alice, api)
     expect(chat_page.locator(".chat-assistant").last).to_have_text(
         "Echo: Again (turn 2)"
     )
+    # Tokens show before the reply is stored; `done` (streaming ends) after.
+    expect(chat_page.locator(".chat-assistant.streaming")).to_have_count(0)
     assert Message.objects.filter(conversation_id=reply["conversation_id"]).count() == 4
 
 
