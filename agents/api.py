@@ -1,4 +1,4 @@
-"""The agent API: `/api/agents`, chat, and the caller's conversations (DESIGN.md 4)."""
+"""The agent API: `/api/agents`, chat, and the caller's conversations (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@
 
 1. a fresh database `weir_bench_scale` (`PG_URL`), a user and two webhook ->
    code node flows answering 202 at once (`webhook_response_mode=immediately`);
-   two web processes on two ports (gunicorn, 1 process x 4 threads each,
+   two web processes on two ports (granian via `config.serve`, 1 process x 4
+   threads each,
    `bench.bench_settings`, which adds the bare Django view), 2 `manage.py
    work` processes, and Node-RED
    installed from npm (bench/nodered.py) with the same function;
@@ -224,12 +225,14 @@ def main() -> None:
     ports, red_port = [free_port(), free_port()], free_port()
     webs = [
         subprocess.Popen(
-            [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi"]
-            + ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--threads", "4"]
-            + ["--backlog", "2048", "--no-control-socket"]
-            + ["--worker-class", "config.gunicorn.QueueStampingWorker"],
+            [PY, "-m", "config.serve"],  # granian, the production server
             cwd=ROOT,
-            env=ENV,
+            env={
+                **ENV,
+                "WEB_BIND": f"127.0.0.1:{port}",
+                "WEB_WORKERS": "1",
+                "WEB_THREADS": "4",
+            },
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

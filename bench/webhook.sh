@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Webhook throughput: gunicorn + PostgreSQL (+ Redis when it answers), driven by wrk on
-# loopback. Measures a webhook -> code flow against a bare Django JSON view served by
-# the same server, at two concurrencies, then checks every 2xx left exactly one run.
+# Webhook throughput: each web server in SERVERS (granian through config.serve, the
+# default; gunicorn with its config) + PostgreSQL (+ Redis when it answers), driven by
+# wrk on loopback. Measures a webhook -> code flow against a bare Django JSON view served
+# by the same server, at two concurrencies, on the default admission settings, then
+# checks every 2xx left exactly one run.
 #
 #   bash bench/webhook.sh            # or: make bench-webhook
 #
-# Knobs (environment): DURATION (s per phase, default 10), WARMUP (s, 3), PORT (8766),
+# Knobs (environment): SERVERS ("granian gunicorn"), DURATION (s per phase, default 10),
+# WARMUP (s, 3), PORT (8766),
 # WORKERS (2), THREADS (4), CONCURRENCY ("16 64"), BENCH_DB (weir_bench_webhook),
 # PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
 # (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
@@ -20,6 +23,7 @@ PORT=${PORT:-8766}
 WORKERS=${WORKERS:-2}
 THREADS=${THREADS:-4}
 CONCURRENCY=${CONCURRENCY:-"16 64"}
+SERVERS=${SERVERS:-"granian gunicorn"}
 BENCH_DB=${BENCH_DB:-weir_bench_webhook}
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
 BENCH_REDIS_URL=${BENCH_REDIS_URL-redis://127.0.0.1:6379/15}
@@ -55,9 +59,9 @@ export WEBHOOK_RATE_LIMIT=100000000/min
 # read off its backends (a backend that closes mid-phase takes its CPU time with
 # it); in production each thread reconnects once a minute, a negligible cost.
 export DB_CONN_MAX_AGE=600
-# Throughput, not admission refusals: every thread may run the (fast) flow.
-export SYNC_RUNS_PER_PROCESS="$THREADS" SYNC_RUNS_PER_OWNER="$THREADS" \
-  SYNC_RUNS_PER_FLOW="$THREADS"
+# The admission caps are the defaults (derived from WEB_THREADS): a fast flow must
+# not pay for them (issue 26).
+export WEB_THREADS="$THREADS" WEB_WORKERS="$WORKERS" WEB_BIND="127.0.0.1:$PORT"
 if [ -n "$BENCH_REDIS_URL" ] && "$VENV_BIN/python" -c \
   "import redis,sys; redis.Redis.from_url(sys.argv[1]).ping()" "$BENCH_REDIS_URL" 2>/dev/null
 then
@@ -75,30 +79,40 @@ psql_admin "CREATE DATABASE $BENCH_DB" >/dev/null
 flow_id=$("$VENV_BIN/python" bench/webhook_setup.py)
 webhook="$BASE/api/webhooks/$flow_id"
 
-echo "==> gunicorn on $BASE: $WORKERS workers x $THREADS threads"
-"$VENV_BIN/gunicorn" config.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" \
-  --threads "$THREADS" --worker-class config.gunicorn.QueueStampingWorker \
-  --backlog 2048 --log-level warning \
-  >"$server_log" 2>&1 &
-server=$!
+server=""
+start_server() {  # $1: granian (config.serve) or gunicorn (its config file)
+  echo "==> $1 on $BASE: $WORKERS workers x $THREADS threads"
+  if [ "$1" = granian ]; then
+    "$VENV_BIN/python" -m config.serve >"$server_log" 2>&1 &
+  else
+    GUNICORN_BIND="127.0.0.1:$PORT" GUNICORN_WORKERS="$WORKERS" \
+      GUNICORN_THREADS="$THREADS" "$VENV_BIN/gunicorn" -c config/gunicorn_conf.py \
+      config.wsgi --backlog 2048 --log-level warning >"$server_log" 2>&1 &
+  fi
+  server=$!
+  local up=""
+  for _ in $(seq 300); do
+    kill -0 "$server" 2>/dev/null || break
+    if curl -fs -o /dev/null -X POST -H 'Content-Type: application/json' \
+      -d '{"name":"up","items":[]}' "$BASE/bench/bare"; then up=1; break; fi
+    sleep 0.2
+  done
+  [ -n "$up" ] || { echo "$1 did not come up; see $server_log" >&2; exit 1; }
+}
+stop_server() {
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  server=""
+}
 profiler=""
 node_red=""
 node_pid=""  # node itself, whose CPU is measured
 cleanup() {
   [ -n "$profiler" ] && kill "$profiler" 2>/dev/null || true
   [ -n "$node_red" ] && kill "$node_red" $node_pid 2>/dev/null || true
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
+  if [ -n "$server" ]; then stop_server; fi
 }
 trap cleanup EXIT
-up=""
-for _ in $(seq 100); do
-  kill -0 "$server" 2>/dev/null || break
-  if curl -fs -o /dev/null -X POST -H 'Content-Type: application/json' \
-    -d '{"name":"up","items":[]}' "$BASE/bench/bare"; then up=1; break; fi
-  sleep 0.2
-done
-[ -n "$up" ] || { echo "gunicorn did not come up; see $server_log" >&2; exit 1; }
 
 node_red_version=""
 if [ "$NODE_RED" = 1 ]; then
@@ -139,11 +153,12 @@ cpu_ticks() {  # user+system clock ticks of the given pids
   echo "$total"
 }
 server_ticks() { cpu_ticks $(descendants "$root"); }
-# The sandbox processes: the gunicorn workers' children that are not gunicorn.
+# The sandbox processes: what the server's worker processes started (the tree below
+# the root's children; gunicorn and granian alike are a main process and workers).
 sandbox_ticks() {
-  local pids=() pid
-  for pid in $(descendants "$root"); do
-    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = python ] && pids+=("$pid")
+  local pids=() worker child
+  for worker in $(pgrep -P "$root" || true); do
+    for child in $(pgrep -P "$worker" || true); do pids+=($(descendants "$child")); done
   done
   cpu_ticks "${pids[@]}"
 }
@@ -167,7 +182,7 @@ run_phase() {
   server_cpu=$(server_ticks)
   sandbox_cpu=$(sandbox_ticks)
   postgres_cpu=$(postgres_ticks)
-  if [ "${PROFILE:-0}" = 1 ] && [ "$name" = webhook ] && [ -z "$profiler" ]; then
+  if [ "${PROFILE:-0}" = 1 ] && [[ "$name" = webhook* ]] && [ -z "$profiler" ]; then
     local worker
     worker=$(pgrep -P "$server" | head -1)
     "$VENV_BIN/py-spy" record --pid "$worker" --subprocesses --duration "$DURATION" \
@@ -198,26 +213,30 @@ run_phase() {
   RPS[$name-$conns]=$(field rps "$line")
   rows+=("| $name | $conns | $(field rps "$line") | $(field p50_ms "$line") | \
 $(field p99_ms "$line") | $errors | $rss | $cpu_per_request |")
-  if [ "$name" = webhook ]; then
+  if [[ "$name" = webhook* ]]; then
     local runs=$((after - before))
     # wrk counts only answers it read; up to $conns requests were still in flight.
     local verdict="ok"
     if [ "$runs" -lt "$ok" ]; then verdict="LOST $((ok - runs)) runs"; fi
     if [ "$runs" -gt $((ok + conns)) ]; then verdict="EXTRA $((runs - ok - conns)) runs"; fi
-    check_rows+=("| $conns | $ok | $runs | $((runs - ok)) | $verdict |")
+    check_rows+=("| $name | $conns | $ok | $runs | $((runs - ok)) | $verdict |")
   fi
   [ -n "$profiler" ] && wait "$profiler" 2>/dev/null && profiler=""
   echo "   $name c=$conns: $line"
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-for conns in $CONCURRENCY; do
-  echo "==> c=$conns"
-  run_phase bare "$BASE/bench/bare" "$conns"
-  if [ "$NODE_RED" = 1 ]; then
-    run_phase node-red "http://127.0.0.1:$NODE_RED_PORT/bench" "$conns"
-  fi
-  run_phase webhook "$webhook" "$conns"
+for kind in $SERVERS; do
+  start_server "$kind"
+  for conns in $CONCURRENCY; do
+    echo "==> $kind c=$conns"
+    run_phase "bare ($kind)" "$BASE/bench/bare" "$conns"
+    if [ "$NODE_RED" = 1 ] && [ "$kind" = "${SERVERS%% *}" ]; then
+      run_phase node-red "http://127.0.0.1:$NODE_RED_PORT/bench" "$conns"
+    fi
+    run_phase "webhook ($kind)" "$webhook" "$conns"
+  done
+  stop_server
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'succeeded'")
@@ -226,7 +245,9 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "# Webhook benchmark $stamp"
   echo
   echo "$(nproc) cores; load average before $load_before, after $load_after;"
-  echo "gunicorn $WORKERS workers x $THREADS threads (gthread); PostgreSQL; cache: $cache_used;"
+  echo "Servers: $SERVERS, each $WORKERS processes x $THREADS threads (granian: config.serve,"
+  echo "ASGI + config.asgi_bridge; gunicorn: config/gunicorn_conf.py, gthread); default"
+  echo "admission settings; PostgreSQL; cache: $cache_used;"
   echo "wrk -t2, ${DURATION}s per phase after ${WARMUP}s warm-up, loopback."
   [ -n "$node_red_version" ] && echo "Node-RED $node_red_version from npm (its CPU is in the server CPU column)."
   echo
@@ -234,21 +255,25 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "| connections | webhook / bare req/s | webhook / Node-RED req/s |"
-  echo "|---|---|---|"
-  for conns in $CONCURRENCY; do
-    ratio=$(awk -v w="${RPS[webhook-$conns]}" -v b="${RPS[bare-$conns]}" \
-      'BEGIN { printf "%.2fx", w / b }')
-    red_ratio=$(awk -v w="${RPS[webhook-$conns]}" -v r="${RPS[node-red-$conns]:-0}" \
-      'BEGIN { if (r > 0) printf "%.2fx", w / r; else printf "-" }')
-    echo "| $conns | $ratio | $red_ratio |"
+  echo "| server | connections | webhook / bare req/s (same server) | webhook / bare (${SERVERS%% *}) | webhook / Node-RED req/s |"
+  echo "|---|---|---|---|---|"
+  first=${SERVERS%% *}
+  for kind in $SERVERS; do
+    for conns in $CONCURRENCY; do
+      w=${RPS[webhook ($kind)-$conns]}
+      ratio=$(awk -v w="$w" -v b="${RPS[bare ($kind)-$conns]}" 'BEGIN { printf "%.2fx", w / b }')
+      first_ratio=$(awk -v w="$w" -v b="${RPS[bare ($first)-$conns]}" 'BEGIN { printf "%.2fx", w / b }')
+      red_ratio=$(awk -v w="$w" -v r="${RPS[node-red-$conns]:-0}" \
+        'BEGIN { if (r > 0) printf "%.2fx", w / r; else printf "-" }')
+      echo "| $kind | $conns | $ratio | $first_ratio | $red_ratio |"
+    done
   done
   echo
   echo "Runs: every 2xx must have left exactly one FlowRun. wrk stops with up to"
   echo "\`connections\` requests in flight, which the server still completes (extra <= c)."
   echo
-  echo "| connections | 2xx answers | runs created | extra (in flight) | verdict |"
-  echo "|---|---|---|---|---|"
+  echo "| endpoint | connections | 2xx answers | runs created | extra (in flight) | verdict |"
+  echo "|---|---|---|---|---|---|"
   printf '%s\n' "${check_rows[@]}"
   echo
   echo "Runs not succeeded: $failed_runs"

@@ -7,7 +7,8 @@ Against PostgreSQL (`BENCH_PG_URL`, default the database `weir_bench_workers` on
 - enqueue cost: `enqueue_run` in this process (store the run `queued`, then
   enqueue its task), median and p95 of `ENQUEUE_N` calls;
 - latency queued -> running: one run at a time on one idle worker,
-  `started_at - created_at`, median of `LATENCY_N` runs;
+  `started_at - created_at`, median of `LATENCY_N` runs; on `database` also
+  with the NOTIFY trigger disabled (the worker polls only), in the same run;
 - throughput with 1, 2 and then 4 worker processes: `BURST_N` runs of a flow
   whose only work is a `DELAY_MS` delay node (I/O-bound), enqueued at once;
   runs per second from the first enqueue to the last finish, and the ratio.
@@ -17,6 +18,7 @@ Prints a markdown table and the load average; bench/README.md has the results.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import subprocess
@@ -30,7 +32,7 @@ PG = os.environ.get(
 )
 REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
 ENQUEUE_N = int(os.environ.get("ENQUEUE_N", 300))
-LATENCY_N = int(os.environ.get("LATENCY_N", 15))
+LATENCY_N = int(os.environ.get("LATENCY_N", 40))
 BURST_N = int(os.environ.get("BURST_N", 40))
 DELAY_MS = int(os.environ.get("DELAY_MS", 250))
 
@@ -103,18 +105,16 @@ def main() -> None:
     rows = [("enqueue_run, median / p95 ms", f"{enqueue[0]:.2f} / {enqueue[1]:.2f}")]
     workers = start_workers(env, 1)
     try:
-        latencies = []
-        for _ in range(LATENCY_N):
-            run = enqueue_run(quick, {}, "manual")
-            wait_finished([run.id])
-            run.refresh_from_db()
-            latencies.append((run.started_at - run.created_at).total_seconds() * 1000)
-        rows.append(
-            (
-                "latency queued -> running, median / max ms",
-                f"{statistics.median(latencies):.0f} / {max(latencies):.0f}",
-            )
-        )
+        rows.append(("latency queued -> running, median / max ms", latency(quick)))
+        if engine == "database":
+            # The same worker without its wake-up: polling alone, side by side.
+            with notify_off():
+                rows.append(
+                    (
+                        "same, NOTIFY trigger off (polling), median / max ms",
+                        latency(quick),
+                    )
+                )
         one = burst(flow, enqueue_run)
     finally:
         stop(workers)
@@ -141,6 +141,34 @@ def main() -> None:
     print("| measure | value |\n|---|---|")
     for name, value in rows:
         print(f"| {name} | {value} |")
+
+
+def latency(flow) -> str:
+    """Median / max ms from queued to running, one run at a time, idle worker."""
+    from flows.engine.background import enqueue_run
+
+    latencies = []
+    for _ in range(LATENCY_N):
+        run = enqueue_run(flow, {}, "manual")
+        wait_finished([run.id])
+        run.refresh_from_db()
+        latencies.append((run.started_at - run.created_at).total_seconds() * 1000)
+    return f"{statistics.median(latencies):.1f} / {max(latencies):.0f}"
+
+
+@contextlib.contextmanager
+def notify_off():
+    """Disable the queue table's NOTIFY trigger (flows migration 0019) for a while."""
+    from django.db import connection
+
+    table = "django_tasks_database_dbtaskresult"
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER weir_task_queued")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER weir_task_queued")
 
 
 def drop_queue(engine: str) -> None:

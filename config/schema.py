@@ -1,7 +1,7 @@
 """What drf-spectacular cannot see by itself, so `/api/schema` describes the server.
 
 - the session cookie and, on unsafe methods, the `X-CSRFToken` header;
-- the error envelope (DESIGN.md section 3) as a component, and on every
+- the error envelope (docs/api.md, section 2) as a component, and on every
   operation the error statuses it can answer (`postprocess`);
 - 412 and `ETag` on a flow's read and update;
 - the graph format (`GRAPH_NODES`, `GRAPH_EDGES`) for a flow's nodes and edges;
@@ -20,7 +20,7 @@ ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 
 ERROR_ENVELOPE = {
     "type": "object",
-    "description": "Every /api error (DESIGN.md section 3).",
+    "description": "Every /api error (docs/api.md, section 2).",
     "properties": {
         "error": {
             "type": "object",
@@ -37,7 +37,7 @@ ERROR_ENVELOPE = {
 
 GRAPH_NODES = {
     "type": "array",
-    "description": "The flow's nodes (DESIGN.md section 5).",
+    "description": "The flow's nodes (docs/api.md section 3, the graph).",
     "items": {
         "type": "object",
         "properties": {
@@ -81,7 +81,7 @@ GRAPH_NODES = {
 
 GRAPH_EDGES = {
     "type": "array",
-    "description": "The flow's edges (DESIGN.md section 5).",
+    "description": "The flow's edges (docs/api.md section 3, the graph).",
     "items": {
         "type": "object",
         "properties": {
@@ -119,8 +119,10 @@ EXTRA_ERRORS = {
     "flows_create": ("429",),
     "flows_partial_update": ("412", "429"),
     "flows_import_create": ("429",),
-    "flows_versions_restore_create": ("412",),
+    "flows_versions_restore_create": ("412", "429"),
     "flows_versions_diff_retrieve": ("400",),
+    # Staff only; filters name a bad value with 400.
+    "audit_list": ("400", "403"),
     "flows_run_create": ("429", "503"),
     # Filters (status, trigger, since, until, range) name a bad value with 400.
     "flows_runs_list": ("400",),

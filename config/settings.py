@@ -5,7 +5,6 @@ Each variable is listed with its default in `.env.example` and the README.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,8 +22,10 @@ env = environ.Env()
 environ.Env.read_env(env.str("WEIR_ENV_FILE", default=str(BASE_DIR / ".env")))
 
 DEBUG = env.bool("DEBUG", default=False)
-# Under pytest the suite's own settings apply (fast hasher, default SECRET_KEY).
-TESTING = env.bool("WEIR_TESTING", default="pytest" in sys.modules)
+# The suite's own settings (fast hasher, default SECRET_KEY), only when asked
+# for: `make test` sets WEIR_TESTING=1, and tests/conftest.py refuses to run
+# without it rather than guess from what is imported.
+TESTING = env.bool("WEIR_TESTING", default=False)
 
 if DEBUG or TESTING:
     SECRET_KEY = env("SECRET_KEY", default="weir-insecure-development-key-change-me")
@@ -247,10 +248,11 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Weir API",
-    "DESCRIPTION": "Flows, runs, webhooks and agents. See DESIGN.md for the contract.",
+    "DESCRIPTION": "Flows, runs, webhooks and agents. "
+    "See docs/api.md for the contract.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # DESIGN.md section 2: every endpoint but the webhook needs a session.
+    # docs/api.md, section 1: every endpoint but the webhook needs a session.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -321,8 +323,13 @@ PRUNE_WORK_SHARE = env_values.share(env, "PRUNE_WORK_SHARE", 0.25)
 # Redis (django-tasks-rq). Either way `manage.py work` runs a worker.
 TASKS_BACKEND = env("TASKS_BACKEND", default="database")
 TASKS_REDIS_URL = env("TASKS_REDIS_URL", default="redis://127.0.0.1:6379/0")
-# How often an idle database worker looks for a queued task.
-WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+# How often an idle database worker looks for a queued task without being told:
+# on PostgreSQL NOTIFY wakes it at once (flows/engine/queue_listener.py) and this is
+# the fallback; SQLite has no NOTIFY, so there it polls often (a small read).
+WORKER_POLL_SECONDS = env.float(
+    "WORKER_POLL_SECONDS",
+    default=0.02 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 0.2,
+)
 if TASKS_BACKEND == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 elif TASKS_BACKEND == "rq":
@@ -359,10 +366,11 @@ WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
 # Admission control (DESIGN section 7; config/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
-# the other threads always serve pages. `config.gunicorn.QueueStampingWorker`
+# the other threads always serve pages. A caller over a cap waits while a
+# holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are
+# older: slots are held by what is slow. `config.gunicorn.QueueStampingWorker`
 # sets WEB_THREADS to gunicorn's real --threads.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
-
 
 SYNC_RUNS_PER_PROCESS = env_values.derived_int(
     env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
@@ -375,6 +383,7 @@ SYNC_RUNS_PER_FLOW = env_values.derived_int(
 )
 # A run or chat turn that waited longer for a thread is refused (503), not run late.
 REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
+ADMISSION_SLOW_SECONDS = env.float("ADMISSION_SLOW_SECONDS", default=0.5)
 ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
 
 # Agents and LLM providers (DESIGN section 4).
@@ -397,6 +406,7 @@ AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 # Messages to agents (chat API and agent nodes alike) per user and per agent.
 AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
 AGENT_RATE = env("AGENT_RATE", default="120/min")
+EMAIL_NODE_RATE = env("EMAIL_NODE_RATE", default="100/hour")  # per flow owner
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 

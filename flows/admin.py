@@ -233,12 +233,22 @@ class FlowRunAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Pin: keep these runs whatever the retention")
+    def has_pin_permission(self, request) -> bool:
+        """Pinning changes what retention deletes: the change permission, not
+        view (runs are otherwise read-only to everyone, so Django's own
+        `has_change_permission` stays False)."""
+        return request.user.has_perm("flows.change_flowrun")
+
+    @admin.action(
+        description="Pin: keep these runs whatever the retention", permissions=["pin"]
+    )
     def pin(self, request, queryset):
         count = queryset.update(pinned=True)
         self.message_user(request, f"Pinned {count} runs.")
 
-    @admin.action(description="Unpin: let retention delete these runs")
+    @admin.action(
+        description="Unpin: let retention delete these runs", permissions=["pin"]
+    )
     def unpin(self, request, queryset):
         count = queryset.update(pinned=False)
         self.message_user(request, f"Unpinned {count} runs.")

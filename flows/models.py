@@ -10,7 +10,10 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from flows.credentials.usage import check_owned
+from flows.graph import validate_graph
 from flows.lib.run_stats import run_stats
+from flows.refs import check_called_flows
 
 
 class FlowQuerySet(models.QuerySet):
@@ -117,10 +120,6 @@ class Flow(models.Model):
 
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
-        from flows.credentials.usage import check_owned
-        from flows.graph import validate_graph  # node kinds import models
-        from flows.refs import check_called_flows
-
         errors = validate_graph(self.nodes, self.edges)
         if not errors and self.owner_id is not None:
             check_called_flows(self.nodes, self.owner_id, errors)
@@ -145,10 +144,9 @@ class FlowRunQuerySet(models.QuerySet):
         return self.filter(flow__owner=user)
 
     def prunable(self):
-        """Runs retention may delete: finished and not pinned."""
-        return self.exclude(
-            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING]
-        ).filter(pinned=False)
+        """Runs retention may delete: finished (a waiting run is not) and not
+        pinned."""
+        return self.exclude(status__in=FlowRun.UNFINISHED).filter(pinned=False)
 
     def queued(self):
         return self.filter(status=FlowRun.Status.QUEUED)
@@ -203,6 +201,10 @@ class FlowRun(models.Model):
         TIMED_OUT = "timed_out"
         CANCELLED = "cancelled"
         INTERRUPTED = "interrupted"
+        # Parked at a wait node: holds no worker and no thread (flows/engine/waits.py).
+        WAITING = "waiting"
+
+    UNFINISHED = (Status.QUEUED, Status.RUNNING, Status.WAITING)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="runs")
@@ -247,6 +249,12 @@ class FlowRun(models.Model):
         blank=True,
         help_text="A background run queued again to retry a node later: "
         "{node_id, attempts} (the attempts made so far).",
+    )
+    wait_state = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A run parked at a wait node: {node_id, mode, wake_at}, "
+        "and once woken `resumed` (what the node outputs).",
     )
     delivery_id = models.CharField(
         max_length=256,
@@ -311,25 +319,30 @@ class FlowRun(models.Model):
         return self.status == self.Status.SUCCEEDED
 
     def request_cancel(self) -> None:
-        """Ask the run to stop: a queued one is `cancelled` at once, a running
-        one stops before its next node (its executor sees the flag within a
-        lease tick, flows/engine/lease.py). A finished run is left as it is."""
+        """Ask the run to stop: a queued or waiting one is `cancelled` at once,
+        a running one stops before its next node (its executor sees the flag
+        within a lease tick, flows/engine/lease.py). A finished run is left as
+        it is."""
         runs = FlowRun.objects.filter(pk=self.pk)
-        runs.filter(status=FlowRun.Status.QUEUED).update(
-            status=FlowRun.Status.CANCELLED,
-            cancel_requested=True,
-            finished_at=timezone.now(),
-            lease_expires_at=None,
-            error={
-                "node_id": None,
-                "code": "cancelled",
-                "message": "The run was cancelled before it started.",
-            },
-        )
+        for status, when in [
+            ("queued", "before it started"),
+            ("waiting", "while it waited"),
+        ]:
+            runs.filter(status=status).update(
+                status=FlowRun.Status.CANCELLED,
+                cancel_requested=True,
+                finished_at=timezone.now(),
+                lease_expires_at=None,
+                error={
+                    "node_id": None,
+                    "code": "cancelled",
+                    "message": f"The run was cancelled {when}.",
+                },
+            )
         runs.filter(status=FlowRun.Status.RUNNING).update(cancel_requested=True)
 
     def as_result(self) -> dict:
-        """The run result of DESIGN.md section 4 (duration in milliseconds)."""
+        """The run result of docs/api.md, section 3 (duration in milliseconds)."""
         return {
             "success": self.success,
             "run_id": str(self.id),

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, render
 from config.http.errors import ValidationFailed
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
+from flows.engine.waits import wait_of
 from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
@@ -109,16 +110,18 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     for step in steps:
         step.output_json = pretty_json(step.output)
         step.error_text = readable_error(step.error)
+    names = {step.node_id: step.node_name for step in steps}
+    names.update(
+        (node.get("id"), node.get("name"))
+        for node in run.flow.nodes
+        if isinstance(node, dict) and node.get("id") not in names
+    )
     failed_node = ""
     if run.error and run.error.get("node_id"):
-        node_id = run.error["node_id"]
-        names = {step.node_id: step.node_name for step in steps}
-        names.update(
-            (node.get("id"), node.get("name"))
-            for node in run.flow.nodes
-            if isinstance(node, dict) and node.get("id") not in names
-        )
-        failed_node = names.get(node_id) or node_id
+        failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
+    wait = wait_of(run)
+    if wait:
+        wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
     return render(
         request,
         "flows/run_detail.html",
@@ -135,6 +138,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "called_count": run.called_runs.count(),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
+            "wait": wait,
         },
     )
 
@@ -151,6 +155,8 @@ def runs(request: HttpRequest) -> HttpResponse:
     page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    for run in page.object_list:
+        run.wait = wait_of(run)
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)

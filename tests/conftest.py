@@ -5,12 +5,16 @@ from __future__ import annotations
 import socket
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
 from config.http import ratelimit_batched
 from tests.factories import FlowFactory, UserFactory
+
+if not settings.TESTING:
+    pytest.exit("Run the tests with WEIR_TESTING=1 (make test does).", returncode=4)
 
 # The LLM protocol server fixture (`llm_server`) for agent and chat-page tests.
 pytest_plugins = [
@@ -20,6 +24,24 @@ pytest_plugins = [
     "tests.openapi_contract",
     "tests.processes",
 ]
+
+
+# Fixtures that start other processes: a test using one is marked `processes`
+# (tests that start one themselves carry the mark in their module).
+PROCESS_FIXTURES = {
+    "processes",
+    "gunicorn",
+    "granian",
+    "web_server",
+    "private_postgres",
+    "frozen_redis",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.processes)
 
 
 @pytest.fixture(scope="session")
@@ -106,23 +128,23 @@ def bob_flow(bob):
 def hold_slots(settings):
     """Small admission caps, and `hold(owner_id, flow_id=None)` to occupy a slot
     of this process as a run in progress would; all given back afterwards."""
-    from config.http.admission import SLOTS
+    from config.http.admission import SLOTS, caps_for
 
     settings.SYNC_RUNS_PER_PROCESS = 3
     settings.SYNC_RUNS_PER_OWNER = 2
     settings.SYNC_RUNS_PER_FLOW = 1
-    held: list[list[str]] = []
+    # Held slots count as slow at once, so a caller meeting them is refused
+    # without waiting.
+    settings.ADMISSION_SLOW_SECONDS = 0
+    held: list[tuple[int, list]] = []
 
     def hold(owner_id, flow_id=None):
-        capped = [(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")]
-        if flow_id is not None:
-            capped.append((f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "x"))
-        SLOTS.take(capped)
-        held.append([key for key, _, _ in capped])
+        caps = caps_for(owner_id, flow_id)
+        held.append((SLOTS.take(caps, slow_after=0), caps))
 
     yield hold
-    for keys in held:
-        SLOTS.give_back(keys)
+    for ticket, caps in held:
+        SLOTS.give_back(ticket, caps)
 
 
 @pytest.fixture

@@ -1,12 +1,14 @@
-"""Real gunicorn servers on the test database: fixture `gunicorn`.
+"""Real web servers on the test database: fixtures `gunicorn` and `granian`.
 
 Admission control and idempotency are about what a real server does with its
 threads, its queue and other processes; Django's test client and live server
 show none of that. `gunicorn(threads=8, SYNC_RUNS_PER_FLOW="2")` starts
 `config.gunicorn.QueueStampingWorker` on a free port (bound by gunicorn
-itself), with the given settings as environment variables, against the
-database the test uses (so the test needs `transactional_db` to share rows).
-Every server started is stopped after the test.
+itself); `granian(threads=8)` starts `python -m config.serve`, the default
+server (on a port picked free just before: its workers each bind it). Both
+take settings as environment variables and use the database the test uses
+(so the test needs `transactional_db` to share rows). Every server started
+is stopped after the test.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +28,8 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 LISTENING = re.compile(rb"Listening at: http://127\.0\.0\.1:(\d+)")
@@ -53,25 +58,28 @@ class Answer:
         return json.loads(self.body)
 
 
+def gunicorn_command(threads: int, workers: int) -> tuple[list[str], dict]:
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi"]
+    command += ["--bind", "127.0.0.1:0", "--workers", str(workers)]
+    command += ["--threads", str(threads), "--graceful-timeout", "2"]
+    command += ["--worker-class", "config.gunicorn.QueueStampingWorker"]
+    return command, {}
+
+
+def granian_command(threads: int, workers: int) -> tuple[list[str], dict]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {"WEB_BIND": f"127.0.0.1:{port}", "WEB_WORKERS": str(workers)}
+    env |= {"WEB_THREADS": str(threads), "WEB_KILL_TIMEOUT_SECONDS": "2"}
+    return [sys.executable, "-m", "config.serve"], env
+
+
 class Server:
-    def __init__(self, threads: int, workers: int, env: dict[str, str]):
-        log, self.log_path = tempfile.mkstemp(prefix="weir-gunicorn-")
-        command = [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi",
-            "--bind",
-            "127.0.0.1:0",
-            "--workers",
-            str(workers),
-            "--threads",
-            str(threads),
-            "--worker-class",
-            "config.gunicorn.QueueStampingWorker",
-            "--graceful-timeout",
-            "2",
-        ]
+    def __init__(self, threads: int, workers: int, env: dict[str, str], kind=None):
+        log, self.log_path = tempfile.mkstemp(prefix="weir-server-")
+        command, server_env = (kind or gunicorn_command)(threads, workers)
+        env = {**server_env, **env}
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -90,16 +98,21 @@ class Server:
         self.port = self._wait_until_listening()
 
     def _wait_until_listening(self) -> int:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        """The port, once the server answers; a loaded machine may take a
+        minute to start its workers (the same 90 s as tests/processes.py)."""
+
+        def port():
             found = LISTENING.search(Path(self.log_path).read_bytes())
             if found and self._answers(int(found.group(1))):
                 return int(found.group(1))
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.1)
+            return None if self.process.poll() is None else -1
+
+        answer = wait_until(port, 90, 0.1)
+        if answer and answer > 0:
+            return answer
+        output = Path(self.log_path).read_text()  # before stop() removes it
         self.stop()
-        raise RuntimeError(Path(self.log_path).read_text())
+        raise RuntimeError(output or "gunicorn did not start within 90 s")
 
     @staticmethod
     def _answers(port: int) -> bool:
@@ -156,15 +169,32 @@ def session_headers(user) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def gunicorn(transactional_db):
+def _servers(kind):
     servers: list[Server] = []
 
     def start(*, threads: int = 8, workers: int = 1, **env) -> Server:
-        server = Server(threads, workers, {k: str(v) for k, v in env.items()})
+        env = {k: str(v) for k, v in env.items()}
+        server = Server(threads, workers, env, kind)
         servers.append(server)
         return server
 
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def gunicorn(transactional_db):
+    yield from _servers(gunicorn_command)
+
+
+@pytest.fixture
+def granian(transactional_db):
+    yield from _servers(granian_command)
+
+
+@pytest.fixture(params=["granian", "gunicorn"])
+def web_server(request, transactional_db):
+    """Each test once per supported server: the default and gunicorn."""
+    kind = {"granian": granian_command, "gunicorn": gunicorn_command}[request.param]
+    yield from _servers(kind)

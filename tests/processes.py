@@ -21,12 +21,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from django.db import connection
+
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
@@ -54,16 +55,6 @@ def database_url(settings_dict: dict) -> str:
     host = settings_dict.get("HOST") or "127.0.0.1"
     port = settings_dict.get("PORT") or 5432
     return f"postgres://{auth}@{host}:{port}/{settings_dict['NAME']}"
-
-
-def wait_until(predicate, timeout: float, interval: float = 0.05):
-    """Poll `predicate` until it returns something truthy; that value, or None."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(interval)
 
 
 def _children(pid: int) -> list[int]:
@@ -192,6 +183,27 @@ def request(process: Process, method: str, path: str, body=None, headers=None):
 
 def get(process: Process, path: str):
     return request(process, "GET", path)
+
+
+def run_python(code: str, *args: str, env: dict | None = None, timeout=120) -> str:
+    """Run `python -c code args` from the project with the test settings and
+    this environment (plus `env`); its output, or CalledProcessError."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "WEIR_TESTING": "1",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PYTHONPATH": str(ROOT),
+            **(env or {}),
+        },
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
+    return done.stdout
 
 
 def base_env() -> dict:

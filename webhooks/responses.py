@@ -1,10 +1,12 @@
 """The HTTP answer to an accepted webhook, from its finished FlowRun.
 
-- succeeded, no response node → 200 with the run result (DESIGN.md section 4)
+- succeeded, no response node → 200 with the run result (docs/api.md, section 3)
 - succeeded, response node → that node's status, headers and body
 - failed → 500 with the run result; its `error` is `{node_id, code, message}`,
   so the body is also a valid error envelope
 - timed out → 504 with the run result (its `run_id` finds the run later)
+- waiting (it reached a wait node, flows/nodes/wait.py) → the response node's
+  answer if one ran before the wait, else 202 `{run_id, status: "waiting"}`
 
 The response node's output is sent as it is: saving a flow validates its graph
 (the API and the admin alike), and the node checks its templated status and
@@ -50,9 +52,12 @@ def _node_response(response: dict) -> HttpResponse:
 
 
 def run_response(run: FlowRun) -> HttpResponse:
-    """What the sender receives once `run` has finished."""
-    if run.status == FlowRun.Status.SUCCEEDED and run.response is not None:
+    """What the sender receives once `run` has finished, or has parked."""
+    succeeded_or_waiting = (FlowRun.Status.SUCCEEDED, FlowRun.Status.WAITING)
+    if run.status in succeeded_or_waiting and run.response is not None:
         return _node_response(run.response)
+    if run.status == FlowRun.Status.WAITING:
+        return JsonResponse({"run_id": str(run.id), "status": run.status}, status=202)
     return JsonResponse(
         run.as_result(), status=STATUS_BY_RUN_STATUS.get(run.status, 500)
     )

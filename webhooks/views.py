@@ -1,4 +1,4 @@
-"""The public webhook endpoint, `POST /api/webhooks/:flowId` (DESIGN.md section 7).
+"""The public webhook endpoint, `POST /api/webhooks/:flowId` (docs/webhooks.md).
 
 A plain function view that checks the request first and fails early, cheapest
 check first, then runs the flow once. The order is part of the contract:
@@ -10,14 +10,17 @@ check first, then runs the flow once. The order is part of the contract:
 5. flow has a secret and the signature is missing, wrong or stale → 401
 6. body not JSON, not an object, too deep; Idempotency-Key too long → 400
 7. over the flow's rate limit → 429 with Retry-After
-8. waited too long in the server's queue, or this process is full → 503;
-   the flow or its owner at its cap of synchronous runs → 429 (admission)
-9. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
-   or 409 while that run is still going or when the body differs
+8. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
+   or 409 while that run is still going or when the body differs; before any
+   cap, so a sender's retry gets its answer however busy the server is
+9. waited too long in the server's queue, or this process is full of slow
+   runs → 503; the flow or its owner at its cap of slow synchronous runs → 429
+   (admission; a caller meeting runs that are still young waits for a slot)
 10. run the flow: exactly one FlowRun, then answer with its result; or, when
    the flow's response mode is "immediately" or the request says
    `Prefer: respond-async`, store it `queued` for a worker and answer 202
-   `{run_id, status: "queued"}` (no admission cap: it holds no thread)
+   `{run_id, status: "queued"}` (no admission cap: it holds no thread); a
+   run that reaches a wait node is answered at once (webhooks/responses.py)
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The
@@ -44,9 +47,9 @@ from config.http.errors import (
     ValidationFailed,
 )
 from config.http.respond_async import accepted, prefers_async
-from flows.engine import run_flow, targets
+from flows.engine import deliveries, run_flow, targets
 from flows.engine.background import enqueue_run
-from flows.engine.deliveries import DeliveryExists
+from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun
 from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
@@ -54,7 +57,6 @@ from webhooks.responses import run_response
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-UNFINISHED = (FlowRun.Status.QUEUED, FlowRun.Status.RUNNING)
 
 
 def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
@@ -83,20 +85,28 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
 def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
     """The id that makes a retry of this delivery run once: the signed
     webhook-id, else the optional Idempotency-Key; "" without either."""
-    if signed_id is not None:
-        return signed_id
-    key = request.headers.get(IDEMPOTENCY_HEADER, "")
-    if len(key) > signatures.MAX_ID_LENGTH:
+    key = signed_id
+    if key is None:
+        key = request.headers.get(IDEMPOTENCY_HEADER, "")
+        if len(key) > signatures.MAX_ID_LENGTH:
+            raise ValidationFailed(
+                f"{IDEMPOTENCY_HEADER} is longer than {signatures.MAX_ID_LENGTH} "
+                "characters."
+            )
+    if deliveries.is_internal(key):
         raise ValidationFailed(
-            f"{IDEMPOTENCY_HEADER} is longer than {signatures.MAX_ID_LENGTH} "
-            "characters."
+            f"A delivery id may not start with {key.split(':')[0]}: (reserved "
+            "for the server's own runs); send another id."
         )
     return key
 
 
 def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
     """The stored answer of the delivery's finished run, or 409."""
-    if existing is None or existing.status in UNFINISHED:
+    if existing is not None and existing.trigger != FlowRun.Trigger.WEBHOOK:
+        # Only a webhook caller could have made the original delivery.
+        raise Conflict("This delivery id belongs to another kind of run.")
+    if existing is None or existing.status in FlowRun.UNFINISHED:
         raise Conflict(
             "This delivery is still running; retry once it has finished to get "
             "its answer."
@@ -139,6 +149,9 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
                 delivery_id=delivery_id,
             )
             return accepted(run.id, run.status)
+        repeat = answered_from(flow, delivery_id, payload)
+        if repeat is not None:
+            return _answer_repeat(repeat, payload)
         with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
             run = run_flow(
                 flow,

@@ -1,4 +1,4 @@
-"""The `/api/auth/*` endpoints: CSRF token, sign in, sign out, session (DESIGN.md 2)."""
+"""The `/api/auth/*` endpoints: CSRF token, sign in, sign out, session (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ class SessionAuthentication401(authentication.SessionAuthentication):
     """DRF's session auth, but anonymous requests get 401 instead of 403.
 
     DRF answers 403 when the first authenticator has no `WWW-Authenticate` value;
-    naming one makes it answer 401 as DESIGN.md section 2 asks.
+    naming one makes it answer 401 as docs/api.md, section 1 asks.
     """
 
     def authenticate_header(self, request):

@@ -1,19 +1,24 @@
-"""Admission control: synchronous work on web threads is bounded, so pages stay up.
+"""Admission control: slow synchronous work cannot take the threads pages need.
 
 A synchronous run (a webhook answered when its flow completes, `POST
 /api/flows/:id/run`) or a chat turn holds a web thread until it ends. Without a
 bound, a slow flow or model takes every thread of the process and sign-in pages
 wait behind it. `admitted()` wraps such work:
 
-- a request that waited in the server's queue longer than
+- a request that waited in the server's queue (and here) longer than
   `REQUEST_QUEUE_TIMEOUT_SECONDS` is refused with 503: its caller has likely
   given up, and running it late only deepens the queue;
-- at most `SYNC_RUNS_PER_PROCESS` of them run at once in this process (503
-  `unavailable` above it), a number below the thread count, so the rest of the
-  threads always serve pages, the API and these refusals;
-- at most `SYNC_RUNS_PER_OWNER` per user and `SYNC_RUNS_PER_FLOW` per flow (429
-  `throttled` above them), so one user or one slow flow cannot take the whole
-  process from everyone else.
+- each piece of work holds a slot of the process (`SYNC_RUNS_PER_PROCESS`, a
+  number below the thread count), of its owner (`SYNC_RUNS_PER_OWNER`) and of
+  its flow (`SYNC_RUNS_PER_FLOW`) while it runs;
+- a caller that finds a cap full **waits** while any of the runs holding it is
+  younger than `ADMISSION_SLOW_SECONDS`: a fast flow hands its slot over within
+  milliseconds, so its callers are served, a little later, never refused. Once
+  every holder has run past that age the holders are slow, nothing comes free
+  soon, and the caller is refused at once: 503 `unavailable` for the process,
+  429 `throttled` for an owner or flow. So slots end up held by what is slow,
+  and a wait never lasts longer than `ADMISSION_SLOW_SECONDS` past the start of
+  the youngest holder.
 
 Counts are per process, in memory (docs/decisions.md, "Admission control"):
 the threads being protected are the process's own, and taking or giving back a
@@ -23,70 +28,106 @@ caller raises before any run or message exists.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest
 
-from config.http.errors import Throttled, Unavailable
+from config.http.errors import RetryLater, Throttled, Unavailable
 
-# Set by `config.gunicorn.QueueStampingWorker`: when the server took the request
-# off its socket (time.time()), before it waited for a free thread.
+# Set by the server (config.gunicorn.QueueStampingWorker): when it took the
+# request off its socket (time.time()), before it waited for a free thread.
 QUEUED_AT_KEY = "weir.queued_at"
 # Microseconds, milliseconds or seconds since the epoch, told apart by size:
 # nginx sends `t=1700000000.123`, Heroku's router 1700000000123.
 _MICROSECONDS = 1e14
 _MILLISECONDS = 1e11
+PROCESS = "process"
+
+
+@dataclass(frozen=True)
+class Cap:
+    """At most `limit` slots under `key`; `what` names it in a 429 (None: 503)."""
+
+    key: str
+    limit: int
+    what: str | None = None
+
+    def refusal(self) -> RetryLater:
+        retry_after = settings.ADMISSION_RETRY_AFTER_SECONDS
+        if self.what is None:
+            return Unavailable(
+                retry_after,
+                "The server is running as much as it can at once; try again shortly.",
+            )
+        return Throttled(
+            retry_after,
+            f"{self.what} already has {self.limit} slow runs or chat turns in "
+            "progress; try again when one ends.",
+        )
 
 
 class Slots:
-    """This process's synchronous work in progress: a total and counts per key."""
+    """This process's synchronous work in progress, and when each piece started."""
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._total = 0
-        self._held: Counter[str] = Counter()
+        self._changed = threading.Condition()
+        self._tickets = itertools.count()
+        # key -> {ticket: monotonic start}; a key disappears with its last slot.
+        self._held: dict[str, dict[int, float]] = {}
 
-    def take(self, capped: list[tuple[str, int, str]]) -> None:
-        """Take one slot of the process and one under each `(key, limit, what)`.
+    def take(
+        self, caps: list[Cap], *, slow_after: float, give_up_at: float = float("inf")
+    ) -> int:
+        """Take a slot under every cap and return the ticket that gives them back.
 
-        Raises Unavailable when the process is full, Throttled when a key is at
-        its limit (`what` names it in the message); takes nothing then.
+        Waits while a full cap has a holder younger than `slow_after` seconds;
+        raises the cap's refusal once all its holders are older, or 503 at
+        `give_up_at` (monotonic). Takes nothing when it raises.
         """
-        retry_after = settings.ADMISSION_RETRY_AFTER_SECONDS
-        with self._lock:
-            if self._total >= settings.SYNC_RUNS_PER_PROCESS:
-                raise Unavailable(
-                    retry_after,
-                    "The server is running as much as it can at once; "
-                    "try again shortly.",
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                full = next(
+                    (c for c in caps if len(self._held.get(c.key, ())) >= c.limit),
+                    None,
                 )
-            for key, limit, what in capped:
-                if self._held[key] >= limit:
-                    raise Throttled(
-                        retry_after,
-                        f"{what} already has {limit} runs or chat turns in "
-                        "progress; try again when one ends.",
+                if full is None:
+                    ticket = next(self._tickets)
+                    for cap in caps:
+                        self._held.setdefault(cap.key, {})[ticket] = now
+                    return ticket
+                # The youngest holder turns slow last: wait for it at most.
+                # (A cap of 0 has no holder to wait for.)
+                starts = self._held.get(full.key, {}).values()
+                young_until = max(starts, default=now) + slow_after
+                if not starts or young_until <= now:
+                    raise full.refusal()
+                if give_up_at <= now:
+                    raise Unavailable(
+                        settings.ADMISSION_RETRY_AFTER_SECONDS,
+                        "The request waited too long for a free slot; try again.",
                     )
-            self._total += 1
-            for key, _, _ in capped:
-                self._held[key] += 1
+                self._changed.wait(min(young_until, give_up_at) - now)
 
-    def give_back(self, keys: list[str]) -> None:
-        with self._lock:
-            self._total -= 1
-            for key in keys:
-                self._held[key] -= 1
-                if not self._held[key]:
-                    del self._held[key]  # keep the counter as small as the work
+    def give_back(self, ticket: int, caps: list[Cap]) -> None:
+        with self._changed:
+            for cap in caps:
+                holders = self._held[cap.key]
+                del holders[ticket]
+                if not holders:
+                    del self._held[cap.key]  # keep the table as small as the work
+            self._changed.notify_all()
 
     @property
     def in_use(self) -> int:
-        return self._total
+        with self._changed:
+            return len(self._held.get(PROCESS, ()))
 
 
 SLOTS = Slots()
@@ -120,18 +161,30 @@ def arrived_at(request: HttpRequest) -> float | None:
     return min(known) if known else None
 
 
+def _waited(request: HttpRequest, now: float) -> float:
+    arrival = arrived_at(request)
+    return 0.0 if arrival is None else now - arrival
+
+
 def check_queue_wait(request: HttpRequest, *, now: float | None = None) -> None:
     """503 when the request waited past `REQUEST_QUEUE_TIMEOUT_SECONDS`."""
-    arrival = arrived_at(request)
-    if arrival is None:
-        return
-    waited = (time.time() if now is None else now) - arrival
+    waited = _waited(request, time.time() if now is None else now)
     if waited > settings.REQUEST_QUEUE_TIMEOUT_SECONDS:
         raise Unavailable(
             settings.ADMISSION_RETRY_AFTER_SECONDS,
             f"The request waited {waited:.1f} s for the server; it was not run "
             "late. Try again.",
         )
+
+
+def caps_for(owner_id, flow_id=None) -> list[Cap]:
+    caps = [
+        Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS),
+        Cap(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user"),
+    ]
+    if flow_id is not None:
+        caps.append(Cap(f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "This flow"))
+    return caps
 
 
 @contextmanager
@@ -141,14 +194,18 @@ def admitted(
     """Hold a synchronous-work slot for the block, or refuse (503/429) before it.
 
     `owner_id` is whose work it is (the flow's owner, the person chatting);
-    `flow_id` the flow being run, if any.
+    `flow_id` the flow being run, if any. Waiting for a slot counts as waiting
+    in the queue: it ends, at the latest, at `REQUEST_QUEUE_TIMEOUT_SECONDS`.
     """
     check_queue_wait(request)
-    capped = [(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")]
-    if flow_id is not None:
-        capped.append((f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "This flow"))
-    slots.take(capped)
+    caps = caps_for(owner_id, flow_id)
+    budget = settings.REQUEST_QUEUE_TIMEOUT_SECONDS - _waited(request, time.time())
+    ticket = slots.take(
+        caps,
+        slow_after=settings.ADMISSION_SLOW_SECONDS,
+        give_up_at=time.monotonic() + budget,
+    )
     try:
         yield
     finally:
-        slots.give_back([key for key, _, _ in capped])
+        slots.give_back(ticket, caps)

@@ -1,4 +1,4 @@
-"""The API's errors and their one envelope (DESIGN.md section 3).
+"""The API's errors and their one envelope (docs/api.md, section 2).
 
 Views raise; they never build an error response. Every `ApiError` subclass
 carries its status, code and headers, and `error_response_for` turns any
@@ -50,7 +50,7 @@ DEFAULT_MESSAGES = {
 
 
 class ApiError(exceptions.APIException):
-    """An API error with a code from DESIGN.md section 3; subclass per status.
+    """An API error with a code from docs/api.md, section 2; subclass per status.
 
     A subclass of DRF's APIException, so DRF views treat it as their own; plain
     Django views may raise it too (the middleware renders it).

@@ -12,18 +12,23 @@ counts requests by view and status. This module holds what they share:
   `PROMETHEUS_MULTIPROC_DIR` set (before the first import of
   prometheus_client, so in the environment that starts gunicorn), the
   counters live in files there and are summed at scrape time
-  (docs/operations.md, "Metrics").
+  (docs/operations.md, "Metrics"). A dead process's live gauges (the
+  sandbox pool size) are dropped at scrape time, whatever server ran it:
+  gunicorn's `child_exit` hook does it too, granian has no such hook.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
     CollectorRegistry,
     generate_latest,
+    multiprocess,
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -39,6 +44,7 @@ def register_scrape_collector(collector: Collector) -> None:
 def exposition() -> tuple[bytes, str]:
     """(body, content type) of every metric, all processes summed."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        forget_dead_processes(Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]))
         registry = CollectorRegistry()
         MultiProcessCollector(registry)
     else:
@@ -47,6 +53,28 @@ def exposition() -> tuple[bytes, str]:
     for collector in _scrape_collectors:
         registry.register(collector)
     return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+LIVE_GAUGE_FILE = re.compile(r"gauge_live\w*?_(\d+)\.db")
+
+
+def forget_dead_processes(directory: Path) -> None:
+    """Drop the live gauges of processes that no longer exist (a worker that
+    was restarted or crashed), so they stop counting."""
+    for path in directory.glob("gauge_live*.db"):
+        found = LIVE_GAUGE_FILE.fullmatch(path.name)
+        if found and not _alive(int(found.group(1))):
+            multiprocess.mark_process_dead(int(found.group(1)), str(directory))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 class _Everything(Collector):

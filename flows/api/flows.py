@@ -1,4 +1,4 @@
-"""The flow API: serializers and the viewset behind `/api/flows` (DESIGN.md 4)."""
+"""The flow API: serializers and the viewset behind `/api/flows` (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -44,11 +44,9 @@ def _choice(options) -> forms.ChoiceField:
     )
 
 
-class RunFilterForm(forms.Form):
-    """The four filters; `cleaned_data` holds the given ones, checked."""
+class TimeFilterForm(forms.Form):
+    """`since` and `until`, for any list filtered by time (runs, the audit log)."""
 
-    status = _choice(FlowRun.Status)
-    trigger = _choice(FlowRun.Trigger)
     since = forms.CharField(required=False)
     until = forms.CharField(required=False)
 
@@ -68,9 +66,20 @@ class RunFilterForm(forms.Form):
         return self._clean_moment("until")
 
 
+class RunFilterForm(TimeFilterForm):
+    """The four filters; `cleaned_data` holds the given ones, checked."""
+
+    status = _choice(FlowRun.Status)
+    trigger = _choice(FlowRun.Trigger)
+
+
 def parse_run_filters(params) -> dict:
     """The filters given in `params` (a QueryDict), checked; empty values ignored."""
-    form = RunFilterForm(params)
+    return parse_filters(RunFilterForm(params))
+
+
+def parse_filters(form: forms.Form) -> dict:
+    """A filter form's given values, checked; 400 naming the first bad one."""
     if not form.is_valid():
         problems = {name: list(errors) for name, errors in form.errors.items()}
         first = next(iter(problems))
@@ -94,4 +103,4 @@ def apply_run_filters(runs, filters: dict):
     return runs
 
 
-FILTER_NAMES = tuple(RunFilterForm.base_fields)
+FILTER_NAMES = ("status", "trigger", "since", "until")

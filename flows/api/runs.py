@@ -3,7 +3,12 @@ the chart's statistics and cancel; the run serializers the flow API shares."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -13,6 +18,7 @@ from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.audit.actor import Actor
 from flows.audit.record import record
+from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
 
@@ -39,6 +45,15 @@ class RunStepSerializer(serializers.ModelSerializer):
         ]
 
 
+class WaitSerializer(serializers.Serializer):
+    """Where a waiting run waits (documentation of `wait`)."""
+
+    node_id = serializers.CharField()
+    mode = serializers.ChoiceField(choices=["duration", "until", "callback"])
+    until = serializers.DateTimeField(help_text="When it wakes or times out.")
+    resume_url = serializers.URLField(allow_null=True)
+
+
 class RunSummarySerializer(serializers.ModelSerializer):
     """A run in a list: its state and timing, not its (possibly large) data."""
 
@@ -46,6 +61,7 @@ class RunSummarySerializer(serializers.ModelSerializer):
         source="duration_ms", read_only=True, allow_null=True
     )
     flow = serializers.UUIDField(source="flow_id", read_only=True)
+    wait = serializers.SerializerMethodField()
 
     class Meta:
         model = FlowRun
@@ -63,7 +79,13 @@ class RunSummarySerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "duration",
+            "wait",
         ]
+
+    @extend_schema_field(WaitSerializer(allow_null=True))
+    def get_wait(self, run) -> dict | None:
+        """A waiting run's wait and resume link (flows/engine/waits.py)."""
+        return wait_of(run)
 
 
 class RunListItemSerializer(RunSummarySerializer):
@@ -124,7 +146,7 @@ class RunSerializer(RunSummarySerializer):
 
 
 class RunResultSerializer(serializers.Serializer):
-    """The run result of DESIGN.md section 4 (documentation only)."""
+    """The run result of docs/api.md, section 3 (documentation only)."""
 
     success = serializers.BooleanField()
     run_id = serializers.UUIDField()

@@ -3,6 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from flows.api.audit import AuditViewSet
 from flows.api.flows import FlowViewSet
 from flows.api.runs import RunViewSet
 from flows.api.schedules import SchedulePreviewView
@@ -12,6 +13,7 @@ router = SimpleRouter(trailing_slash=False)
 router.register("flows", FlowViewSet, basename="flow")
 router.register("runs", RunViewSet, basename="run")
 router.register("credentials", CredentialViewSet, basename="credential")
+router.register("audit", AuditViewSet, basename="audit")
 
 urlpatterns = [
     path("schedules/preview", SchedulePreviewView.as_view(), name="schedule-preview"),

@@ -13,6 +13,7 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.http.admission import admitted
 from config.http.conditional import etag
 from config.http.errors import NotFound, PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
@@ -158,7 +159,8 @@ class VersionsMixin:
         """Make version `number` the flow's content again, as a new version,
         validated against the flow as it is now (a trigger that is off stays
         off; missing credentials are a 400)."""
-        with transaction.atomic():
+        # It compiles the restored code nodes, as a save with nodes does.
+        with admitted(request, owner_id=request.user.pk), transaction.atomic():
             flow = self.locked_for_edit()
             version = self.get_version(flow, number)
             serializer = self.get_serializer(

@@ -29,6 +29,10 @@ MAX_SECRET_BYTES = 8 * 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Header names as RFC 9110 tokens, so no value can smuggle in a line break.
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+# A host name or an IP address: no spaces, no line breaks, nothing to inject.
+HOST = re.compile(r"^[A-Za-z0-9.:_-]+$")
+SECURITY_CHOICES = ("starttls", "tls", "none")
+SSL_MODES = ("disable", "prefer", "require", "verify-ca", "verify-full")
 
 
 def _size(value) -> int:
@@ -47,6 +51,17 @@ class CredentialSerializer(serializers.ModelSerializer):
         required=False, allow_blank=True, max_length=MAX_SECRET_BYTES
     )
     param_name = serializers.CharField(required=False, max_length=200)
+    # smtp and postgres: where the server is (flows/credentials/models.py).
+    host = serializers.CharField(required=False, max_length=253)
+    port = serializers.IntegerField(required=False, min_value=1, max_value=65535)
+    security = serializers.ChoiceField(
+        required=False,
+        choices=SECURITY_CHOICES,
+        help_text="smtp: starttls, tls, or none (a host on OUTBOUND_ALLOWLIST only).",
+    )
+    from_address = serializers.EmailField(required=False, max_length=254)
+    database = serializers.CharField(required=False, max_length=63)
+    sslmode = serializers.ChoiceField(required=False, choices=SSL_MODES)
     value = serializers.CharField(
         write_only=True, required=False, trim_whitespace=False
     )
@@ -73,6 +88,12 @@ class CredentialSerializer(serializers.ModelSerializer):
             "header_name",
             "username",
             "param_name",
+            "host",
+            "port",
+            "security",
+            "from_address",
+            "database",
+            "sslmode",
             "value",
             "token",
             "password",
@@ -108,6 +129,11 @@ class CredentialSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError("You already have a credential so named.")
         return value
 
+    def validate_host(self, value):
+        if not HOST.match(value):
+            raise serializers.ValidationError("A host name or an IP address.")
+        return value
+
     def validate_header_name(self, value):
         if not HEADER_NAME.match(value):
             raise serializers.ValidationError("Not a valid HTTP header name.")
@@ -129,6 +155,12 @@ class CredentialSerializer(serializers.ModelSerializer):
         wanted = [*spec["public"], *spec["secret"]]
         if kind == Credential.Kind.BASIC:
             wanted.remove("username")  # a password alone (an API key as password)
+        # Optional: a relay that takes mail without a login; the default port
+        # (587, 465 with tls, 5432), security (starttls) and sslmode (prefer).
+        optional = {"port", "security", "sslmode"}
+        if kind == Credential.Kind.SMTP:
+            optional.add("username")
+        wanted = [field for field in wanted if field not in optional]
         for field in wanted:
             if field in attrs:
                 continue

@@ -22,8 +22,28 @@ KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
     "basic": {"public": ("username",), "secret": ("password",)},
     "query": {"public": ("param_name",), "secret": ("value",)},
     "custom": {"public": (), "secret": ("values",)},
+    # A mail server for the send_email node (flows/nodes/send_email.py).
+    "smtp": {
+        "public": ("host", "port", "security", "username", "from_address"),
+        "secret": ("password",),
+    },
+    # A PostgreSQL database for the postgres_query node.
+    "postgres": {
+        "public": ("host", "port", "database", "username", "sslmode"),
+        "secret": ("password",),
+    },
 }
-PUBLIC_FIELDS = ("header_name", "username", "param_name")
+PUBLIC_FIELDS = (
+    "header_name",
+    "username",
+    "param_name",
+    "host",
+    "port",
+    "security",
+    "from_address",
+    "database",
+    "sslmode",
+)
 SECRET_FIELDS = ("value", "token", "password", "values")
 # Shorter values would be found inside ordinary words when redacting.
 MIN_REDACTED_CHARS = 4
@@ -52,6 +72,8 @@ class Credential(models.Model):
         BASIC = "basic"
         QUERY = "query"
         CUSTOM = "custom"
+        SMTP = "smtp"
+        POSTGRES = "postgres"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
@@ -94,7 +116,7 @@ class Credential(models.Model):
 
     def template_value(self, secrets: dict) -> Any:
         """What `{{ secrets.NAME }}` reads: the one secret, or an object of them."""
-        if self.kind == self.Kind.BASIC:
+        if self.kind in (self.Kind.BASIC, self.Kind.SMTP, self.Kind.POSTGRES):
             return {"username": self.public.get("username", ""), **secrets}
         if self.kind == self.Kind.CUSTOM:
             return secrets.get("values", {})

@@ -4,7 +4,7 @@ the run's deadline leaves room for the wait.
 
 A synchronous run sleeps through the wait, bounded by the run's deadline, and
 stops waiting when the run is cancelled meanwhile. A background run with a
-wait of DEFER_AFTER_SECONDS or more raises `RetryLater` instead: the run goes
+wait of DEFER_AFTER_SECONDS or more raises `RequeueForRetry` instead: the run goes
 back to the queue to be taken after the wait, and the attempts made so far
 travel with it (`FlowRun.retry_state`), so the worker is free meanwhile
 (docs/engine.md, "Retries").
@@ -31,7 +31,7 @@ logger = logging.getLogger("weir.engine")
 DEFER_AFTER_SECONDS = 1.0
 
 
-class RetryLater(Exception):
+class RequeueForRetry(Exception):
     """Queue the run again to retry node `node_id` after `wait` seconds."""
 
     def __init__(self, node_id: str, wait: float, attempts: list[dict]):
@@ -76,7 +76,7 @@ def attempt_node(
     `check` turns a raw output into the stored one (redacted, within budget)
     or raises; `describe` turns a failure into the stored error. `prior` are
     the attempts made before the run was queued again; with `defer`, a long
-    wait raises `RetryLater` instead of sleeping.
+    wait raises `RequeueForRetry` instead of sleeping.
     """
     node_id = planned.node["id"]
     policy = policy_of(planned.node)
@@ -109,7 +109,7 @@ def attempt_node(
                 and time.monotonic() + wait < deadline
             ):
                 if defer and wait >= DEFER_AFTER_SECONDS:
-                    raise RetryLater(node_id, wait, attempts) from exception
+                    raise RequeueForRetry(node_id, wait, attempts) from exception
                 if _cancelled_during(run, wait):
                     return Outcome(
                         failure=failure, error=error, attempts=attempts, cancelled=True

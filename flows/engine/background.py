@@ -21,8 +21,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django_tasks import task
 
-from flows.engine import enqueue_db, lease
-from flows.engine.attempts import RetryLater
+from flows.engine import enqueue_db, lease, store
+from flows.engine.attempts import RequeueForRetry
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution
 from flows.history.save import at_version
@@ -79,8 +79,9 @@ def enqueue_run(
     """
     if not delivery_id and enqueue_db.enqueues_in_the_database(execute_run):
         # The common case: one statement for the run and its task.
-        run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
-        run.called_by = called_by
+        run = _queued(
+            flow, input, trigger, request_meta, delivery_id, error_of, called_by
+        )
         enqueue_db.insert_run_and_task(run, execute_run, str(run.id))
         return run
     if delivery_id:
@@ -89,8 +90,9 @@ def enqueue_run(
             raise DeliveryExists(existing)
     try:
         with transaction.atomic():
-            run = _queued(flow, input, trigger, request_meta, delivery_id, error_of)
-            run.called_by = called_by
+            run = _queued(
+                flow, input, trigger, request_meta, delivery_id, error_of, called_by
+            )
             run.save(force_insert=True)
     except IntegrityError:  # another copy of the delivery stored it first
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
@@ -99,20 +101,19 @@ def enqueue_run(
     return run
 
 
-def _queued(flow, input, trigger, request_meta, delivery_id, error_of) -> FlowRun:
+def _queued(
+    flow, input, trigger, request_meta, delivery_id, error_of, called_by
+) -> FlowRun:
     """A `queued` background run of `flow`, not stored yet."""
-    return FlowRun(
-        created_at=timezone.now(),
-        flow=flow,
-        flow_version=flow.version,
-        trigger=trigger,
-        status=FlowRun.Status.QUEUED,
-        background=True,
-        input=input,
-        request_meta=request_meta or {},
+    return store.new_run(
+        flow,
+        trigger,
+        input,
+        request_meta,
         delivery_id=delivery_id,
         error_of=error_of,
-        lease_expires_at=queued_lease(),
+        called_by=called_by,
+        queued_until=queued_lease(),
     )
 
 
@@ -157,14 +158,14 @@ def execute_queued(run_id: str) -> str | None:
     )
     try:
         execution.execute()
-    except RetryLater as later:
+    except RequeueForRetry as later:
         return defer_retry(run, later)
     except ContinueLater:
         return continue_later(run)
     return run.status
 
 
-def defer_retry(run: FlowRun, later: RetryLater) -> str | None:
+def defer_retry(run: FlowRun, later: RequeueForRetry) -> str | None:
     """Queue `run` again to retry a node after its wait; this worker is free
     meanwhile. Its status, or None if not ours (see `requeue`)."""
     retry_state = {"node_id": later.node_id, "attempts": later.attempts}

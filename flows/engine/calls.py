@@ -41,6 +41,8 @@ FINISHED = (
     FlowRun.Status.CANCELLED,
 )
 
+LOOK_UP = object()  # `ChildRuns.call`'s default: find an earlier run by its delivery id
+
 
 class ChildRuns:
     """What `ctx.calls` offers the node `node_id` of `execution`'s run."""
@@ -81,13 +83,14 @@ class ChildRuns:
         return {run.delivery_id: run for run in runs}
 
     def call(
-        self, flow: Flow, input: Any, *, item: int | None = None, known=None
+        self, flow: Flow, input: Any, *, item: int | None = None, known=LOOK_UP
     ) -> FlowRun:
         """Run `flow` inline with `input` and return its finished run; an
-        earlier attempt's finished run (`known`, or looked up) instead."""
+        earlier attempt's finished run instead (`known`: the caller looked it
+        up already, None for none; by default it is looked up here)."""
         check_input(flow, input)
         delivery_id = self.delivery_id(item)
-        if known is None:
+        if known is LOOK_UP:
             known = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         if known is not None and self.finished(known):
             return known
@@ -124,7 +127,8 @@ class ChildRuns:
         that its deadline cut short again (see `call`)."""
         if child.status == FlowRun.Status.TIMED_OUT:
             return not self.parent.background
-        return child.status in FINISHED
+        # A waiting child goes on by itself later; its caller fails child_waiting.
+        return child.status in (*FINISHED, FlowRun.Status.WAITING)
 
     def failure(self, child: FlowRun, flow: Flow) -> NodeError:
         return failure_of(child, flow)
@@ -175,6 +179,12 @@ def failure_of(child: FlowRun, flow: Flow) -> NodeError:
     )
     if child.status == FlowRun.Status.TIMED_OUT:
         return NodeTimeout("run_timeout", message)
+    if child.status == FlowRun.Status.WAITING:
+        return NodeError(
+            "child_waiting",
+            f"Flow {flow.name!r} (run {child.id}) is waiting at a wait node and "
+            "will go on by itself; to start such a flow, use call_flow's mode start.",
+        )
     return NodeError("child_failed", message)
 
 

@@ -34,6 +34,16 @@ INTERRUPTED = Q(status=FlowRun.Status.INTERRUPTED) | Q(
 ATTEMPTS = 3
 
 
+# Delivery ids the server makes itself start with one of these; an id from a
+# caller (Idempotency-Key, a signed webhook-id) may not, so a caller can neither
+# take a future tick's id (cancelling its run) nor replay a tick's results.
+INTERNAL_PREFIXES = ("schedule:",)
+
+
+def is_internal(delivery_id: str) -> bool:
+    return delivery_id.startswith(INTERNAL_PREFIXES)
+
+
 class DeliveryExists(Exception):
     """The delivery already has a run (None: another copy is claiming it now)."""
 
@@ -47,6 +57,22 @@ def was_interrupted(run: FlowRun) -> bool:
         run.status == FlowRun.Status.FAILED
         and (run.error or {}).get("code") == "interrupted"
     )
+
+
+def answered_from(flow: Flow, delivery_id: str, input: dict) -> FlowRun | None:
+    """The run a repeat of this delivery is answered from, found before any cap.
+
+    A replay gets its stored answer (or 409) even while admission would refuse
+    a new run. None for a new delivery, and for one that runs again (its run
+    was interrupted and the body is the same); `start_delivery` still decides
+    any race. Costs one indexed query, only for requests that carry an id.
+    """
+    if not delivery_id:
+        return None
+    run = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+    if run is None or (was_interrupted(run) and run.input == input):
+        return None
+    return run
 
 
 def start_delivery(

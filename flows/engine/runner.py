@@ -35,8 +35,8 @@ from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
-from flows.engine import deferred, lease, store
-from flows.engine.attempts import RetryLater, attempt_node
+from flows.engine import deferred, lease, store, waits
+from flows.engine.attempts import RequeueForRetry, attempt_node
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
@@ -55,7 +55,7 @@ from flows.graph import ERROR_HANDLE
 from flows.lib.storable import Unstorable, check_storable, storable_text
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
-from flows.nodes.errors import ContinueLater, StopRun
+from flows.nodes.errors import ContinueLater, Park, StopRun
 
 logger = logging.getLogger("weir.engine")
 
@@ -107,6 +107,12 @@ class Execution(FinalWrite):
         self.done = {row["node_id"]: row for row in stored_steps}
         self.stopped: Stopped | None = None  # a stop node ended the run
         self.last_flush = time.monotonic()
+        # What templates see as `run`, and what woke the run if it waited.
+        self.run_values = {
+            "id": str(run.id),
+            "resume_urls": waits.resume_urls(run.id, flow.nodes),
+        }
+        self.wait_state = run.wait_state or {}
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS
         if deadline is not None:
@@ -125,8 +131,14 @@ class Execution(FinalWrite):
                     self.step(planned)
         except RunStopped as stop:
             status, error = stop.status, stop.error
-        except (RetryLater, ContinueLater):
+        except (RequeueForRetry, ContinueLater):
             raise  # the caller queues the run again (flows/engine/background.py)
+        except Park as parked:
+            # Stored `waiting`; woken by the supervisor or the resume URL
+            # (flows/engine/waits.py). Not ended, so no error flow either.
+            if not waits.park(self, parked):
+                self.taken_over()
+            return self.run
         except (OperationalError, InterfaceError):
             # The database went away mid-run (a restart): not the flow's fault.
             # The run stays `running`; once its lease expires the supervisor
@@ -215,6 +227,9 @@ class Execution(FinalWrite):
             idempotency_key=f"{self.run.id}:{node_id}",
             background=self.run.background,
             calls=self.child_runs(self, node_id) if self.child_runs else None,
+            node_id=node_id,
+            run_values=self.run_values,
+            resume=self.resumed_at(node_id),
         )
         started_at = timezone.now()
         clock = time.perf_counter()
@@ -276,6 +291,12 @@ class Execution(FinalWrite):
         succeeded = RunStep.Status.SUCCEEDED
         self.record(planned.node, succeeded, output=output, note=PINNED_LOG)
         self.fired.update(edges_to_fire(planned, None))
+
+    def resumed_at(self, node_id: str) -> dict | None:
+        """What woke the run if it waited at `node_id` (flows/engine/wake.py)."""
+        if self.wait_state.get("node_id") != node_id:
+            return None
+        return self.wait_state.get("resumed")
 
     def prior_attempts(self, node_id: str) -> list[dict]:
         state = self.retry_state or {}

@@ -1,25 +1,27 @@
 """Run persistence: how runs and their steps reach the database.
 
-Every hand-written SQL statement of the app lives here, built by `Table`. They
-are hand-written because they run on every webhook and every run, and the ORM
-spent more CPU compiling each of them (0.2-0.4 ms, about 100 µs a row for
-`bulk_create`) than the database spent running it (bench/README.md,
-"Webhook"). A fast synchronous run costs one statement: `finish_run`'s
-INSERT of the whole run, which on PostgreSQL carries the step rows in its
-`WITH` clause (flows/engine/deferred.py says when a run is stored earlier).
-Any other run costs `insert_run`'s INSERT and `finish_run`'s final UPDATE,
-with the last step rows the same way. Writes that are not on the hot path use
-the ORM.
+The run store's hand-written SQL statements live here, built by `Table`
+(flows/engine/sql.py); the only others are the enqueue of a background run
+(flows/engine/enqueue_db.py) and the target cache's NOTIFY/LISTEN
+(flows/engine/targets.py). They are hand-written because they run on every
+webhook and every run, and the ORM spent more CPU compiling each of them
+(0.2-0.4 ms, about 100 µs a row for `bulk_create`) than the database spent
+running it (bench/README.md, "Webhook"). A fast synchronous run costs one
+statement: `finish_run`'s INSERT of the whole run, which on PostgreSQL
+carries the step rows in its `WITH` clause (flows/engine/deferred.py says
+when a run is stored earlier). Any other run costs `insert_run`'s INSERT and
+`finish_run`'s final UPDATE, with the last step rows the same way. Writes
+that are not on the hot path use the ORM.
 
 Public functions: `new_run`, `insert_run`, `start_run`, `finish_run`,
-`write_steps`, `mark_unstorable`, `mark_interrupted`, `webhook_target`.
+`write_steps`, `mark_unstorable`, `exists`, `mark_interrupted`, `webhook_target`.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -76,27 +78,35 @@ def new_run(
     flow: Flow,
     trigger: str,
     input: dict,
-    request_meta: dict,
+    request_meta: dict | None,
     *,
     delivery_id: str = "",
     called_by: FlowRun | None = None,
+    error_of: FlowRun | None = None,
+    queued_until: datetime | None = None,
 ) -> FlowRun:
-    """A run of `flow` starting now, `running`, not stored yet (`insert_run`)."""
+    """A run of `flow`, not stored yet (`insert_run`): `running` from now, or,
+    with `queued_until`, a `queued` background run whose lease ends then (the
+    supervisor looks at it again if no worker has taken it by that time)."""
     now = timezone.now()
-    return FlowRun(
+    run = FlowRun(
         flow=flow,
         flow_version=flow.version,
         trigger=trigger,
-        status=FlowRun.Status.RUNNING,
         input=input,
-        request_meta=request_meta,
+        request_meta=request_meta or {},
         delivery_id=delivery_id,
         called_by=called_by,
+        error_of=error_of,
         created_at=now,
-        started_at=now,
-        lease_expires_at=now + timedelta(seconds=settings.RUN_LEASE_SECONDS),
-        attempts=1,
     )
+    if queued_until is not None:
+        run.status, run.background = FlowRun.Status.QUEUED, True
+        run.lease_expires_at = queued_until
+    else:
+        run.status, run.started_at, run.attempts = FlowRun.Status.RUNNING, now, 1
+        run.lease_expires_at = now + timedelta(seconds=settings.RUN_LEASE_SECONDS)
+    return run
 
 
 def start_run(

@@ -10,6 +10,8 @@ Every running run holds a lease its executor renews (flows/engine/lease.py).
   resumes it after its last stored step. So is a queued run whose task was
   lost (see `background.QUEUED_RECHECK_SECONDS`).
 
+It also wakes the waiting runs whose time has come (flows/engine/wake.py).
+
 `manage.py supervise` calls it once at start and then every
 `SUPERVISE_INTERVAL_SECONDS`, so no run stays `running` longer than its lease
 plus one interval. Safe on several machines at once: each change is one
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from flows.engine import store
+from flows.engine import store, wake
 from flows.engine.background import execute_run, queued_lease
 from flows.models import FlowRun
 
@@ -38,6 +40,7 @@ class Recovery:
     cancelled: int = 0
     interrupted: int = 0
     requeued: int = 0
+    woken: int = 0  # waiting runs whose wait ended (not stranded: not in total)
 
     @property
     def total(self) -> int:
@@ -65,4 +68,5 @@ def recover() -> Recovery:
         if taken:
             execute_run.enqueue(str(run_id))
             done.requeued += 1
+    done.woken = wake.wake_due()
     return done

@@ -1,4 +1,4 @@
-"""Whole-graph validation for flows (DESIGN.md section 5).
+"""Whole-graph validation for flows (docs/api.md).
 
 `validate_graph` reports every problem at once, each with the index of the node
 or edge it concerns, so the builder can point at all of them in one pass.
@@ -247,7 +247,7 @@ def reachable_from_triggers(
 ) -> set[str]:
     """Ids of the trigger nodes and of every node a path of edges leads to from one.
 
-    Only these run (DESIGN.md 6); any other node is skipped with a reason, so a
+    Only these run (docs/api.md); any other node is skipped with a reason, so a
     node left unconnected on the canvas can never fail a run. `starts` limits
     the triggers followed to these ids (the ones the run started from). Edges
     pointing at unknown nodes are ignored here (the validator reports them).

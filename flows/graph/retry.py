@@ -1,4 +1,4 @@
-"""A node's `retry` setting (DESIGN.md 6): checked at save, read by the engine.
+"""A node's `retry` setting (docs/api.md): checked at save, read by the engine.
 
 `retry: {max_attempts, backoff, delay_ms, on}` beside the node's `data`:
 

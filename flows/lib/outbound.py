@@ -262,7 +262,7 @@ def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return address.is_global and not address.is_multicast
 
 
-def _allowlisted(host: str, address) -> bool:
+def allowlisted(host: str, address) -> bool:
     for entry in settings.HTTP_NODE_ALLOWLIST:
         entry = entry.strip().lower()
         if not entry:
@@ -287,11 +287,13 @@ def checked_address(host: str, port: int) -> str:
     addresses = []
     for info in infos:
         address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if not is_public(address) and not _allowlisted(host, address):
+        if not is_public(address) and not allowlisted(host, address):
             raise OutboundError(
                 "address_refused",
-                f"{host} resolves to {address}, which is not a public address; "
-                "HTTP_NODE_ALLOWLIST must name it.",
+                # Not what it resolved to: that would map internal names
+                # for a flow's author, one refused request at a time.
+                f"{host} is refused: it is not a public address (an operator "
+                "may allow it with HTTP_NODE_ALLOWLIST).",
             )
         addresses.append(str(address))
     if not addresses:

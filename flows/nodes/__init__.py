@@ -25,11 +25,14 @@ from flows.nodes.delay import DelayNode
 from flows.nodes.for_each import ForEachNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.list import ListNode
+from flows.nodes.postgres_query import PostgresQueryNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
+from flows.nodes.send_email import SendEmailNode
 from flows.nodes.stop import StopNode
 from flows.nodes.switch import SwitchNode
 from flows.nodes.transform import TransformNode
+from flows.nodes.wait import WaitNode
 from flows.nodes.webhook import WebhookNode
 
 NODE_KINDS: dict[str, NodeKind] = {}
@@ -73,8 +76,11 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     DelayNode(),
     CallFlowNode(),
     ForEachNode(),
+    WaitNode(),
     ResponseNode(),
     StopNode(),
+    SendEmailNode(),
+    PostgresQueryNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)

@@ -94,6 +94,9 @@ class NodeContext:
     secrets: Any = None
     exposes_secrets: bool = False
     idempotency_key: str = ""
+    node_id: str = ""
+    run_values: dict | None = None
+    resume: dict | None = None
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
     logs_truncated: bool = False
@@ -105,6 +108,8 @@ class NodeContext:
     @property
     def variables(self) -> dict:
         variables = {"input": self.input, "prev": self.prev, "results": self.results}
+        if self.run_values is not None:
+            variables["run"] = self.run_values
         if self.exposes_secrets and self.secrets is not None:
             variables["secrets"] = self.secrets.template_values(self.label)
         return variables

@@ -1,4 +1,5 @@
-"""How a node fails: `NodeError`, `NodeTimeout`, and a sandbox failure as either."""
+"""How a node fails (`NodeError`, `NodeTimeout`, a sandbox failure as either) or
+parks its run (`Park`)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,17 @@ class StopRun(FlowControl):
 class ContinueLater(FlowControl):
     """A background run's node is out of time but not done (a long for_each):
     queue the run again at once; the node continues where it stopped."""
+
+
+class Park(FlowControl):
+    """The wait node asks the engine to park the run (flows/engine/waits.py).
+
+    `mode` is duration, until or callback; `wake_at` (an aware datetime) is when
+    the supervisor wakes the run: the end of the wait, or a callback's timeout.
+    """
+
+    def __init__(self, node_id: str, mode: str, wake_at):
+        super().__init__(f"park {node_id} until {wake_at.isoformat()}")
+        self.node_id = node_id
+        self.mode = mode
+        self.wake_at = wake_at

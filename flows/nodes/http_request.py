@@ -53,6 +53,7 @@ class HttpRequestNode(NodeKind):
             "data.credential_id",
             "Credential",
             widget="credential",
+            kinds=("bearer", "header", "basic", "query", "custom"),
             help="Sent as its header, bearer token, basic auth or query parameter. "
             "Manage them on the Credentials page.",
         ),

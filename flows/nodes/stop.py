@@ -21,7 +21,7 @@ RESERVED_CODES = frozenset(
 class StopNode(NodeKind):
     type = "stop"
     label = "Stop"
-    description = "Ends the run here: succeeded, or failed with your code and message."
+    description = "Ends the run here, as succeeded or as failed with your own error."
     form_fields = (
         FormField("data.outcome", "Outcome", widget="select", options=OUTCOMES),
         FormField(

@@ -26,7 +26,8 @@ from flows import sandbox
 from flows.nodes.errors import NodeError, sandbox_failure
 
 DOTTED_PATH = re.compile(
-    r"^(input|prev|results|secrets)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$", re.ASCII
+    r"^(input|prev|results|secrets|run|item|index)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$",
+    re.ASCII,
 )
 PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]", re.ASCII)
 # Property names every JavaScript object inherits; a dictionary lookup would

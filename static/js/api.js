@@ -1,6 +1,6 @@
 // The one way page scripts talk to Weir's API: JSON in, JSON out, CSRF header,
 // and every non-2xx answer turned into an ApiError carrying the envelope
-// {error: {code, message, details}} of DESIGN.md section 3.
+// {error: {code, message, details}} of docs/api.md, section 2.
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {

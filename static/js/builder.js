@@ -13,6 +13,7 @@ import { markUnreachable } from "./builder/reachability.js";
 import "./builder/run_panel.js";
 import "./builder/tabs.js";
 import "./builder/template_assist.js";
+import "./builder/versions.js";
 import { startUndo } from "./builder/undo.js";
 import { fitView, graphOverflowsView, renderMinimap } from "./builder/view.js";
 import { renderSigning } from "./builder/webhook_panel.js";

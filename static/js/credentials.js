@@ -2,9 +2,13 @@
 // Secret values only ever travel from this page to the server, never back.
 import { api } from "./api.js";
 
-const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom" };
-const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"] };
-const PUBLIC_FIELDS = { bearer: [], header: ["header_name"], basic: ["username"], query: ["param_name"], custom: [] };
+const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom", smtp: "SMTP", postgres: "PostgreSQL" };
+const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"], smtp: ["password"], postgres: ["password"] };
+const PUBLIC_FIELDS = {
+  bearer: [], header: ["header_name"], basic: ["username"], query: ["param_name"], custom: [],
+  smtp: ["host", "port", "security", "username", "from_address"],
+  postgres: ["host", "port", "database", "username", "sslmode"],
+};
 
 let credentials = JSON.parse(document.getElementById("credentials-data").textContent);
 const rows = document.getElementById("credential-rows");
@@ -45,7 +49,7 @@ function render() {
       const tr = document.createElement("tr");
       tr.dataset.id = credential.id;
       tr.className = "credential-row";
-      const detail = credential.header_name || credential.param_name || credential.username || "";
+      const detail = credential.host || credential.header_name || credential.param_name || credential.username || "";
       tr.append(
         cell(credential.name),
         cell(KIND_LABELS[credential.kind] + (detail ? ` · ${detail}` : "")),
@@ -93,7 +97,7 @@ function formBody() {
   if (!editing) body.kind = kind;
   for (const field of PUBLIC_FIELDS[kind]) {
     const value = form.elements[field].value.trim();
-    if (value || !editing) body[field] = value;
+    if (value || (!editing && field !== "port")) body[field] = value;  // no port: the default
   }
   for (const field of SECRET_FIELDS[kind]) {
     const value = form.elements[field].value;

@@ -1,4 +1,4 @@
-// The one place that translates between DESIGN.md's graph format
+// The one place that translates between the graph format of docs/api.md
 //   nodes [{id, type, name, position: {x, y}, data}], edges [{id, source, target, sourceHandle}]
 // and Drawflow's export format
 //   {drawflow: {Home: {data: {"<dfId>": {id, name, data, class, html, inputs, outputs, pos_x, pos_y}}}}}.
@@ -96,10 +96,10 @@ export function drawflowNode(dfId, record, kind, position) {
 }
 
 /**
- * DESIGN.md graph -> {importData for editor.import(), records: Map(dfId -> record)}.
+ * API graph (docs/api.md) -> {importData for editor.import(), records: Map(dfId -> record)}.
  * Drawflow ids are "1".."n" in node order.
  */
-/** Node-level settings beside `data` (DESIGN.md 6), kept as the API gave them. */
+/** Node-level settings beside `data` (docs/api.md), kept as the API gave them. */
 export const NODE_SETTINGS = ["wait", "retry", "error_output"];
 
 export function settingsOf(node) {
@@ -143,7 +143,7 @@ export function graphToDrawflow(graph, kinds) {
 }
 
 /**
- * Drawflow export -> DESIGN.md graph. Edge ids are kept when the same
+ * Drawflow export -> API graph (docs/api.md). Edge ids are kept when the same
  * (source, handle, target) existed in `previousEdges`; new edges get fresh ids.
  * Also returns `nodeDfIds[i]` (the Drawflow id of nodes[i]) and `edgeDfIds[i]`
  * ([source dfId, target dfId] of edges[i]) so API errors by index can be

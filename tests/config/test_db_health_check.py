@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import resource
-import time
 
 import psycopg
 import pytest
@@ -16,6 +15,7 @@ from django.db import connection
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, trigger
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -35,9 +35,7 @@ def end_session(pid: int) -> None:
     params.pop("cursor_factory", None)
     with psycopg.connect(**params, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [pid])
-    deadline = time.monotonic() + 5
-    while connection.is_usable() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: not connection.is_usable(), 5, 0.01)
 
 
 def post_through_wsgi(path: str, body: bytes) -> str:

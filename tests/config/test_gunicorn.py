@@ -4,11 +4,16 @@ refused, not run late. With a real gunicorn whose two threads are both busy."""
 from __future__ import annotations
 
 import threading
-import time
 
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
+from tests.waiting import wait_until
+
+
+def running_runs() -> int:
+    """Runs stored `running`: a run longer than 0.2 s is, while it goes."""
+    return FlowRun.objects.filter(status=FlowRun.Status.RUNNING).count()
 
 
 def test_a_webhook_that_waited_past_the_queue_timeout_is_503_not_run_late(
@@ -29,7 +34,7 @@ def test_a_webhook_that_waited_past_the_queue_timeout_is_503_not_run_late(
     ]
     for thread in slow:
         thread.start()
-    time.sleep(0.5)  # both threads now sleep in their runs
+    assert wait_until(lambda: running_runs() == 2)  # both threads are busy
 
     late = server.post_json(path, {"late": True})
     page = server.request("GET", "/login/")
@@ -55,7 +60,7 @@ def test_the_worker_sizes_the_process_cap_from_its_threads(gunicorn, alice):
         target=server.post_json, args=(f"/api/webhooks/{flows[0].id}", {})
     )
     first.start()
-    time.sleep(0.5)
+    assert wait_until(lambda: running_runs() == 1)
 
     second = server.post_json(f"/api/webhooks/{flows[1].id}", {})
 

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.processes
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PRODUCTION_ENV = {
@@ -175,3 +178,13 @@ def test_make_run_hands_its_port_to_the_settings():
         line.startswith("PORT=8123 ") and "seed_demo" in line for line in commands
     )
     assert any("WEB_PORT=8123 " in line and "honcho start" in line for line in commands)
+
+
+def test_workers_poll_briefly_on_sqlite_and_rely_on_notify_on_postgresql():
+    postgres = {**PRODUCTION_ENV, "DATABASE_URL": "postgres://weir@db.invalid/weir"}
+
+    on_sqlite = print_settings("s.WORKER_POLL_SECONDS", env=PRODUCTION_ENV)
+    on_postgres = print_settings("s.WORKER_POLL_SECONDS", env=postgres)
+
+    assert on_sqlite.stdout.split() == ["0.02"], on_sqlite.stderr
+    assert on_postgres.stdout.split() == ["0.2"], on_postgres.stderr

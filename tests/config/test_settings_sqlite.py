@@ -14,13 +14,17 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.processes
+
 
 WRITERS = 16
 EDITS = 5
@@ -43,6 +47,14 @@ def request(base, method, path, session, csrf, body=None):
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
+
+
+def listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
 
 
 @pytest.fixture
@@ -88,12 +100,7 @@ def sqlite_server(tmp_path):
         cwd=settings.BASE_DIR,
     )
     base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.1)
+    wait_until(lambda: listening(port), 20, 0.1)
     yield base, state
     server.send_signal(signal.SIGINT)  # gunicorn's quick shutdown
     try:

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
+from tests.processes import needs_postgres
 
 
 def api_flow(owner):
@@ -71,6 +72,34 @@ def test_a_pinned_output_stands_in_for_the_node_in_test_runs(
     expect(canvas_node(page, "Fetch")).not_to_have_class(re.compile("pinned"))
     flow.refresh_from_db()
     assert flow.pins == {}
+    assert page_errors == []
+
+
+@needs_postgres
+def test_pin_last_output_pins_the_background_runs_output(
+    alice_page, live_url, alice, processes, page_errors
+):
+    processes.worker()
+    page = alice_page
+    flow = api_flow(alice)
+    open_builder(page, live_url, flow)
+    run_in_builder(page)  # a run in the request first: its output is "Ada"'s
+    page.get_by_label("Input (JSON object)").fill('{"name": "Grace"}')
+    page.get_by_label(re.compile("Run in the background")).check()
+
+    page.get_by_role("button", name="Run flow").click()
+    result = page.locator("#run-result")
+    expect(result.get_by_test_id("run-status")).to_have_text(
+        "succeeded", timeout=30_000
+    )
+    canvas_node(page, "Fetch").click()
+    page.get_by_test_id("pins").get_by_role("button", name="Pin last output").click()
+
+    expect(page.get_by_test_id("pins").locator("legend")).to_have_text(
+        "📌 Pinned output"
+    )
+    flow.refresh_from_db()
+    assert flow.pins == {"fetch": {"items": ["Grace", "b"]}}
     assert page_errors == []
 
 

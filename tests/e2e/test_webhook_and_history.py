@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import urllib.request
 
+import pytest
 from playwright.sync_api import expect
 
 from flows.engine import run_flow
@@ -123,6 +124,7 @@ def test_a_signing_secret_is_shown_once_and_can_be_removed(alice_page, live_url,
     assert flow.webhook_secret == ""
 
 
+@pytest.mark.processes
 def test_the_signed_curl_example_runs_as_pasted(alice_page, live_url, alice):
     """Paste the left panel's example into a shell: the signed call is accepted.
 

@@ -187,3 +187,22 @@ def test_an_admin_save_that_changes_nothing_writes_no_version(staff, alice_flow)
     alice_flow.refresh_from_db()
     assert alice_flow.version == 1
     assert alice_flow.versions.count() == 1
+
+
+def test_staff_who_may_only_view_runs_cannot_unpin_them(db):
+    from django.contrib.auth.models import Permission
+
+    viewer = UserFactory(username="viewer", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_flowrun"))
+    client = Client()
+    client.force_login(viewer)
+    run = FlowRunFactory(pinned=True)
+
+    page = client.get("/admin/flows/flowrun/")
+    client.post(
+        "/admin/flows/flowrun/", {"action": "unpin", "_selected_action": [run.pk]}
+    )
+
+    run.refresh_from_db()
+    assert run.pinned is True  # retention still keeps it
+    assert 'value="unpin"' not in page.text

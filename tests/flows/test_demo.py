@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from django.core.management import call_command
 
-from flows.demo import webhook_code_graph
+from flows.demo import approval_graph, webhook_code_graph
 from flows.engine import run_flow
+from flows.engine.waits import resume_urls
 from flows.graph import validate_graph
 from flows.models import Flow
 
@@ -47,3 +48,37 @@ def test_the_demo_graph_with_any_code_is_a_valid_flow():
 
     assert not validate_graph(nodes, edges)
     assert nodes[1]["data"] == {"language": "javascript", "code": "return 1;"}
+
+
+def test_seed_demo_adds_the_worked_examples_once_and_valid(db):
+    call_command("seed_demo")
+    call_command("seed_demo")
+
+    for name in ("Yesterday's signups", "Approve by e-mail", "Fulfil order", "Orders"):
+        flow = Flow.objects.get(name=name, owner__username="demo")
+        assert not validate_graph(flow.nodes, flow.edges), name
+        flow.full_clean()  # the admin's checks too (credentials, graph)
+    signups = Flow.objects.get(name="Yesterday's signups")
+    assert [n["type"] for n in signups.nodes] == [
+        "schedule",
+        "postgres_query",
+        "http_request",
+    ]
+    assert signups.has_schedule and signups.nodes[0]["data"]["enabled"] is False
+
+
+def test_the_approval_example_waits_with_a_link_in_its_mail(db, alice):
+    nodes, edges = approval_graph()
+    flow = Flow.objects.create(owner=alice, name="A", nodes=nodes, edges=edges)
+
+    assert list(resume_urls("r", flow.nodes)) == ["approve"]
+    assert "run.resume_urls.approve" in nodes[1]["data"]["text"]
+
+
+def test_the_seeded_orders_flow_calls_the_seeded_fulfilment_flow(db):
+    call_command("seed_demo")
+
+    orders = Flow.objects.get(name="Orders", owner__username="demo")
+    fulfil = Flow.objects.get(name="Fulfil order", owner__username="demo")
+    loops = [node for node in orders.nodes if node["type"] == "for_each"]
+    assert [node["data"]["flow_id"] for node in loops] == [str(fulfil.id)] * 2

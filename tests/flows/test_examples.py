@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import re
 from pathlib import Path
 
 from django.conf import settings
 
+from flows.demo import fulfilment_graph, orders_graph
+from flows.engine import background, waits
 from flows.models import Flow, FlowRun
+from tests.flows.nodes.test_send_email import inbox, mail_server  # noqa: F401
 
 EXAMPLES = Path(settings.BASE_DIR) / "docs" / "examples.md"
 
@@ -59,3 +64,49 @@ def test_example_1_answers_200_when_every_order_is_fulfilled(api, client, alice)
 
     assert answer.status_code == 200
     assert answer.json() == {"fulfilled": 1}
+
+
+def test_the_whole_example_1_mails_a_link_waits_and_retries_the_failed_orders(
+    client,
+    alice,
+    mail_server,  # noqa: F811 (the fixture, imported above)
+    inbox,  # noqa: F811
+):
+    """The demo's "Orders" (flows/demo.py orders_graph), as docs/examples.md
+    describes it end to end: a failed order, a mail with the resume link, an
+    approval, the retry."""
+    fulfil = Flow.objects.create(
+        owner=alice, name="Fulfil order", nodes=fulfilment_graph()[0],
+        edges=fulfilment_graph()[1],
+    )  # fmt: skip
+    nodes, edges = orders_graph(str(fulfil.id))
+    nodes[4]["data"]["credential_id"] = str(mail_server.pk)
+    flow = Flow.objects.create(owner=alice, name="Orders", nodes=nodes, edges=edges)
+    flow.full_clean()
+    orders = [{"id": 1, "sku": "A"}, {"id": 2}]
+
+    answer = client.post(
+        flow.webhook_path,
+        {"orders": orders, "approver": "boss@example.com"},
+        content_type="application/json",
+    )
+
+    assert answer.status_code == 202
+    run = FlowRun.objects.get(pk=answer.json()["run_id"])
+    assert run.status == "waiting"
+    [mail] = inbox.envelopes
+    assert mail.rcpt_tos == ["boss@example.com"]
+    message = email.message_from_bytes(mail.content, policy=email.policy.default)
+    assert message["Subject"] == "1 of 2 orders failed"
+    path = waits.resume_path(run.pk, "approve")
+    assert path in message.get_content()
+
+    resumed = client.post(path, {}, content_type="application/json")
+    assert resumed.status_code == 202
+    assert background.execute_queued(str(run.id)) == "succeeded"
+
+    run.refresh_from_db()
+    retry = run.results["retry"]
+    assert (retry["count"], retry["failed"]) == (1, 1)  # order 2 still has no sku
+    calls = FlowRun.objects.filter(flow=fulfil, called_by=run)
+    assert calls.count() == 3  # two orders, then the one retried

@@ -159,7 +159,10 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "transform",
         "http_request",
         "delay",
+        "wait",
         "response",
+        "send_email",
+        "postgres_query",
         "agent",
     ]
     assert 'data-kind="http_request"' in left_panel(html)

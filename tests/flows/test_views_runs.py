@@ -7,8 +7,12 @@ import re
 import pytest
 from django.test import Client
 
+from flows.engine import run_flow
+from flows.engine.waits import resume_path
+from flows.models import FlowRun
 from flows.views import readable_error
 from tests.factories import FlowFactory, FlowRunFactory
+from tests.flows.graphs import chain, node, trigger
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +95,41 @@ def test_code_errors_keep_the_users_own_line_numbers():
     }
 
     assert readable_error(error) == f"code_error: {error['message']}"
+
+
+def waiting_run(owner, **data):
+    nodes, edges = chain(trigger(), node("approve", "wait", **data))
+    nodes[1]["name"] = "Approve the refund"
+    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return run_flow(flow, {}, FlowRun.Trigger.MANUAL)
+
+
+def test_a_waiting_run_shows_its_resume_link_on_the_runs_page(alice_client, alice):
+    run = waiting_run(alice, mode="callback")
+
+    html = alice_client.get("/runs/?status=waiting").content.decode()
+
+    [row] = run_rows(html)
+    assert "Waiting" in row
+    assert resume_path(run.pk, "approve") in row
+
+
+def test_the_run_page_of_a_waiting_run_says_where_and_offers_cancel(
+    alice_client, alice
+):
+    run = waiting_run(alice, mode="callback")
+
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+    assert "Waiting at Approve the refund" in html
+    assert resume_path(run.pk, "approve") in html
+    assert 'id="run-cancel"' in html
+
+
+def test_a_timed_wait_shows_no_resume_link(alice_client, alice):
+    run = waiting_run(alice, mode="duration", seconds=60)
+
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+    assert "Waiting at Approve the refund" in html
+    assert "/api/resume/" not in html

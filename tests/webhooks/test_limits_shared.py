@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 import redis
 
 from tests.factories import FlowFactory
+from tests.processes import run_python
 from tests.webhooks.conftest import webhook_runs
 
+pytestmark = pytest.mark.processes
+
 REDIS_URL = "redis://127.0.0.1:6379/14"
-ROOT = Path(__file__).resolve().parents[2]
 
 # Run by a separate Python process with its own Redis client and Django setup.
 SPEND_BUDGET = """
@@ -23,6 +20,7 @@ import django
 django.setup()
 from config.http.errors import Throttled
 from webhooks.limits import check_rate
+
 for _ in range(int(sys.argv[2])):
     check_rate(sys.argv[1])
 try:
@@ -51,24 +49,9 @@ def flow(alice, settings):
 
 def spend_in_another_process(flow, count: int) -> str:
     """Spend `count` of the flow's budget elsewhere; "throttled" if one more is over."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "REDIS_URL": REDIS_URL,
-        "WEBHOOK_RATE_LIMIT": "3/d",
-        "WEIR_TESTING": "1",
-        "PYTHONPATH": str(ROOT),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", SPEND_BUDGET, str(flow.id), str(count)],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout.strip()
+    env = {"REDIS_URL": REDIS_URL, "WEBHOOK_RATE_LIMIT": "3/d"}
+    output = run_python(SPEND_BUDGET, str(flow.id), str(count), env=env, timeout=60)
+    return output.strip()
 
 
 def test_requests_counted_by_another_process_throttle_this_one(sender, flow):

@@ -90,3 +90,27 @@ def test_the_slot_is_given_back_once_the_run_ends(client, hook_flow, hold_slots)
         assert send(client, hook_flow).status_code == 200
 
     assert webhook_runs(hook_flow) == 3
+
+
+def test_a_replay_gets_its_stored_answer_while_the_flow_is_at_its_cap(
+    client, hook_flow, hold_slots
+):
+    first = send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-1")
+    hold_slots(hook_flow.owner_id, hook_flow.pk)
+
+    again = send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-1")
+
+    assert again.status_code == 200
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert webhook_runs(hook_flow) == 1
+
+
+def test_a_new_delivery_id_still_meets_the_cap(client, hook_flow, hold_slots):
+    send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-1")
+    hold_slots(hook_flow.owner_id, hook_flow.pk)
+
+    answer = send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-2")
+
+    assert answer.status_code == 429
+    assert webhook_runs(hook_flow) == 1

@@ -233,3 +233,34 @@ def test_a_retry_after_503_with_the_same_key_runs(client, hook_flow, settings):
     assert retried.status_code == 200
     assert "Idempotent-Replayed" not in retried
     assert webhook_runs(hook_flow) == 1
+
+
+TICK = "schedule:2026-11-24T09:00:00Z"
+
+
+def test_a_caller_cannot_replay_a_scheduled_run_and_read_its_results(client, hook_flow):
+    FlowRunFactory(
+        flow=hook_flow,
+        trigger=FlowRun.Trigger.SCHEDULE,
+        status=FlowRun.Status.SUCCEEDED,
+        delivery_id=TICK,
+        input={"scheduled_for": "2026-11-24T09:00:00Z"},
+        results={"report": "quarterly numbers"},
+    )
+
+    response = send(client, hook_flow, {"scheduled_for": "2026-11-24T09:00:00Z"}, TICK)
+
+    assert response.status_code == 400
+    assert "quarterly" not in response.text
+    assert "Idempotent-Replayed" not in response
+
+
+def test_a_caller_cannot_take_a_future_ticks_delivery_id(client, hook_flow):
+    from datetime import UTC, datetime
+
+    from flows.engine.scheduler import fire
+
+    response = send(client, hook_flow, {"name": "Ada"}, TICK)
+
+    assert response.status_code == 400
+    assert fire(hook_flow, datetime(2026, 11, 24, 9, tzinfo=UTC)) is not None

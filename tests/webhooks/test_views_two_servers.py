@@ -1,4 +1,4 @@
-"""One delivery sent to two web processes at once runs once (DESIGN.md section 7).
+"""One delivery sent to two web processes at once runs once (docs/webhooks.md).
 
 Two real gunicorn processes on two ports share the test database, as two
 machines behind a load balancer share PostgreSQL; no Redis is involved.

@@ -12,9 +12,41 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from flows.audit.actor import Actor
-from flows.demo import DEMO_FLOW_NAME, SEED_HOOKS, webhook_code_graph
+from flows.demo import (
+    DEMO_FLOW_NAME,
+    SEED_HOOKS,
+    approval_graph,
+    fulfilment_graph,
+    orders_graph,
+    signup_summary_graph,
+    webhook_code_graph,
+)
 from flows.history.save import save_flow
 from flows.models import Flow
+
+# The worked examples of docs/engine.md; they need credentials before they run.
+WORKED_EXAMPLES = [
+    (
+        "Yesterday's signups",
+        "Every morning, count yesterday's signups and post a summary. Pick a "
+        "PostgreSQL credential and your chat URL, then enable the schedule.",
+        signup_summary_graph,
+    ),
+    (
+        "Approve by e-mail",
+        "E-mails a resume link to input.approver and waits for Approve or Reject. "
+        "Pick an SMTP credential first.",
+        approval_graph,
+    ),
+]
+
+FULFIL_NAME = "Fulfil order"
+FULFIL_DESCRIPTION = "Ships one order; fails for an order without a sku."
+ORDERS_NAME = "Orders"
+ORDERS_DESCRIPTION = (
+    "For each order in input.orders, calls 'Fulfil order'; if any fail, e-mails "
+    "input.approver a link to approve a retry. Pick an SMTP credential first."
+)
 
 
 class Command(BaseCommand):
@@ -49,5 +81,38 @@ class Command(BaseCommand):
             }
             save_flow(flow, fields, actor=Actor.system("seed_demo"), source="create")
             self.stdout.write(f"  Demo flow '{flow.name}': {flow.webhook_url}")
+        for name, description, graph in WORKED_EXAMPLES:
+            nodes, edges = graph()
+            if not Flow.objects.filter(owner=user, name=name).exists():
+                changes = {"name": name, "description": description}
+                changes |= {"nodes": nodes, "edges": edges}
+                save_flow(
+                    Flow(owner=user),
+                    changes,
+                    actor=Actor.system("seed_demo"),
+                    source="create",
+                )
+        self.seed_orders(user)
         for hook in SEED_HOOKS:
             hook(user, flow, self.stdout)
+
+    def seed_orders(self, user) -> None:
+        """docs/examples.md's first example: "Orders" calls "Fulfil order" by id,
+        so the called flow is seeded first."""
+        fulfil = Flow.objects.filter(owner=user, name=FULFIL_NAME).first()
+        if fulfil is None:
+            nodes, edges = fulfilment_graph()
+            fulfil = Flow(owner=user)
+            changes = {"name": FULFIL_NAME, "description": FULFIL_DESCRIPTION}
+            changes |= {"nodes": nodes, "edges": edges}
+            save_flow(fulfil, changes, actor=Actor.system("seed_demo"), source="create")
+        if not Flow.objects.filter(owner=user, name=ORDERS_NAME).exists():
+            nodes, edges = orders_graph(str(fulfil.pk))
+            changes = {"name": ORDERS_NAME, "description": ORDERS_DESCRIPTION}
+            changes |= {"nodes": nodes, "edges": edges}
+            save_flow(
+                Flow(owner=user),
+                changes,
+                actor=Actor.system("seed_demo"),
+                source="create",
+            )

@@ -75,6 +75,8 @@ class Command(BaseCommand):
                 f"Stranded runs: {done.interrupted} interrupted, "
                 f"{done.requeued} resumed, {done.cancelled} cancelled."
             )
+        if done.woken:
+            self.stdout.write(f"Waiting runs woken: {done.woken}.")
         if time.monotonic() >= self.next_prune:
             self.prune()
 

@@ -1,10 +1,11 @@
 """`manage.py work`: one background worker for the configured task engine.
 
 One command whatever `TASKS_BACKEND` says, so the Procfile, systemd units and
-the fault tests never name an engine: `database` runs django-tasks-db's
-`db_worker` (polls the task table every `WORKER_POLL_SECONDS`), `rq` runs
-django-rq's `rqworker` with the Job class django-tasks-rq needs. Start as many
-as you want runs in parallel; each executes one task at a time. SIGINT or
+the fault tests never name an engine: `database` runs django-tasks-db's worker
+(woken by PostgreSQL's NOTIFY when a task is queued, polling the task table
+every `WORKER_POLL_SECONDS` as the fallback: flows/engine/queue_listener.py), `rq`
+runs django-rq's `rqworker` with the Job class django-tasks-rq needs. Start as
+many as you want runs in parallel; each executes one task at a time. SIGINT or
 SIGTERM lets the task in hand finish, then the worker exits.
 """
 
@@ -13,6 +14,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.utils.crypto import get_random_string
+from django_tasks_db.management.commands import db_worker
+
+from flows.engine.queue_listener import WakingWorker
 
 
 class Command(BaseCommand):
@@ -36,13 +41,22 @@ class Command(BaseCommand):
                 with_scheduler=True,
                 verbosity=options["verbosity"],
             )
-        else:
-            call_command(
-                "db_worker",
-                queue_name="default",
-                interval=settings.WORKER_POLL_SECONDS,
-                batch=options["burst"],
-                reload=False,
-                startup_delay=False,
-                verbosity=options["verbosity"],
-            )
+            return
+        # What `db_worker` does, with the worker that wakes on NOTIFY.
+        logs = db_worker.Command(stdout=self.stdout, stderr=self.stderr)
+        logs.configure_logging(options["verbosity"])
+        worker = WakingWorker(
+            queue_names=["default"],
+            excluded_queue_names=[],
+            interval=settings.WORKER_POLL_SECONDS,
+            batch=options["burst"],
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id=get_random_string(32),
+        )
+        worker.configure_signals()
+        try:
+            worker.run()
+        finally:
+            worker.wakeup.close()

@@ -12,7 +12,7 @@ const ROOTS = ["input", "prev", "results"];
 
 /** The sample values the last run gives this node's code. */
 export function samples(nodeId) {
-  const steps = state.lastSteps || [];
+  const steps = state.lastSteps;
   const results = {};
   for (const step of steps) if (step.status === "succeeded") results[step.node_id] = step.output;
   const { graph } = currentGraph();
@@ -49,7 +49,7 @@ function completeFromLastRun(nodeId) {
 
 /** The line of this node's error in the last run: "(line 3, column 5)". */
 function errorLine(nodeId) {
-  const step = (state.lastSteps || []).find((item) => item.node_id === nodeId && item.error);
+  const step = state.lastSteps.find((item) => item.node_id === nodeId && item.error);
   const match = step?.error?.message?.match(/line (\d+)/);
   return match ? Number(match[1]) : null;
 }

@@ -1,6 +1,6 @@
 // What every builder module shares: the flow as loaded, the node kinds, the
 // Drawflow editor, the flow's own node records (keyed by Drawflow id), the
-// editing state and the unsaved-changes counter.
+// editing state, the unsaved-changes counter and the event bus.
 import { drawflowToGraph, graphToDrawflow } from "../graph_format.js";
 import { $ } from "./dom.js";
 
@@ -25,7 +25,25 @@ export const state = {
   savedGraphJson: JSON.stringify({ name: flow.name, nodes: flow.nodes, edges: flow.edges }),
   selected: null,
   nodeErrors: new Map(), // dfId -> [{field, message}]
+  // The steps of the run shown last, set by run_view.js showRun() only: "Pin
+  // last output" and the code editor's samples read them.
+  lastSteps: [],
 };
+
+// A small event bus (as Node-RED's editor has RED.events): a panel reacts to
+// what happened instead of importing the panel that handles it, so modules do
+// not import each other in a circle. Events: "select-node" (dfId, options),
+// "refresh-inspector", "tab-shown" (name).
+const handlers = new Map();
+
+export function on(event, handler) {
+  if (!handlers.has(event)) handlers.set(event, []);
+  handlers.get(event).push(handler);
+}
+
+export function emit(event, ...args) {
+  for (const handler of handlers.get(event) || []) handler(...args);
+}
 
 export function isDirty() {
   return state.changeCounter !== state.savedCounter;

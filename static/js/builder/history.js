@@ -1,10 +1,10 @@
 // The History tab: the flow's runs, page by page, filtered by status, trigger
 // and date; click one for its steps. Unfinished runs are followed live.
 import { api } from "../api.js";
-import { flow, state } from "./context.js";
+import { flow, on } from "./context.js";
 import { $, formatDuration, formatTime, h, showText } from "./dom.js";
 import { ACTIVE, followRun, stopFollowing } from "./live_run.js";
-import { renderRun, stepsOf } from "./run_view.js";
+import { showRun } from "./run_view.js";
 
 const REFRESH_MS = 2000; // while the page shows unfinished runs
 const filters = $("history-filters");
@@ -21,8 +21,7 @@ export async function showHistoryRun(runId, row) {
     if (ACTIVE.has(detail.status)) {
       await followRun(target, runId, () => loadHistory());
     } else {
-      state.lastSteps = stepsOf(detail, detail); // "Pin last output" offers these
-      renderRun(target, detail, state.lastSteps);
+      showRun(target, detail);
     }
   } catch (error) {
     target.replaceChildren(h("p", { class: "form-error", text: error.message }));
@@ -100,5 +99,6 @@ filters.addEventListener("change", () => {
 });
 filters.addEventListener("submit", (event) => event.preventDefault());
 $("history-refresh").addEventListener("click", loadHistory);
+on("tab-shown", (name) => name === "history" && loadHistory());
 $("history-newer").addEventListener("click", () => turnPage(-1));
 $("history-older").addEventListener("click", () => turnPage(1));

@@ -2,7 +2,7 @@
 // declared fields, and edits written back into the node's record.
 import { kindClass, kindOf, nodeHtml } from "../graph_format.js";
 import { fieldsFor } from "../node_forms.js";
-import { container, editor, kinds, markChanged, nodeElement, records, state } from "./context.js";
+import { container, editor, kinds, markChanged, nodeElement, on, records, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
@@ -167,3 +167,6 @@ export function renderInspector() {
     ),
   );
 }
+
+on("select-node", selectNode);
+on("refresh-inspector", renderInspector);

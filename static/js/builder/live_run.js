@@ -1,12 +1,15 @@
-// Following a queued or running run: its steps appear as the worker stores
-// them, and a Cancel button stops it. Used by the Run tab (background runs)
-// and by History (any run that is not finished yet).
+// Following a queued, running or waiting run: its steps appear as the worker
+// stores them, a waiting run shows its resume link, and a Cancel button stops
+// it. Used by the Run tab and by History (any run that is not finished yet).
 import { api } from "../api.js";
+import { wireCancel } from "../run_cancel.js";
+import { dfIdOfNode, records } from "./context.js";
 import { h } from "./dom.js";
-import { renderRun, stepsOf } from "./run_view.js";
+import { showRun } from "./run_view.js";
 
 const POLL_MS = 500;
-export const ACTIVE = new Set(["queued", "running"]);
+const WAITING_POLL_MS = 3000; // a wait may last days
+export const ACTIVE = new Set(["queued", "running", "waiting"]);
 
 let following = null; // the one run followed at a time: {runId, timer, target}
 
@@ -23,25 +26,34 @@ function cancelButton(runId, run) {
     "data-testid": "run-cancel",
     disabled: run.cancel_requested || undefined,
     text: run.cancel_requested ? "Cancelling…" : "Cancel run",
-    onclick: async () => {
-      button.disabled = true;
-      error.hidden = true;
-      try {
-        await api("POST", `/api/runs/${runId}/cancel`);
-        button.textContent = "Cancelling…";
-      } catch (failure) {
-        error.textContent = failure.message;
-        error.hidden = false;
-        button.disabled = false;
-      }
-    },
   });
+  wireCancel(button, error, runId);
   return h("div", { class: "button-row run-live-actions" }, button, error);
 }
 
+/** Where the run waits, and for a callback wait the link that resumes it. */
+function waitNote(run) {
+  const wait = run.wait || {};
+  const name = records.get(dfIdOfNode(wait.node_id))?.name || wait.node_id || "a wait node";
+  const until = wait.until ? new Date(wait.until).toLocaleString() : "";
+  const note = h("div", { class: "run-wait", "data-testid": "run-waiting" },
+    h("p", { text: wait.resume_url
+      ? `Waiting at ${name} for an answer (until ${until}). The run holds no worker meanwhile.`
+      : `Waiting at ${name} until ${until}. The run holds no worker meanwhile.` }));
+  if (wait.resume_url) {
+    note.append(
+      h("label", { for: "run-resume-url", class: "step-label", text: "Resume link (opening it shows Approve and Reject)" }),
+      h("input", { id: "run-resume-url", class: "mono", readonly: true, value: wait.resume_url, "data-testid": "run-resume-url" }),
+      h("a", { href: wait.resume_url, target: "_blank", rel: "noopener", text: "Open the resume page" }));
+  }
+  return note;
+}
+
 function render(target, run) {
-  renderRun(target, run, stepsOf(run, run));
-  if (ACTIVE.has(run.status)) {
+  showRun(target, run);
+  if (run.status === "waiting") {
+    target.prepend(waitNote(run), cancelButton(run.id, run));
+  } else if (ACTIVE.has(run.status)) {
     const note = run.status === "queued"
       ? "Waiting for a worker… steps appear here as they finish."
       : "Running… steps appear here as they finish.";
@@ -72,7 +84,7 @@ export async function followRun(target, runId, onFinal = () => {}) {
     if (following !== mine) return; // another run was chosen meanwhile
     render(target, run);
     if (ACTIVE.has(run.status)) {
-      mine.timer = setTimeout(tick, POLL_MS);
+      mine.timer = setTimeout(tick, run.status === "waiting" ? WAITING_POLL_MS : POLL_MS);
     } else {
       stopFollowing();
       onFinal(run);

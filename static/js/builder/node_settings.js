@@ -1,4 +1,4 @@
-// Node-level settings beside `data` (DESIGN.md 6): how a node with inputs
+// Node-level settings beside `data` (docs/api.md): how a node with inputs
 // merges them (`wait`), how it retries (`retry`) and whether a failure leaves
 // through its red `error` port (`error_output`). The inspector shows them after
 // the kind's own fields; paths are "wait", "error_output" and "retry.<key>".

@@ -6,7 +6,7 @@ import { api } from "../api.js";
 import { kindOf } from "../graph_format.js";
 import { flow, isDirty, kinds, nodeElement, records, state } from "./context.js";
 import { $, h, prettyJson, showText } from "./dom.js";
-import { renderRun, stepsOf } from "./run_view.js";
+import { showRun, stepsOf } from "./run_view.js";
 import { adoptVersionIfGraphUnchanged, save } from "./save.js";
 import { showTab } from "./tabs.js";
 
@@ -48,8 +48,7 @@ async function runThisNode(nodeId, errorBox) {
   try {
     const outcome = await api("POST", `/api/flows/${flow.id}/nodes/${encodeURIComponent(nodeId)}/run`);
     const detail = await api("GET", `/api/runs/${outcome.run_id}`).catch(() => null);
-    state.lastSteps = stepsOf(outcome, detail);
-    renderRun(target, { ...outcome, trigger: detail?.trigger }, state.lastSteps);
+    showRun(target, { ...outcome, trigger: detail?.trigger }, stepsOf(outcome, detail));
   } catch (error) {
     target.replaceChildren(h("p", { class: "form-error", role: "alert", text: error.message }));
   }
@@ -65,7 +64,7 @@ export function pinsSection(dfId, rerender) {
   const editor = h("textarea", { class: "code-input mono", rows: "5", spellcheck: "false", id: `pin-${dfId}`,
     "aria-label": "Pinned output (JSON)" });
   editor.value = pinned ? prettyJson(flow.pins[nodeId]) : "";
-  const last = (state.lastSteps || []).find((step) => step.node_id === nodeId && step.status === "succeeded");
+  const last = state.lastSteps.find((step) => step.node_id === nodeId && step.status === "succeeded");
   const pinWith = async (value) => (await savePins({ ...flow.pins, [nodeId]: value }, errorBox)) && rerender();
   const buttons = [
     h("button", { type: "button", class: "small", text: pinned ? "Save pinned output" : "Pin this JSON",

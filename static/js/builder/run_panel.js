@@ -1,9 +1,9 @@
 // The Run tab: the JSON input, Run (saving first), progress, the result.
 import { api } from "../api.js";
-import { container, flow, isDirty, state } from "./context.js";
+import { container, flow, isDirty } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { followRun, stopFollowing } from "./live_run.js";
-import { paintCanvas, renderRun, RUN_CLASSES, stepsOf } from "./run_view.js";
+import { paintCanvas, RUN_CLASSES, showRun, stepsOf } from "./run_view.js";
 import { save } from "./save.js";
 import { showTab } from "./tabs.js";
 
@@ -64,6 +64,10 @@ export async function runFlow() {
   });
   try {
     const outcome = await api("POST", `/api/flows/${flow.id}/run?pins=true`, input);
+    if (outcome.status === "waiting") {  // parked at a wait node: follow it
+      await followRun(result, outcome.run_id);
+      return;
+    }
     let detail = null;
     try {
       detail = await api("GET", `/api/runs/${outcome.run_id}`);
@@ -71,8 +75,7 @@ export async function runFlow() {
       detail = null;
     }
     const extra = detail ? { trigger: detail.trigger, response: detail.response } : {};
-    state.lastSteps = stepsOf(outcome, detail);
-    renderRun(result, { ...outcome, ...extra }, state.lastSteps);
+    showRun(result, { ...outcome, ...extra }, stepsOf(outcome, detail));
   } catch (error) {
     paintCanvas([]);
     result.replaceChildren(h("div", { class: "run-error", role: "alert" },

@@ -1,8 +1,7 @@
 // Showing a run: its summary, its steps (status, logs, output) and the colours
 // it paints on the canvas. Used by the run panel and by history.
-import { container, dfIdOfNode, nodeElement, records } from "./context.js";
+import { container, dfIdOfNode, emit, nodeElement, records, state } from "./context.js";
 import { formatDuration, h, prettyJson } from "./dom.js";
-import { selectNode } from "./inspector.js";
 
 export const RUN_CLASSES = ["run-succeeded", "run-failed", "run-skipped", "run-pending", "run-running"];
 
@@ -55,7 +54,13 @@ export function attemptList(attempts) {
       (attempt.error ? `: ${errorText(attempt.error)}` : "") + ` (${formatDuration(attempt.duration_ms)})` })));
 }
 
-export function renderRun(target, run, steps) {
+/**
+ * Show `run` in `target` and paint its steps on the canvas; they become
+ * `state.lastSteps`, whoever shows the run (the Run tab, History, a run
+ * followed live, "Run this node"). Without `steps`, the run's own (a detail).
+ */
+export function showRun(target, run, steps = stepsOf(run, run)) {
+  state.lastSteps = steps;
   const status = run.status || (run.success ? "succeeded" : "failed");
   const duration = run.duration ?? run.duration_ms;
   const runId = run.run_id || run.id;
@@ -78,7 +83,7 @@ export function renderRun(target, run, steps) {
     const name = step.node_name || records.get(dfId)?.name || step.node_id;
     const item = h("li", { class: `step status-${step.status}`, "data-node-id": step.node_id });
     item.append(
-      h("button", { type: "button", class: "step-head", title: "Show this node on the canvas", onclick: () => dfId && selectNode(dfId) },
+      h("button", { type: "button", class: "step-head", title: "Show this node on the canvas", onclick: () => dfId && emit("select-node", dfId) },
         h("span", { class: "step-name", text: name }),
         h("span", { class: `pill status-${step.status}`, text: step.status }),
         h("span", { class: "muted", text: step.status === "skipped" ? "" : formatDuration(stepDuration(step)) })),

@@ -2,10 +2,9 @@
 // validation errors on the canvas and inspector, a 412 conflict, other failures.
 import { api } from "../api.js";
 import {
-  container, currentGraph, flow, isDirty, markChanged, nodeElement, records, renderSaveState, state,
+  container, currentGraph, emit, flow, isDirty, markChanged, nodeElement, records, renderSaveState, state,
 } from "./context.js";
 import { $, h, showText } from "./dom.js";
-import { renderInspector, selectNode } from "./inspector.js";
 import { markStepSaved } from "./undo.js";
 import { openVersion } from "./versions.js";
 
@@ -77,8 +76,8 @@ export function showValidationErrors(error, mapping) {
   }
   showBanner("error", "Not saved: fix the problems marked on the canvas.", items);
   const first = state.nodeErrors.keys().next().value;
-  if (first) selectNode(first);
-  else renderInspector();
+  if (first) emit("select-node", first);
+  else emit("refresh-inspector");
 }
 
 export function showConflict(error) {
@@ -132,7 +131,7 @@ export async function save() {
     clearValidationErrors();
     if (updated.warnings?.length) showBanner("warning", "Saved, but check:", updated.warnings);
     else hideBanner();
-    if (state.selected) renderInspector();
+    if (state.selected) emit("refresh-inspector");
     renderSaveState(isDirty() ? undefined : "Saved");
     return true;
   } catch (error) {

@@ -1,7 +1,7 @@
-// The right panel's tabs: Inspector, Run, History (runs), Versions.
+// The right panel's tabs: Inspector, Run, History (runs), Versions. Showing
+// one emits "tab-shown"; History and Versions load themselves on it.
+import { emit } from "./context.js";
 import { $ } from "./dom.js";
-import { loadHistory } from "./history.js";
-import { clearDiff, loadVersions } from "./versions.js";
 
 export const TABS = ["inspector", "run", "history", "versions"];
 export function showTab(name) {
@@ -9,8 +9,6 @@ export function showTab(name) {
     $(`tab-${tab}`).setAttribute("aria-selected", String(tab === name));
     $(`pane-${tab}`).hidden = tab !== name;
   }
-  if (name === "history") loadHistory();
-  if (name === "versions") loadVersions();
-  else clearDiff(); // the diff's colours belong to the Versions tab
+  emit("tab-shown", name);
 }
 for (const tab of TABS) $(`tab-${tab}`).addEventListener("click", () => showTab(tab));

@@ -47,7 +47,7 @@ function showPreview(field, data) {
     field.after(box);
     previews.set(field, box);
   }
-  const haveRun = (state.lastSteps || []).length > 0;
+  const haveRun = state.lastSteps.length > 0;
   box.textContent = haveRun ? `Preview (last run): ${preview(field.value, data)}` : "Run the flow once to preview this template.";
 }
 

@@ -1,17 +1,16 @@
 // Undo and redo of every graph change (add, delete, move, connect, disconnect,
 // inspector edits): Ctrl+Z, Ctrl+Shift+Z and Ctrl+Y, and the canvas bar's buttons.
 //
-// Each step is a snapshot of the whole graph (DESIGN.md format), taken once the
+// Each step is a snapshot of the whole graph (docs/api.md's format), taken once the
 // change's events have settled: deleting a node fires one Drawflow event per
 // removed connection and then one for the node, and they make one step. Typing
 // into one inspector field keeps replacing the last step (its `coalesce` key), so
 // a word is one step, not one per letter. Undo re-imports the snapshot.
 import { graphToDrawflow } from "../graph_format.js";
 import {
-  currentGraph, editor, graphListeners, kinds, markChanged, records, refreshEmptyHint, renderSaveState, state,
+  currentGraph, editor, emit, graphListeners, kinds, markChanged, records, refreshEmptyHint, renderSaveState, state,
 } from "./context.js";
 import { $ } from "./dom.js";
-import { renderInspector, selectNode } from "./inspector.js";
 
 export const MAX_STEPS = 200;
 
@@ -68,8 +67,8 @@ function restore(graphJson) {
     for (const [dfId, record] of loaded.records) records.set(dfId, record);
     state.nodeErrors.clear();
     const again = [...records].find(([, record]) => record.id === selectedId);
-    selectNode(again ? again[0] : null);
-    if (!again) renderInspector();
+    emit("select-node", again ? again[0] : null);
+    if (!again) emit("refresh-inspector");
     refreshEmptyHint();
     markChanged();
     // Back at what was last saved: nothing is unsaved (unless the name changed).

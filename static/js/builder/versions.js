@@ -2,7 +2,7 @@
 // what that save changed, on the canvas (added green, changed amber) and in a
 // list (removed nodes in red: they are not on the canvas), and restore it.
 import { api } from "../api.js";
-import { dfIdOfNode, flow, isDirty, nodeElement, state } from "./context.js";
+import { dfIdOfNode, flow, isDirty, nodeElement, on, state } from "./context.js";
 import { $, formatTime, h, showText } from "./dom.js";
 
 const DIFF_CLASSES = ["diff-added", "diff-changed", "diff-moved"];
@@ -114,3 +114,4 @@ export async function openVersion(number) {
 
 $("versions-newer").addEventListener("click", () => { view.page = Math.max(1, view.page - 1); loadVersions(); });
 $("versions-older").addEventListener("click", () => { view.page += 1; loadVersions(); });
+on("tab-shown", (name) => (name === "versions" ? loadVersions() : clearDiff())); // the diff's colours belong to the Versions tab

@@ -1,4 +1,4 @@
-"""Signing in and out through /api/auth/* (DESIGN.md section 2)."""
+"""Signing in and out through /api/auth/* (docs/api.md, section 1)."""
 
 from __future__ import annotations
 

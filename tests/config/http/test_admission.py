@@ -8,6 +8,7 @@ test_admission_gunicorn.py.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -18,6 +19,7 @@ from config.http.admission import (
     Slots,
     admitted,
     arrived_at,
+    caps_for,
     check_queue_wait,
 )
 from config.http.errors import Throttled, Unavailable
@@ -30,19 +32,24 @@ def caps(settings):
     settings.SYNC_RUNS_PER_FLOW = 1
     settings.REQUEST_QUEUE_TIMEOUT_SECONDS = 5
     settings.ADMISSION_RETRY_AFTER_SECONDS = 2
+    settings.ADMISSION_SLOW_SECONDS = 0  # what holds a slot is slow at once
 
 
 def request(**meta):
     return RequestFactory().post("/api/webhooks/x", **meta)
 
 
+def hold(slots, owner, flow=None, slow_after=0.0):
+    return slots.take(caps_for(owner, flow), slow_after=slow_after)
+
+
 def test_work_beyond_the_process_cap_is_refused_with_503():
     slots = Slots()
     for owner in ("a", "b", "c"):
-        slots.take([(f"owner:{owner}", 2, "This user")])
+        hold(slots, owner)
 
     with pytest.raises(Unavailable) as refused:
-        slots.take([("owner:d", 2, "This user")])
+        hold(slots, "d")
 
     assert refused.value.status_code == 503
     assert refused.value.error_code == "unavailable"
@@ -52,27 +59,66 @@ def test_work_beyond_the_process_cap_is_refused_with_503():
 
 def test_work_beyond_a_keys_cap_is_throttled_and_takes_nothing():
     slots = Slots()
-    slots.take([("owner:a", 2, "This user"), ("flow:1", 1, "This flow")])
+    hold(slots, "a", "1")
 
     with pytest.raises(Throttled) as refused:
-        slots.take([("owner:a", 2, "This user"), ("flow:1", 1, "This flow")])
+        hold(slots, "a", "1")
 
     assert refused.value.status_code == 429
     assert refused.value.headers == {"Retry-After": "2"}
-    assert str(refused.value.detail).startswith("This flow already has 1 runs")
+    assert str(refused.value.detail).startswith("This flow already has 1 slow runs")
     assert slots.in_use == 1
-    slots.take([("owner:a", 2, "This user"), ("flow:2", 1, "This flow")])
+    hold(slots, "a", "2")
     assert slots.in_use == 2
 
 
 def test_a_slot_given_back_can_be_taken_again():
     slots = Slots()
-    keys = [("owner:a", 2, "This user"), ("flow:1", 1, "This flow")]
-    slots.take(keys)
-    slots.give_back(["owner:a", "flow:1"])
+    ticket = hold(slots, "a", "1")
+    slots.give_back(ticket, caps_for("a", "1"))
 
-    slots.take(keys)
+    hold(slots, "a", "1")
 
+    assert slots.in_use == 1
+
+
+@pytest.mark.timing
+def test_a_caller_meeting_a_young_run_waits_for_its_slot_instead_of_a_refusal():
+    slots = Slots()
+    ticket = hold(slots, "a", "1")
+    threading.Timer(0.05, slots.give_back, (ticket, caps_for("a", "1"))).start()
+    started = time.monotonic()
+
+    hold(slots, "a", "1", slow_after=5)
+
+    assert 0.04 < time.monotonic() - started < 2
+    assert slots.in_use == 1
+
+
+@pytest.mark.timing
+def test_a_caller_is_refused_once_the_runs_it_waits_for_have_turned_slow():
+    slots = Slots()
+    hold(slots, "a", "1", slow_after=0.2)
+    started = time.monotonic()
+
+    with pytest.raises(Throttled):
+        hold(slots, "a", "1", slow_after=0.2)
+
+    assert 0.15 < time.monotonic() - started < 2
+    assert slots.in_use == 1
+
+
+@pytest.mark.timing
+def test_a_caller_waits_no_longer_than_it_was_given():
+    slots = Slots()
+    hold(slots, "a", "1")
+    started = time.monotonic()
+
+    with pytest.raises(Unavailable) as refused:
+        slots.take(caps_for("a", "1"), slow_after=60, give_up_at=time.monotonic() + 0.1)
+
+    assert time.monotonic() - started < 2
+    assert "waited too long" in str(refused.value.detail)
     assert slots.in_use == 1
 
 
@@ -102,7 +148,7 @@ def test_the_owner_cap_holds_across_the_owners_flows():
             third.__enter__()
         held = slots.in_use
 
-    assert str(refused.value.detail).startswith("This user already has 2")
+    assert str(refused.value.detail).startswith("This user already has 2 slow")
     assert held == 2
     assert slots.in_use == 0
 

@@ -1,4 +1,4 @@
-"""Every /api/ error is JSON in DESIGN.md section 3's envelope, never an HTML page."""
+"""Every /api/ error is JSON in docs/api.md's error envelope, never an HTML page."""
 
 from __future__ import annotations
 

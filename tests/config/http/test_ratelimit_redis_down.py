@@ -21,6 +21,7 @@ from django.test import Client
 
 from flows.models import FlowRun
 from tests.factories import FlowFactory, webhook_code_graph
+from tests.waiting import wait_until
 from webhooks import signatures
 
 FAST = 0.5  # seconds: a request that waited on Redis would take seconds
@@ -40,6 +41,15 @@ def use_redis(settings, url: str) -> None:
             "OPTIONS": settings.REDIS_CACHE_OPTIONS,
         }
     }
+
+
+def answers_ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
 @pytest.fixture
@@ -65,15 +75,7 @@ def frozen_redis(settings, tmp_path):
         ],
         stdout=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                conn.sendall(b"PING\r\n")
-                if conn.recv(16).startswith(b"+PONG"):
-                    break
-        except OSError:
-            time.sleep(0.05)
+    wait_until(lambda: answers_ping(port), 10, 0.05)
     use_redis(settings, f"redis://127.0.0.1:{port}/0")
     server.freeze = lambda: server.send_signal(signal.SIGSTOP)
     server.thaw = lambda: server.send_signal(signal.SIGCONT)

@@ -2,37 +2,26 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+import pytest
+
+from tests.processes import run_python
+
+pytestmark = pytest.mark.processes
+
 
 # Plain processes, as gunicorn workers would be; no Django set-up is needed
 # to count or to export.
 COUNT_A_RUN = "from flows.lib import metrics; metrics.run_started('webhook')"
+SANDBOX_GAUGE = "from flows.lib import metrics; metrics.SANDBOX_WORKERS"
 SCRAPE = (
     "from config.telemetry.metrics import exposition; print(exposition()[0].decode())"
 )
 
 
 def python(code: str, multiproc_dir: Path) -> str:
-    env = {
-        **os.environ,
-        "PROMETHEUS_MULTIPROC_DIR": str(multiproc_dir),
-        "WEIR_TESTING": "1",
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return result.stdout
+    return run_python(code, env={"PROMETHEUS_MULTIPROC_DIR": str(multiproc_dir)})
 
 
 def test_counters_of_two_processes_are_summed_at_scrape_time(tmp_path):
@@ -42,3 +31,14 @@ def test_counters_of_two_processes_are_summed_at_scrape_time(tmp_path):
     text = python(SCRAPE, tmp_path)
 
     assert 'weir_runs_started_total{trigger="webhook"} 2.0' in text
+
+
+def test_a_dead_processes_live_gauge_stops_counting_at_scrape_time(tmp_path):
+    """What gunicorn's child_exit hook did; granian has no hook, so the scrape
+    drops the live gauges of processes that are gone."""
+    python(f"{SANDBOX_GAUGE}.set(2)", tmp_path)  # a worker that has exited
+
+    text = python(f"{SANDBOX_GAUGE}.set(1); {SCRAPE}", tmp_path)
+
+    assert "weir_sandbox_workers 1.0" in text
+    assert not list(tmp_path.glob("gauge_livesum_*.db"))[1:]  # only the live one

@@ -1,4 +1,4 @@
-"""`GET /api/flows/:id/export` and `POST /api/flows/import` (DESIGN.md 4)."""
+"""`GET /api/flows/:id/export` and `POST /api/flows/import` (docs/api.md, section 3)."""
 
 from __future__ import annotations
 

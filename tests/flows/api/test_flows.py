@@ -1,4 +1,4 @@
-"""The flow endpoints of DESIGN.md section 4 (run and run history live elsewhere)."""
+"""The flow endpoints of docs/api.md, section 3 (run and run history live elsewhere)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ import pytest
 from flows.engine import background
 from flows.models import FlowRun, RunStep
 from tests.flows.graphs import chain_flow, code, node, trigger
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = [needs_postgres]
 

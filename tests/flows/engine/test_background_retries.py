@@ -14,7 +14,8 @@ from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
 from tests.http_server import base
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ from flows.engine import background
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = [needs_postgres]
 

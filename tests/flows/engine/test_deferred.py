@@ -19,9 +19,9 @@ from flows.models import Flow, FlowRun
 from flows.nodes import NODE_KINDS
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
-from tests.processes import wait_until
+from tests.waiting import wait_until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timing]
 
 
 def run_in_thread(flow) -> tuple[threading.Thread, list]:

@@ -67,6 +67,27 @@ def test_queued_running_and_pinned_runs_are_kept_however_old(alice_flow, limits)
     assert RunStep.objects.filter(run__in=kept).count() == 6
 
 
+def test_a_waiting_run_older_than_the_retention_is_not_pruned(alice_flow, limits):
+    waiting = run_aged(alice_flow, 31, status=FlowRun.Status.WAITING)
+    done = run_aged(alice_flow, 31, status=FlowRun.Status.SUCCEEDED)
+
+    report = retention.prune()
+
+    assert report.runs_by_age == 1
+    assert surviving(waiting, done) == {waiting.pk}
+    assert RunStep.objects.filter(run=waiting).count() == 2  # resumes from these
+
+
+def test_a_waiting_run_past_the_cap_is_kept(alice_flow, limits):
+    limits.RUN_RETENTION_MAX_PER_FLOW = 1
+    waiting = run_aged(alice_flow, 3, status=FlowRun.Status.WAITING)
+    newer = [run_aged(alice_flow, days) for days in (2, 1)]
+
+    retention.prune()
+
+    assert surviving(waiting, *newer) == {waiting.pk, newer[1].pk}
+
+
 def test_a_flow_keeps_only_its_newest_runs_past_the_cap(alice_flow, bob_flow, limits):
     limits.RUN_RETENTION_MAX_PER_FLOW = 3
     alice_runs = [run_aged(alice_flow, days) for days in (5, 4, 3, 2, 1)]

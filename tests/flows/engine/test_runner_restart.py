@@ -11,8 +11,12 @@ import threading
 import time
 
 import psycopg
+import pytest
 
-from tests.processes import ROOT, Processes, base_env, request, wait_until
+from tests.processes import ROOT, Processes, base_env, request
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.processes
 
 MAKE_FLOW = """
 from django.contrib.auth import get_user_model
@@ -34,6 +38,7 @@ nodes, edges = chain(
     node("wait", "delay", ms=1500),
     code("last", "return {seen: prev.n};"),
 )
+
 owner = get_user_model().objects.create(username="restart")
 print(Flow.objects.create(owner=owner, name="bg", nodes=nodes, edges=edges).id)
 """

@@ -10,7 +10,8 @@ import pytest
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import code, edge, node
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = [needs_postgres]
 

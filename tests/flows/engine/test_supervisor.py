@@ -18,7 +18,8 @@ from flows.engine import supervisor
 from flows.models import FlowRun
 from tests.factories import FlowRunFactory
 from tests.flows.graphs import chain_flow, code, node, trigger
-from tests.processes import needs_postgres, request, wait_until
+from tests.processes import needs_postgres, request
+from tests.waiting import wait_until
 
 
 def expired(**fields) -> FlowRun:

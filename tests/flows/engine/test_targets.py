@@ -17,7 +17,8 @@ from flows.engine import store, targets
 from flows.models import Flow
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), needs_postgres]
 CACHE = targets.targets

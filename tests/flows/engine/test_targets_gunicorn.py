@@ -3,12 +3,11 @@ each with its own cache and listener, sees every committed change at once."""
 
 from __future__ import annotations
 
-import time
-
 from flows.models import Flow
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 from tests.processes import needs_postgres
+from tests.waiting import wait_until
 
 pytestmark = needs_postgres  # NOTIFY is PostgreSQL's
 CALLS = 20  # enough for both workers to have cached the flow
@@ -17,15 +16,6 @@ CALLS = 20  # enough for both workers to have cached the flow
 def results(server, flow) -> set:
     answers = [server.post_json(f"/api/webhooks/{flow.pk}", {}) for _ in range(CALLS)]
     return {(a.status, a.json().get("results", {}).get("c")) for a in answers}
-
-
-def within(seconds: float, check) -> bool:
-    give_up = time.monotonic() + seconds
-    while time.monotonic() < give_up:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_every_worker_runs_the_new_code_as_soon_as_it_is_saved(gunicorn, alice):
@@ -38,7 +28,7 @@ def test_every_worker_runs_the_new_code_as_soon_as_it_is_saved(gunicorn, alice):
     Flow.objects.filter(pk=flow.pk).update(nodes=nodes, edges=edges)
 
     # The NOTIFY is delivered as the UPDATE commits; allow for a busy machine.
-    assert within(2, lambda: results(server, flow) == {(200, "new")})
+    assert wait_until(lambda: results(server, flow) == {(200, "new")}, 2, 0.05)
     assert results(server, flow) == {(200, "new")}  # and it stays new
 
 
@@ -50,4 +40,4 @@ def test_a_disabled_webhook_answers_404_from_every_worker(gunicorn, alice):
 
     Flow.objects.filter(pk=flow.pk).update(webhook_enabled=False)
 
-    assert within(2, lambda: results(server, flow) == {(404, None)})
+    assert wait_until(lambda: results(server, flow) == {(404, None)}, 2, 0.05)

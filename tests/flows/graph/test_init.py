@@ -1,4 +1,4 @@
-"""Structural graph validation (DESIGN.md section 5): every problem, with its index."""
+"""Structural graph validation (docs/api.md): every problem, with its index."""
 
 from __future__ import annotations
 

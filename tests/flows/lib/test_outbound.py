@@ -162,3 +162,13 @@ def test_a_caller_gets_a_user_agent_unless_it_names_its_own(server, allow_loopba
 )
 def test_only_global_unicast_addresses_are_public(address, public):
     assert is_public(ipaddress.ip_address(address)) is public
+
+
+def test_a_refusal_does_not_tell_what_an_internal_name_resolves_to():
+    with pytest.raises(OutboundError) as refused:
+        get("http://localhost/")
+
+    assert (
+        "127.0.0.1" not in refused.value.message and "::1" not in refused.value.message
+    )
+    assert "localhost" in refused.value.message

@@ -18,7 +18,7 @@ from flows.engine import run_flow
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.timing]
 
 TLS = b"\x16"  # the first byte of a TLS ClientHello
 # What a trickling server sends for a request path: (bytes, pause after them).

@@ -236,3 +236,17 @@ def test_a_call_with_no_flow_chosen_is_refused_at_save(api, alice):
         "field": "data.flow_id",
         "message": "Choose the flow to call.",
     }
+
+
+def test_a_child_that_starts_waiting_fails_the_call_with_child_waiting(alice):
+    nodes, edges = chain(trigger(), node("pause", "wait", mode="duration", seconds=60))
+    child = FlowFactory(owner=alice, nodes=nodes, edges=edges, name="Slow child")
+
+    run = run_flow(caller(alice, child), {"n": 1}, "manual")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "child_waiting"
+    assert "mode start" in run.error["message"]
+    child_run = FlowRun.objects.get(flow=child)
+    assert child_run.status == "waiting"
+    assert child_run.called_by_id == run.id

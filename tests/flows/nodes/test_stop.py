@@ -140,3 +140,22 @@ def test_bad_stop_settings_are_refused_at_save(data, field):
     errors = validate_graph([trigger(), node("stop", "stop", **data)], [])
 
     assert [problem["field"] for problem in errors.nodes] == [field]
+
+
+def test_a_stop_fail_after_a_response_node_answers_500_like_any_failure(client, alice):
+    """docs/webhooks.md: the failure wins; a response is sent only for a run
+    that succeeded (the research suggested otherwise; docs/decisions.md)."""
+    nodes, edges = chain(
+        trigger(),
+        node("answer", "response", status=202, body={"queued": True}),
+        stop(),
+    )
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+    response = client.post(
+        f"/api/webhooks/{flow.id}", {"id": 9}, content_type="application/json"
+    )
+
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "order_rejected"
+    assert FlowRun.objects.get(flow=flow).response["status"] == 202

@@ -57,6 +57,7 @@ def test_workers_run_under_address_space_and_cpu_limits():
     assert int(limits["Max open files"][0]) <= 16
 
 
+@pytest.mark.timing
 def test_a_worker_past_the_callers_wall_clock_is_killed_and_replaced(
     settings, monkeypatch
 ):
@@ -132,6 +133,7 @@ def test_a_worker_that_died_while_idle_is_replaced_before_the_next_job(fresh_poo
     assert not set(dead) & set(sandbox.worker_pool().pids())
 
 
+@pytest.mark.timing
 def test_a_runaway_job_does_not_hold_up_another(settings):
     settings.CODE_TIMEOUT_MS = 4000
     outcome = {}

@@ -20,6 +20,9 @@ from django.conf import settings
 from flows import sandbox
 from flows.sandbox import pool as pool_module
 
+pytestmark = pytest.mark.processes
+
+
 VARIABLES = {"input": {}, "prev": None, "results": {}}
 NOBODY = 65534
 

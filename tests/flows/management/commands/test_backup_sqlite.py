@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -21,14 +20,17 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from tests.flows.graphs import chain_flow, code, trigger
+from tests.processes import run_python
 
-ROOT = Path(__file__).resolve().parents[4]
+pytestmark = pytest.mark.processes
+
 
 RUN_A_FLOW = """
 import json, django
 django.setup()
 from flows.engine import run_flow
 from flows.models import Flow
+
 flow = Flow.objects.get(name="Restored")
 run = run_flow(flow, {"name": "Ada"}, "manual")
 print(json.dumps({"status": run.status, "results": run.results,
@@ -37,22 +39,8 @@ print(json.dumps({"status": run.status, "results": run.results,
 
 
 def run_flow_from(database_url: str) -> dict:
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "WEIR_TESTING": "1",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", RUN_A_FLOW],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
-    )
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    output = run_python(RUN_A_FLOW, env={"DATABASE_URL": database_url}, timeout=180)
+    return json.loads(output.strip().splitlines()[-1])
 
 
 def postgres_url(name: str) -> str:

@@ -14,7 +14,10 @@ from django.utils import timezone
 
 from flows.models import FlowRun
 from tests.factories import FlowRunFactory
-from tests.processes import ROOT, base_env, needs_postgres, wait_until
+from tests.processes import ROOT, base_env, needs_postgres
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.processes
 
 
 def stranded(**fields) -> FlowRun:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from tests.processes import needs_postgres, wait_until
+from tests.processes import needs_postgres
 from tests.tasks import note_pid
+from tests.waiting import wait_until
 
 pytestmark = needs_postgres
 
@@ -45,3 +47,31 @@ def test_a_task_whose_worker_was_killed_is_not_run_again_by_the_engine(
     assert second.popen.poll() is None
     assert len(lines(notes)) == 1
     assert lines(notes)[0].startswith("start ")
+
+
+def listening_workers() -> int:
+    from django.db import connection
+
+    from flows.engine.queue_listener import LISTENER_NAME
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+            [LISTENER_NAME],
+        )
+        return cursor.fetchone()[0]
+
+
+def test_a_database_worker_starts_a_task_long_before_its_poll_interval(
+    processes, tmp_path
+):
+    notes = tmp_path / "notes"
+    worker = processes.worker(env={"WORKER_POLL_SECONDS": "60"})
+    assert wait_until(lambda: listening_workers() == 1, 90), worker.output()
+    time.sleep(0.5)  # its first look has found nothing: it waits now
+
+    started = time.monotonic()
+    note_pid.enqueue(str(notes))
+
+    assert wait_until(lambda: len(lines(notes)) == 2, 10), worker.output()
+    assert time.monotonic() - started < 5

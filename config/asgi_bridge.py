@@ -1,0 +1,202 @@
+"""Django's WSGI app behind an ASGI server, each request read whole before a thread.
+
+Why (docs/decisions.md, "The web server"): a thread-per-request server hands a
+connection to a thread as soon as it is readable, and the thread then waits
+for the rest of the request. 24 clients trickling a webhook at a byte a second
+held all of gunicorn's threads, and granian's own WSGI interface reads the
+body on the thread too. Here the ASGI server (granian) parses the headers and
+this bridge reads the body on the event loop, where a waiting client costs a
+few hundred bytes; only a complete request takes one of `WEB_THREADS` threads,
+and the answer goes back to the client from the event loop after the thread is
+free, so a slow reader holds no thread either.
+
+Also what gunicorn's `config.gunicorn.QueueStampingWorker` does: each request
+is stamped (`weir.queued_at`) when it starts waiting for a thread, so
+admission control can refuse a run that waited too long. The threads are a
+fixed pool, so Django's persistent database connections work as under
+gunicorn (Django's own ASGI handler gives each request a new thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from config.http.admission import QUEUED_AT_KEY
+
+# A response is sent in pieces of at most this many bytes; a bigger one (a
+# static file) is sent while the thread still reads it.
+FLUSH_BYTES = 256 * 1024
+TOO_LARGE = json.dumps(
+    {
+        "error": {
+            "code": "payload_too_large",
+            "message": "The request body is too large.",
+        }
+    }
+).encode()
+
+
+class ClientLeft(Exception):
+    """The client closed the connection before its request was whole."""
+
+
+class BufferedWSGI:
+    """An ASGI application running `wsgi_app` on a pool of `threads` threads."""
+
+    def __init__(self, wsgi_app: Callable, *, threads: int, max_body_bytes: int):
+        self.wsgi_app = wsgi_app
+        self.max_body_bytes = max_body_bytes
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="weir-web")
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # no websockets: the server answers 403
+        try:
+            body = await self._read_body(scope, receive)
+        except ClientLeft:
+            return  # nothing to answer, and nothing was run
+        if body is None:
+            await _answer(
+                send, 413, [(b"content-type", b"application/json")], TOO_LARGE
+            )
+            return
+        environ = wsgi_environ(scope, body)
+        environ[QUEUED_AT_KEY] = time.time()
+        loop = asyncio.get_running_loop()
+        status, headers, rest = await loop.run_in_executor(
+            self.pool, self._call, environ, send, loop
+        )
+        if status is not None:  # else the thread sent it, piece by piece
+            await _answer(send, status, headers, rest)
+
+    async def _read_body(self, scope, receive) -> bytes | None:
+        """The whole body, or None when it is larger than allowed."""
+        for name, value in scope["headers"]:
+            if (
+                name == b"content-length"
+                and value.isdigit()
+                and int(value) > self.max_body_bytes
+            ):
+                return None
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise ClientLeft
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _call(self, environ, send, loop):
+        """Run the WSGI app on this thread. Returns (status, headers, body) for
+        the loop to send, or (None, None, None) once a big body was sent here."""
+        answer: dict = {}
+
+        def start_response(status, headers, exc_info=None):
+            answer["status"] = int(status.split(" ", 1)[0])
+            answer["headers"] = [
+                (name.lower().encode("latin-1"), value.encode("latin-1"))
+                for name, value in headers
+            ]
+
+        result = self.wsgi_app(environ, start_response)
+        try:
+            chunks, size, streaming = [], 0, False
+            for chunk in result:
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= FLUSH_BYTES:
+                    self._send_from_thread(loop, send, answer, chunks, streaming)
+                    chunks, size, streaming = [], 0, True
+            if not streaming:
+                return answer["status"], answer["headers"], b"".join(chunks)
+            self._send_from_thread(loop, send, answer, chunks, True, last=True)
+            return None, None, None
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+
+    @staticmethod
+    def _send_from_thread(loop, send, answer, chunks, started, last=False):
+        def now(message):
+            asyncio.run_coroutine_threadsafe(send(message), loop).result()
+
+        if not started:
+            now(
+                {
+                    "type": "http.response.start",
+                    "status": answer["status"],
+                    "headers": answer["headers"],
+                }
+            )
+        now(
+            {
+                "type": "http.response.body",
+                "body": b"".join(chunks),
+                "more_body": not last,
+            }
+        )
+
+
+def wsgi_environ(scope, body: bytes) -> dict:
+    """PEP 3333's environ for an ASGI HTTP scope and its whole body."""
+    server = scope.get("server") or ("localhost", 80)
+    client = scope.get("client") or ("", 0)
+    environ = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": scope.get("root_path", "").encode().decode("latin-1"),
+        "PATH_INFO": scope["path"].encode().decode("latin-1"),
+        "QUERY_STRING": scope.get("query_string", b"").decode("latin-1"),
+        "SERVER_NAME": str(server[0]),
+        "SERVER_PORT": str(server[1]),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "REMOTE_ADDR": str(client[0]),
+        "REMOTE_PORT": str(client[1]),
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.input_terminated": True,  # the whole body is in hand
+    }
+    for raw_name, raw_value in scope["headers"]:
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        value = raw_value.decode("latin-1")
+        if name == "CONTENT_LENGTH":
+            continue  # the body's real length, set above
+        key = name if name == "CONTENT_TYPE" else f"HTTP_{name}"
+        if key in environ:  # a repeated header: one value, as a proxy would join it
+            value = environ[key] + ("; " if key == "HTTP_COOKIE" else ",") + value
+        environ[key] = value
+    return environ
+
+
+async def _answer(send, status: int, headers, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive, send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,216 @@
+"""The send_email node: one message through the owner's SMTP credential.
+
+Header values are checked before any message exists: a CR, LF or NUL in the
+subject, an address or a display name fails the node (`invalid_header`).
+Python's own guards against header injection have been bypassed more than
+once (CVE-2024-6923, CVE-2026-1299), so Weir does not rely on them. At most
+`MAX_RECIPIENTS` addresses and `MAX_BODY_BYTES` of text and HTML; each owner
+may send `EMAIL_NODE_RATE` messages (config/http/ratelimit.py).
+
+The `Message-ID` is derived from the run and node (`ctx.idempotency_key`), so
+a node that runs again after a crash (every node runs at least once) sends a
+message with the same id, which a mail client or a receiver can spot.
+The connection itself (checked address, pinning, TLS) is flows/lib/smtp.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import formatdate, getaddresses
+from typing import Any
+
+from django.conf import settings
+
+from config.http import ratelimit
+from flows.lib import smtp
+from flows.nodes.base import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
+from flows.nodes.checks import integer_between
+
+ADDRESS_FIELDS = ("to", "cc", "bcc", "reply_to")
+TEXT_FIELDS = ("subject", "text", "html")
+MAX_RECIPIENTS = 50
+MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_TIMEOUT_MS = 10_000
+BREAKS = ("\r", "\n", "\x00")
+
+
+def _has_break(value: str) -> bool:
+    return any(character in value for character in BREAKS)
+
+
+def _addresses(field: str, value: Any) -> list[Address]:
+    """A rendered `to`/`cc`/`bcc`/`reply_to` (text with commas, or a list of
+    texts) as addresses; NodeError for a line break or a malformed one."""
+    if value is None or value == "":
+        return []
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(item, str) for item in items):
+        raise NodeError("invalid_address", f"{field} must be text or a list of texts.")
+    for item in items:
+        if _has_break(item):
+            raise NodeError(
+                "invalid_header", f"{field} holds a line break or NUL character."
+            )
+    found = []
+    for name, addr_spec in getaddresses(items):
+        local, at, domain = addr_spec.rpartition("@")
+        if not (local and at and domain) or " " in addr_spec:
+            raise NodeError(
+                "invalid_address", f"{field}: {addr_spec or name!r} is not an address."
+            )
+        try:
+            found.append(Address(display_name=name, addr_spec=addr_spec))
+        except (ValueError, IndexError) as error:
+            raise NodeError("invalid_address", f"{field}: {error}") from None
+    return found
+
+
+class SendEmailNode(NodeKind):
+    type = "send_email"
+    label = "Send email"
+    description = "Sends an e-mail through an SMTP credential."
+    form_fields = (
+        FormField(
+            "data.credential_id",
+            "Mail server",
+            widget="credential",
+            kinds=("smtp",),
+            help="An SMTP credential (host, port, TLS, login, from address); add one "
+            "on the Credentials page.",
+        ),
+        FormField(
+            "data.to",
+            "To",
+            help="Addresses separated by commas, or a template giving a list: "
+            "{{ input.emails }}.",
+        ),
+        FormField("data.cc", "Cc"),
+        FormField("data.bcc", "Bcc"),
+        FormField("data.reply_to", "Reply to"),
+        FormField("data.subject", "Subject", help="Templates allowed."),
+        FormField("data.text", "Text", widget="textarea", help="The plain-text body."),
+        FormField("data.html", "HTML", widget="textarea", help="Optional HTML body."),
+        FormField("data.timeout_ms", "Timeout (ms)", widget="number", min=1),
+    )
+    default_data = {
+        "credential_id": None,
+        "to": "",
+        "cc": "",
+        "bcc": "",
+        "reply_to": "",
+        "subject": "",
+        "text": "",
+        "html": "",
+        "timeout_ms": DEFAULT_TIMEOUT_MS,
+    }
+
+    def validate_data(self, data: dict) -> list[FieldError]:
+        problems = []
+        credential_id = data.get("credential_id")
+        if credential_id is not None and not isinstance(credential_id, str):
+            problems.append(
+                FieldError("data.credential_id", "Must be a credential's id or null.")
+            )
+        for key in ADDRESS_FIELDS + TEXT_FIELDS:
+            value = data.get(key, "")
+            if not isinstance(value, str | list | type(None)):
+                problems.append(FieldError(f"data.{key}", f"{key} must be text."))
+            elif (
+                isinstance(value, str)
+                and key in (*ADDRESS_FIELDS, "subject")
+                and "{{" not in value
+                and _has_break(value)
+            ):
+                problems.append(
+                    FieldError(f"data.{key}", "A header holds no line break.")
+                )
+        run_ms = int(settings.RUN_TIMEOUT_SECONDS * 1000)
+        problems += integer_between(data, "timeout_ms", 1, run_ms, required=False)
+        return problems
+
+    def run(self, data: dict, ctx: NodeContext) -> Any:
+        if not data.get("credential_id"):
+            raise NodeError(
+                "credential_missing", "Pick a mail server (an SMTP credential)."
+            )
+        credential, secrets = ctx.credential(data["credential_id"])
+        if credential.kind != "smtp":
+            raise NodeError(
+                "credential_kind", f"{credential.name} is not an SMTP credential."
+            )
+        values = ctx.render(
+            {key: data.get(key) or "" for key in ADDRESS_FIELDS + TEXT_FIELDS}
+        )
+        message = self.message(values, credential.public, ctx.idempotency_key)
+        rate = ratelimit.Rate.parse(settings.EMAIL_NODE_RATE)
+        if ratelimit.hit(f"email-owner:{ctx.owner_id}", rate) is not None:
+            raise NodeError(
+                "rate_limited",
+                f"This account sent more than {rate.limit} e-mails in "
+                f"{rate.window} s (EMAIL_NODE_RATE).",
+            )
+        timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000
+        deadline = min(ctx.deadline, time.monotonic() + timeout)
+        try:
+            sent = smtp.send(
+                credential.public, secrets.get("password", ""), message, deadline
+            )
+        except smtp.SmtpError as error:
+            if error.code == "smtp_timeout":
+                code = "run_timeout" if deadline >= ctx.deadline else "smtp_timeout"
+                raise NodeTimeout(code, error.message) from None
+            raise NodeError(error.code, error.message) from None
+        return {"message_id": message["Message-ID"], **sent}
+
+    def message(self, values: dict, server: dict, key: str) -> EmailMessage:
+        """The message, once every header value has passed the checks."""
+        addresses = {
+            field: _addresses(field, values[field]) for field in ADDRESS_FIELDS
+        }
+        count = sum(len(addresses[field]) for field in ("to", "cc", "bcc"))
+        if count == 0:
+            raise NodeError("invalid_address", "The message has no recipient.")
+        if count > MAX_RECIPIENTS:
+            raise NodeError(
+                "too_many_recipients",
+                f"{count} recipients; at most {MAX_RECIPIENTS} per message.",
+            )
+        texts = {}
+        for field in TEXT_FIELDS:
+            value = values[field]
+            texts[field] = value if isinstance(value, str) else json_text(value)
+        if _has_break(texts["subject"]):
+            raise NodeError("invalid_header", "The subject holds a line break or NUL.")
+        if len((texts["text"] + texts["html"]).encode()) > MAX_BODY_BYTES:
+            raise NodeError("body_too_large", "The text and HTML are over 1 MiB.")
+        sender = server.get("from_address", "")
+        domain = sender.rpartition("@")[2] or "weir.invalid"
+        message = EmailMessage(policy=SMTP)
+        message["From"] = Address(addr_spec=sender)
+        for field in ADDRESS_FIELDS:
+            if addresses[field]:
+                message[field.replace("_", "-").title()] = addresses[field]
+        message["Subject"] = texts["subject"]
+        message["Date"] = formatdate(usegmt=True)
+        digest = hashlib.sha256(key.encode()).hexdigest()[:40]
+        message["Message-ID"] = f"<{digest}@{domain}>"
+        message.set_content(texts["text"])
+        if texts["html"]:
+            message.add_alternative(texts["html"], subtype="html")
+        return message
+
+
+def json_text(value: Any) -> str:
+    return "" if value is None else json.dumps(value, ensure_ascii=False)

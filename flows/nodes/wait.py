@@ -1,0 +1,162 @@
+"""The wait node: parks the run for a time, until a time, or until a callback.
+
+The node never sleeps: it raises `Park` and the engine stores the run
+`waiting`, holding no worker and no thread (flows/engine/waits.py). When the
+run is woken (by the supervisor on time, or by a POST to its resume URL,
+flows/engine/wake.py) a worker resumes it and the node runs again, this time
+with `ctx.resume` set, and returns its output:
+
+- duration, until: its input (`prev`), as a delay does;
+- callback: `{approved, body, query, received_at}` from the POST;
+- callback that timed out: `{timed_out: true}` with `on_timeout: continue`,
+  else it fails with `wait_timeout`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
+from flows.nodes.checks import integer_between, text
+from flows.nodes.errors import Park
+
+MODES = ("duration", "until", "callback")
+ON_TIMEOUT = ("fail", "continue")
+MAX_WAIT_SECONDS = 30 * 24 * 3600  # 30 days
+DEFAULT_TIMEOUT_SECONDS = 24 * 3600
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 time as an aware datetime (UTC without an offset), or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class WaitNode(NodeKind):
+    type = "wait"
+    label = "Wait"
+    description = (
+        "Pauses the run for a time, until a time, or until someone opens its "
+        "resume link; the run holds no worker meanwhile."
+    )
+    form_fields = (
+        FormField(
+            "data.mode",
+            "Wait for",
+            widget="select",
+            options=MODES,
+            help="duration: a number of seconds. until: a time. callback: a POST "
+            "to the run's resume URL ({{ run.resume_urls.<this node's id> }} in "
+            "an earlier node's template), or Approve / Reject on its page.",
+        ),
+        FormField(
+            "data.seconds",
+            "Seconds (duration)",
+            widget="number",
+            min=1,
+            help="Up to 30 days (2592000).",
+        ),
+        FormField(
+            "data.until",
+            "Until (until)",
+            mono=True,
+            help="An ISO 8601 time or a template giving one, like "
+            "{{ input.remind_at }}; without an offset it is UTC. A time "
+            "already past goes on at once.",
+        ),
+        FormField(
+            "data.timeout_s",
+            "Timeout, seconds (callback)",
+            widget="number",
+            min=1,
+            help="How long the resume URL stays open (default one day, at most 30).",
+        ),
+        FormField(
+            "data.on_timeout",
+            "On timeout (callback)",
+            widget="select",
+            options=ON_TIMEOUT,
+            help="fail: the node fails with wait_timeout. continue: its output is "
+            "{timed_out: true}.",
+        ),
+    )
+    default_data = {
+        "mode": "callback",
+        "seconds": 60,
+        "until": "",
+        "timeout_s": DEFAULT_TIMEOUT_SECONDS,
+        "on_timeout": "fail",
+    }
+
+    def validate_data(self, data: dict) -> list[FieldError]:
+        mode = data.get("mode")
+        if mode not in MODES:
+            return [FieldError("data.mode", "Choose duration, until or callback.")]
+        if mode == "duration":
+            return integer_between(data, "seconds", 1, MAX_WAIT_SECONDS)
+        if mode == "until":
+            problems = text(data, "until", max_length=1000)
+            until = data.get("until")
+            if not problems and "{{" not in until and parse_time(until) is None:
+                problems.append(
+                    FieldError(
+                        "data.until",
+                        "Until must be an ISO 8601 time (2026-12-01T09:00:00Z) "
+                        "or a {{ template }} giving one.",
+                    )
+                )
+            return problems
+        problems = integer_between(
+            data, "timeout_s", 1, MAX_WAIT_SECONDS, required=False
+        )
+        if data.get("on_timeout", "fail") not in ON_TIMEOUT:
+            problems.append(FieldError("data.on_timeout", "Choose fail or continue."))
+        return problems
+
+    def run(self, data: dict, ctx: NodeContext) -> Any:
+        if ctx.resume is not None:
+            return self.resumed(data, ctx)
+        now = timezone.now()
+        mode = data["mode"]
+        if mode == "duration":
+            wake_at = now + timedelta(seconds=data["seconds"])
+        elif mode == "until":
+            wake_at = self.until(data, ctx, now)
+            if wake_at <= now:
+                return ctx.prev
+        else:
+            timeout = data.get("timeout_s", DEFAULT_TIMEOUT_SECONDS)
+            wake_at = now + timedelta(seconds=timeout)
+        raise Park(ctx.node_id, mode, wake_at)
+
+    def until(self, data: dict, ctx: NodeContext, now: datetime) -> datetime:
+        rendered = ctx.render(data["until"])
+        wake_at = parse_time(rendered)
+        if wake_at is None:
+            raise NodeError(
+                "invalid_time",
+                f"Until gave {str(rendered)[:100]!r}, not an ISO 8601 time.",
+            )
+        if wake_at > now + timedelta(seconds=MAX_WAIT_SECONDS):
+            raise NodeError("invalid_time", "Until is more than 30 days away.")
+        return wake_at
+
+    def resumed(self, data: dict, ctx: NodeContext) -> Any:
+        if data["mode"] != "callback":
+            return ctx.prev
+        if ctx.resume.get("timed_out"):
+            if data.get("on_timeout", "fail") == "continue":
+                return {"timed_out": True}
+            seconds = data.get("timeout_s", DEFAULT_TIMEOUT_SECONDS)
+            raise NodeError(
+                "wait_timeout", f"Nobody resumed the run within {seconds:g} s."
+            )
+        return ctx.resume

@@ -1,0 +1,163 @@
+"""config.asgi_bridge: each request read whole on the event loop, then one thread."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from config.asgi_bridge import FLUSH_BYTES, BufferedWSGI
+from config.http.admission import QUEUED_AT_KEY
+
+
+def scope(path="/api/webhooks/x", query=b"", headers=(), method="POST"):
+    return {
+        "type": "http",
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "root_path": "",
+        "query_string": query,
+        "headers": list(headers),
+        "server": ("127.0.0.1", 8000),
+        "client": ("10.0.0.7", 51000),
+    }
+
+
+class App:
+    """A WSGI app that keeps the environ it saw and answers `body`."""
+
+    def __init__(self, body=b'{"ok": true}'):
+        self.environ = None
+        self.body = body
+
+    def __call__(self, environ, start_response):
+        self.environ = environ
+        self.read = environ["wsgi.input"].read()
+        start_response("201 Created", [("Content-Type", "application/json")])
+        return [self.body] if isinstance(self.body, bytes) else self.body
+
+
+def serve(app, asgi_scope, messages, max_body_bytes=1000):
+    """Run one request through the bridge: (messages sent, app)."""
+    bridge = BufferedWSGI(app, threads=2, max_body_bytes=max_body_bytes)
+    incoming = list(messages)
+    sent = []
+
+    async def receive():
+        return incoming.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(bridge(asgi_scope, receive, send))
+    bridge.pool.shutdown()
+    return sent
+
+
+def body(chunk, more=False):
+    return {"type": "http.request", "body": chunk, "more_body": more}
+
+
+def test_the_app_gets_the_whole_body_and_a_wsgi_environ():
+    app = App()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"13"),
+        (b"x-request-id", b"abc"),
+    ]
+
+    sent = serve(
+        app,
+        scope(query=b"async=true", headers=headers),
+        [body(b'{"name":', True), body(b' "Ada"}')],
+    )
+
+    assert app.read == b'{"name": "Ada"}'
+    environ = app.environ
+    assert environ["REQUEST_METHOD"] == "POST"
+    assert environ["PATH_INFO"] == "/api/webhooks/x"
+    assert environ["QUERY_STRING"] == "async=true"
+    assert environ["CONTENT_TYPE"] == "application/json"
+    assert environ["CONTENT_LENGTH"] == "15"  # what was read, not what was said
+    assert environ["HTTP_X_REQUEST_ID"] == "abc"
+    assert environ["REMOTE_ADDR"] == "10.0.0.7"
+    assert environ["wsgi.url_scheme"] == "http"
+    assert environ["wsgi.input_terminated"] is True
+    assert isinstance(environ[QUEUED_AT_KEY], float)
+    assert sent[0] == {
+        "type": "http.response.start",
+        "status": 201,
+        "headers": [(b"content-type", b"application/json")],
+    }
+    assert sent[1]["body"] == b'{"ok": true}'
+
+
+def test_a_non_ascii_path_reaches_django_as_wsgi_bytes():
+    app = App()
+
+    serve(app, scope(path="/caf\u00e9", method="GET"), [body(b"")])
+
+    assert app.environ["PATH_INFO"].encode("latin-1").decode() == "/caf\u00e9"
+
+
+def test_repeated_cookie_headers_are_joined_as_one():
+    app = App()
+    headers = [(b"cookie", b"a=1"), (b"cookie", b"b=2")]
+
+    serve(app, scope(headers=headers, method="GET"), [body(b"")])
+
+    assert app.environ["HTTP_COOKIE"] == "a=1; b=2"
+
+
+def test_a_body_over_the_limit_is_413_and_never_reaches_the_app():
+    app = App()
+
+    sent = serve(app, scope(), [body(b"x" * 600, True), body(b"x" * 600)])
+
+    assert app.environ is None
+    assert sent[0]["status"] == 413
+    assert json.loads(sent[1]["body"])["error"]["code"] == "payload_too_large"
+
+
+def test_a_declared_length_over_the_limit_is_413_before_reading():
+    app = App()
+    headers = [(b"content-length", b"5000")]
+
+    sent = serve(app, scope(headers=headers), [])  # nothing to receive
+
+    assert sent[0]["status"] == 413
+    assert app.environ is None
+
+
+def test_a_client_that_leaves_mid_body_runs_nothing():
+    app = App()
+
+    sent = serve(app, scope(), [body(b"{", True), {"type": "http.disconnect"}])
+
+    assert app.environ is None
+    assert sent == []
+
+
+def test_a_big_answer_goes_out_in_pieces_and_whole():
+    piece = b"y" * (FLUSH_BYTES // 2)
+    app = App(body=[piece] * 5)
+
+    sent = serve(app, scope(method="GET"), [body(b"")])
+
+    assert sent[0]["status"] == 201
+    parts = [message["body"] for message in sent[1:]]
+    assert len(parts) > 1
+    assert b"".join(parts) == piece * 5
+    assert [message["more_body"] for message in sent[1:]][-1] is False
+
+
+def test_the_servers_lifespan_messages_are_acknowledged():
+    messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+
+    sent = serve(App(), {"type": "lifespan"}, messages)
+
+    assert [m["type"] for m in sent] == [
+        "lifespan.startup.complete",
+        "lifespan.shutdown.complete",
+    ]

@@ -1,0 +1,76 @@
+"""Waiting runs in the run API: their wait and resume link, for the owner."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.engine import run_flow, waits
+from flows.models import FlowRun
+from tests.factories import FlowFactory
+from tests.flows.graphs import chain, node, trigger
+
+pytestmark = pytest.mark.django_db
+
+
+def waiting(owner, **data):
+    nodes, edges = chain(trigger(), node("approve", "wait", **data))
+    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return run_flow(flow, {}, FlowRun.Trigger.MANUAL)
+
+
+def test_a_waiting_run_shows_its_resume_link_to_its_owner(api, alice, settings):
+    settings.BASE_URL = "https://weir.example"
+    run = waiting(alice, mode="callback", timeout_s=60)
+
+    body = api.get(f"/api/runs/{run.pk}").json()
+
+    assert body["status"] == "waiting"
+    assert body["wait"] == {
+        "node_id": "approve",
+        "mode": "callback",
+        "until": FlowRun.objects.get(pk=run.pk).wait_state["wake_at"],
+        "resume_url": "https://weir.example" + waits.resume_path(run.pk, "approve"),
+    }
+
+
+def test_the_runs_list_shows_the_wait_too(api, alice):
+    run = waiting(alice, mode="callback")
+
+    [item] = api.get("/api/runs?status=waiting").json()["results"]
+
+    assert item["id"] == str(run.pk)
+    assert item["wait"]["resume_url"].endswith(waits.resume_path(run.pk, "approve"))
+
+
+def test_a_timed_wait_has_no_resume_link(api, alice):
+    run = waiting(alice, mode="duration", seconds=60)
+
+    wait = api.get(f"/api/runs/{run.pk}").json()["wait"]
+
+    assert wait["mode"] == "duration"
+    assert wait["resume_url"] is None
+
+
+def test_a_finished_run_has_no_wait(api, alice_flow):
+    run = run_flow(alice_flow, {"name": "Ada"}, FlowRun.Trigger.MANUAL)
+
+    assert api.get(f"/api/runs/{run.pk}").json()["wait"] is None
+
+
+def test_another_users_waiting_run_is_not_found(bob_api, alice):
+    run = waiting(alice, mode="callback")
+
+    response = bob_api.get(f"/api/runs/{run.pk}")
+
+    assert response.status_code == 404
+    assert "resume" not in response.content.decode()
+
+
+def test_a_waiting_run_is_cancelled_at_once(api, alice):
+    run = waiting(alice, mode="callback")
+
+    body = api.post(f"/api/runs/{run.pk}/cancel").json()
+
+    assert body["status"] == "cancelled"
+    assert body["wait"] is None
+    assert FlowRun.objects.get(pk=run.pk).lease_expires_at is None
