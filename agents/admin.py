@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib import admin
 
-from agents.models import Agent, Conversation, Message
+from agents.models import Agent, Conversation, Message, ModelPrice
 from flows.models import Flow
 
 
@@ -30,10 +30,14 @@ class AgentForm(forms.ModelForm):
             "system_prompt",
             "temperature",
             "max_tokens",
+            "context_tokens",
             "owner",
             "credential",
             "tools",
+            "max_cost_per_turn",
+            "max_cost_per_day",
             "is_active",
+            "shared",
         ]
 
     def __init__(self, *args, **kwargs):
@@ -56,8 +60,8 @@ class AgentForm(forms.ModelForm):
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
-    list_display = ["name", "model", "owner", "is_active", "updated_at"]
-    list_filter = ["is_active", "owner"]
+    list_display = ["name", "model", "owner", "is_active", "shared", "updated_at"]
+    list_filter = ["is_active", "shared", "owner"]
     search_fields = ["name", "model", "description"]
 
 
@@ -87,3 +91,17 @@ class ConversationAdmin(admin.ModelAdmin):
     search_fields = ["title", "user__username"]
     inlines = [MessageInline]
     readonly_fields = ["id", "agent", "user", "created_at", "updated_at"]
+
+
+@admin.register(ModelPrice)
+class ModelPriceAdmin(admin.ModelAdmin):
+    """Prices that win over genai-prices (agents/pricing.py), USD per million."""
+
+    list_display = [
+        "model",
+        "input_per_mtok",
+        "cached_input_per_mtok",
+        "output_per_mtok",
+        "updated_at",
+    ]
+    search_fields = ["model"]

@@ -4,24 +4,46 @@ from __future__ import annotations
 
 import uuid
 
+from django.db import transaction
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from agents.api_edit import AgentEditSerializer, tool_listing
+from agents.api_extras import AgentExtrasMixin
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
 from agents.limits import ChatThrottled
 from agents.markdown import render_markdown
 from agents.models import Agent, Conversation, Message
-from agents.tools import Toolbox
+from agents.pricing import BudgetExceeded
+from agents.stream import EventStreamRenderer, stream_chat, wants_stream
 from config.http.admission import admitted
-from config.http.errors import GatewayTimeout, Throttled, UpstreamError
+from config.http.conditional import etag, parse_if_match
+from config.http.errors import (
+    ApiError,
+    GatewayTimeout,
+    PreconditionFailed,
+    Throttled,
+    UpstreamError,
+)
 from config.http.pagination import PagePagination
 
 
 class AgentSerializer(serializers.ModelSerializer):
+    """An agent as anyone who may chat with it sees it; its owner gets all its
+    settings (`AgentEditSerializer`), given the request in the context."""
+
     tools = serializers.SerializerMethodField()
 
     class Meta:
@@ -30,12 +52,13 @@ class AgentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_tools(self, agent) -> list[dict]:
-        # Function names and descriptions only: a flow's id would let anyone call
-        # its owner's webhook.
-        return [
-            {"name": spec.name, "title": spec.title, "description": spec.description}
-            for spec in Toolbox.for_agent(agent).specs
-        ]
+        return tool_listing(agent)
+
+    def to_representation(self, agent):
+        request = self.context.get("request")
+        if request is not None and agent.owner_id == request.user.pk:
+            return AgentEditSerializer(agent, context=self.context).data
+        return super().to_representation(agent)
 
 
 def messages_with_run_owner() -> Prefetch:
@@ -61,6 +84,8 @@ class MessageSerializer(serializers.ModelSerializer):
             "tool_name",
             "run_id",
             "usage",
+            "cost_usd",
+            "price_source",
             "error",
             "created_at",
         ]
@@ -129,34 +154,158 @@ class ToolCallSerializer(serializers.Serializer):
     )
 
 
+class TurnUsageSerializer(serializers.Serializer):
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
+    cost_usd = serializers.FloatField(
+        allow_null=True, help_text="USD for the whole turn; null if a price is unknown."
+    )
+    context_trimmed = serializers.IntegerField(
+        required=False,
+        help_text="Present when older messages were left out to fit the agent's "
+        "context_tokens: how many.",
+    )
+
+
 class ChatReplySerializer(serializers.Serializer):
     """A `agents.chat.ChatReply` as the API answers it."""
 
     conversation_id = serializers.UUIDField(source="conversation.pk")
     message = ReplyMessageSerializer()
     tool_calls = ToolCallSerializer(many=True)
-    usage = serializers.DictField(child=serializers.IntegerField())
+    usage = TurnUsageSerializer()
 
 
-class AgentViewSet(viewsets.ReadOnlyModelViewSet):
-    """Active agents; every signed-in user may list them and chat."""
+def chat_error(error) -> ApiError:
+    """The API error for a failed turn's provider error (see docs/agents.md)."""
+    if error.code == "timeout":
+        return GatewayTimeout(error.message)
+    if error.code == "budget_exceeded":
+        return ApiError(error.message, code="budget_exceeded", status=429)
+    return UpstreamError(error.message)
+
+
+def etagged(response: Response) -> Response:
+    response["ETag"] = etag(response.data["version"])
+    return response
+
+
+@extend_schema_view(
+    create=extend_schema(request=AgentEditSerializer, responses=AgentEditSerializer),
+    partial_update=extend_schema(
+        request=AgentEditSerializer,
+        responses=AgentEditSerializer,
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The version you edited, e.g. "3"; 412 when it is stale.',
+            )
+        ],
+    ),
+    destroy=extend_schema(
+        responses={
+            200: inline_serializer(
+                "AgentDeleted", {"success": serializers.BooleanField()}
+            )
+        }
+    ),
+)
+class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
+    """The caller's own agents and those shared with everyone; all may chat,
+    only the owner edits. Anyone else's private agent answers 404."""
 
     serializer_class = AgentSerializer
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
-        agents = Agent.objects.active()
+        agents = Agent.objects.for_user(self.request.user)
         if self.action in ("list", "retrieve"):
             return agents.prefetch_related("tools")
         return agents
 
-    @extend_schema(request=ChatInputSerializer, responses=ChatReplySerializer)
-    @action(detail=True, methods=["post"])
+    def get_serializer_class(self):
+        if self.action in ("create", "partial_update"):
+            return AgentEditSerializer
+        return AgentSerializer
+
+    def _own(self) -> Agent:
+        """The agent in the URL, if the caller owns it: 403 for a shared agent
+        of someone else (they can see it), 404 for one they cannot see."""
+        agent = self.get_object()
+        if agent.owner_id != self.request.user.pk:
+            raise PermissionDenied("Only the agent's owner may change it.")
+        return agent
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def retrieve(self, request, *args, **kwargs):
+        response = super().retrieve(request, *args, **kwargs)
+        return etagged(response) if "version" in response.data else response
+
+    def create(self, request, *args, **kwargs):
+        return etagged(super().create(request, *args, **kwargs))
+
+    def partial_update(self, request, *args, **kwargs):
+        with transaction.atomic():
+            agent = Agent.objects.select_for_update().filter(pk=self._own().pk).get()
+            expected = parse_if_match(request.headers.get("If-Match", ""))
+            if expected is not None and expected != agent.version:
+                raise PreconditionFailed(
+                    "This agent was saved elsewhere since you loaded it "
+                    f"(it is now at version {agent.version}).",
+                    details={"current_version": agent.version},
+                )
+            serializer = self.get_serializer(agent, data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            serializer.save(version=agent.version + 1)
+        return etagged(Response(serializer.data))
+
+    def destroy(self, request, *args, **kwargs):
+        """Delete the agent with its conversations (tool runs stay with their flows)."""
+        self._own().delete()
+        return Response({"success": True})
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        """An error answered to a caller who asked for a stream is still the
+        JSON envelope (the stream never started)."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response, Response) and isinstance(
+            getattr(response, "accepted_renderer", None), EventStreamRenderer
+        ):
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = "application/json"
+        return response
+
+    @extend_schema(
+        request=ChatInputSerializer,
+        responses={200: ChatReplySerializer},
+        description="With `Accept: text/event-stream` the answer is Server-Sent "
+        "Events: start, token, tool_call, tool_result, usage, then done (this "
+        "JSON) or error; see docs/agents.md.",
+    )
+    @action(
+        detail=True,
+        methods=["post"],
+        renderer_classes=[JSONRenderer, EventStreamRenderer],
+    )
     def chat(self, request, pk=None):
-        """Send a message; 200 with the agent's reply, its tool calls and usage."""
+        """Send a message; 200 with the agent's reply, its tool calls and usage
+        (streamed as Server-Sent Events with `Accept: text/event-stream`)."""
         agent = self.get_object()
         body = ChatInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         conversation = self._conversation(agent, body.validated_data)
+        if wants_stream(request):
+            return stream_chat(
+                request,
+                agent,
+                body.validated_data["content"],
+                conversation,
+                done=lambda reply: ChatReplySerializer(reply).data,
+            )
         try:
             # A turn holds this thread while the model answers: it counts
             # against the same caps as a synchronous run (503/429 above them).
@@ -166,12 +315,12 @@ class AgentViewSet(viewsets.ReadOnlyModelViewSet):
                 )
         except ChatThrottled as throttled:
             raise Throttled(throttled.wait, throttled.message) from None
+        except BudgetExceeded as refused:
+            raise chat_error(refused) from None
         except ChatFailed as failure:
-            error = GatewayTimeout if failure.error.code == "timeout" else UpstreamError
-            raise error(
-                failure.error.message,
-                details={"conversation_id": str(failure.conversation.pk)},
-            ) from failure
+            error = chat_error(failure.error)
+            error.details = {"conversation_id": str(failure.conversation.pk)}
+            raise error from failure
         return Response(ChatReplySerializer(reply).data)
 
     @extend_schema(responses=ConversationSerializer(many=True))

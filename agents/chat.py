@@ -19,18 +19,24 @@ history sent next time, so the conversation remains usable.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.conf import settings
 
 from agents import metrics
+from agents.context import fit
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
+from agents.pricing import check_day_budget, check_turn_budget, price
 from agents.providers import (
     ChatRequest,
     ProviderError,
     ProviderTimeout,
+    TextDelta,
     ToolCall,
     provider_for,
 )
@@ -51,6 +57,10 @@ class ChatFailed(Exception):
         super().__init__(error.message)
         self.conversation = conversation
         self.error = error
+
+
+class ChatCancelled(Exception):
+    """The caller went away mid-turn; the partial reply is stored as `cancelled`."""
 
 
 class AgentTooDeep(Exception):
@@ -78,6 +88,9 @@ def send_message(
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
+    `start_turn(...).run()` is the same in two steps (the streamed chat API
+    refuses before streaming, then runs the turn with `emit` and `cancelled`).
+
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
     when the provider fails or the deadline passes (code `timeout`), and
@@ -89,20 +102,51 @@ def send_message(
     webhooks through an agent still ends at WEBHOOK_MAX_HOPS.
     `api_key` (an agent node's credential) replaces the agent's own provider key.
     """
+    turn = start_turn(
+        agent,
+        user,
+        content,
+        conversation,
+        depth=depth,
+        deadline=deadline,
+        hops=hops,
+        api_key=api_key,
+    )
+    return turn.run()
+
+
+def start_turn(
+    agent: Agent,
+    user,
+    content: str,
+    conversation: Conversation | None = None,
+    *,
+    depth: int = 0,
+    deadline: float | None = None,
+    hops: int = 0,
+    api_key: str | None = None,
+    emit: Callable[[str, dict], None] | None = None,
+) -> _Turn:
+    """Count the message, store it (starting a conversation if need be) and
+    return the turn, not yet run. Raises as `send_message` does before any
+    model call. `emit(event, data)` hears the turn as it happens.
+    `agents.pricing.BudgetExceeded` when the agent's day is spent (nothing
+    stored, nothing counted)."""
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
+    check_day_budget(agent)
     count_message(agent, user)
     content = storable_text(content)
     if conversation is None:
         conversation = Conversation.objects.create(
             agent=agent, user=user, title=_title(content)
         )
-    Message.objects.create(
+    user_message = Message.objects.create(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    turn = _Turn(
+    return _Turn(
         agent,
         conversation,
         user,
@@ -110,11 +154,9 @@ def send_message(
         deadline=deadline,
         hops=hops,
         api_key=api_key,
+        emit=emit,
+        user_message=user_message,
     )
-    try:
-        return turn.run()
-    finally:
-        conversation.touch()
 
 
 class _Turn:
@@ -130,8 +172,14 @@ class _Turn:
         deadline: float | None,
         hops: int = 0,
         api_key: str | None = None,
+        emit: Callable[[str, dict], None] | None = None,
+        user_message: Message | None = None,
     ):
         self.agent = agent
+        self.emit = emit or (lambda event, data: None)
+        self.user_message = user_message
+        # Set from another thread when the caller goes away (the streamed chat).
+        self.cancelled = threading.Event()
         self.hops = hops
         self.api_key = api_key
         self.conversation = conversation
@@ -142,8 +190,18 @@ class _Turn:
         self.toolbox = Toolbox.for_agent(agent)
         self.tool_calls: list[dict] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
+        self.trimmed = 0  # messages of the history left out to fit the budget
+        # None once a call's price is unknown: a partial sum would mislead.
+        self.cost: Decimal | None = Decimal(0)
 
     def run(self) -> ChatReply:
+        """The turn to its end; ChatFailed, ChatCancelled as it may end early."""
+        try:
+            return self._loop()
+        finally:
+            self.conversation.touch()
+
+    def _loop(self) -> ChatReply:
         calls_left = settings.AGENT_MAX_TOOL_STEPS
         while True:
             may_call = calls_left > 0 and bool(self.toolbox.specs)
@@ -153,29 +211,57 @@ class _Turn:
                     role=Message.Role.ASSISTANT,
                     content=result.content,
                     usage=result.usage,
+                    cost_usd=result.cost_usd,
+                    price_source=result.price_source,
                 )
                 return ChatReply(
-                    self.conversation, message, self.tool_calls, self.usage
+                    self.conversation, message, self.tool_calls, self.turn_usage()
                 )
             self._store(
                 role=Message.Role.ASSISTANT,
                 content=result.content,
                 tool_calls=[call.as_dict() for call in result.tool_calls],
                 usage=result.usage,
+                cost_usd=result.cost_usd,
+                price_source=result.price_source,
             )
             for call in result.tool_calls:
+                if self.cancelled.is_set():
+                    raise ChatCancelled("The caller went away.")
+                self.emit("tool_call", call.as_dict())
                 if calls_left > 0:
                     self._run_tool(call)
                     calls_left -= 1
                 else:
                     self._refuse_tool(call)
 
+    def turn_usage(self) -> dict:
+        """Tokens of every call of the turn, and their cost in USD (null when a
+        model's price is unknown); `context_trimmed` (messages left out) when
+        the history was cut to the agent's context budget."""
+        cost = None if self.cost is None else float(round(self.cost, 10))
+        usage = {**self.usage, "cost_usd": cost}
+        if self.trimmed:
+            usage["context_trimmed"] = self.trimmed
+        return usage
+
+    def _fitted_history(self) -> list[dict]:
+        messages, left_out = fit(
+            self.history,
+            context_tokens=self.agent.context_tokens,
+            system=self.agent.system_prompt,
+            max_tokens=self.agent.max_tokens,
+        )
+        self.trimmed = max(self.trimmed, left_out)
+        return messages
+
     def _ask(self, may_call: bool):
         try:
+            check_turn_budget(self.agent, self.cost or Decimal(0))
             request = ChatRequest(
                 model=self.agent.model_name,
                 system=self.agent.system_prompt,
-                messages=self.history,
+                messages=self._fitted_history(),
                 tools=self.toolbox.specs,
                 allow_tool_calls=may_call,
                 temperature=self.agent.temperature,
@@ -185,7 +271,7 @@ class _Turn:
             )
             api_key = self.api_key or self.agent.provider_key()
             provider = provider_for(self.agent.model, api_key)
-            result = provider.complete(request)
+            result = self._receive(provider.stream(request))
         except ProviderError as error:
             metrics.call_failed(self.agent.model, error.code)
             Message.objects.create(
@@ -197,6 +283,14 @@ class _Turn:
         metrics.call_succeeded(self.agent.model, result.usage)
         for key in self.usage:
             self.usage[key] += int(result.usage.get(key) or 0)
+        result.cost_usd, result.price_source = price(self.agent.model, result.usage)
+        if self.trimmed:
+            result.usage = {**result.usage, "context_trimmed": self.trimmed}
+        if result.cost_usd is None or self.cost is None:
+            self.cost = None
+        else:
+            self.cost += result.cost_usd
+        self.emit("usage", self.turn_usage())
         result.tool_calls = [
             ToolCall(
                 storable_text(call.id),
@@ -206,6 +300,31 @@ class _Turn:
             for call in result.tool_calls
         ]
         return result
+
+    def _receive(self, stream):
+        """The provider's result, its text passed on as `token` events. A caller
+        gone away closes the stream (and so the provider's connection) and
+        leaves the text so far as a `cancelled` reply."""
+        text = []
+        try:
+            for item in stream:
+                if isinstance(item, TextDelta):
+                    text.append(item.text)
+                    self.emit("token", {"text": item.text})
+                else:
+                    return item
+                if self.cancelled.is_set():
+                    break
+        finally:
+            stream.close()
+        if self.cancelled.is_set():
+            self._store(
+                role=Message.Role.ASSISTANT,
+                content="".join(text),
+                error={"code": "cancelled", "message": "The reply was stopped."},
+            )
+            raise ChatCancelled("The caller went away.")
+        raise ProviderError(f"{self.agent.model} ended its answer early.")
 
     def _call_timeout(self) -> float:
         """AGENT_TIMEOUT_SECONDS, or the time left before the deadline if less."""
@@ -252,15 +371,15 @@ class _Turn:
             run=run,
         )
         caller_owns_run = run is not None and run.flow.owner_id == self.user.pk
-        self.tool_calls.append(
-            {
-                **call.as_dict(),
-                "message_id": str(message.pk),
-                "run_id": str(run.pk) if caller_owns_run else None,
-                "status": run.status if run else "refused",
-                "result": outcome.result,
-            }
-        )
+        report = {
+            **call.as_dict(),
+            "message_id": str(message.pk),
+            "run_id": str(run.pk) if caller_owns_run else None,
+            "status": run.status if run else "refused",
+            "result": outcome.result,
+        }
+        self.tool_calls.append(report)
+        self.emit("tool_result", report)
 
     def _store(self, **fields) -> Message:
         if "content" in fields:

@@ -22,6 +22,7 @@ def seed_demo_agent(user, flow, stdout) -> Agent:
             "model": "echo:demo",
             "description": "Offline demo agent: answers without any network.",
             "system_prompt": "You are a helpful assistant.",
+            "shared": True,
         },
     )
     if created:

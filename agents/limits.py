@@ -23,6 +23,19 @@ class ChatThrottled(Exception):
         self.message = message
 
 
+def count_user_call(user) -> None:
+    """Count a model call that belongs to no agent (the agent page's "Test
+    connection") against the user's rate; ChatThrottled when over it."""
+    user_rate = ratelimit.Rate.parse(settings.AGENT_USER_RATE)
+    wait = ratelimit.hit(f"chat-user:{user.pk}", user_rate)
+    if wait is not None:
+        raise ChatThrottled(
+            wait,
+            f"You sent more than {user_rate.limit} messages to agents in "
+            f"{user_rate.window} s; wait a moment.",
+        )
+
+
 def count_message(agent, user) -> None:
     """Count one message from `user` to `agent`; ChatThrottled when over a rate.
 

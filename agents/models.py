@@ -26,14 +26,29 @@ def validate_model_string(value: str) -> None:
 
 class AgentQuerySet(models.QuerySet):
     def active(self):
-        """The agents signed-in users may list and chat with."""
+        """Agents that answer at all; an inactive one is 404 everywhere."""
         return self.filter(is_active=True)
+
+    def for_user(self, user):
+        """The active agents `user` may list and chat with: their own, and those
+        shared with everyone (by an admin)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.active().filter(models.Q(owner=user) | models.Q(shared=True))
+
+    def owned_by(self, user):
+        """The active agents `user` may edit and delete: their own only."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.active().filter(owner=user)
 
 
 class Agent(models.Model):
-    """An assistant backed by an LLM (`provider:model-name`), set up by admins.
+    """An assistant backed by an LLM (`provider:model-name`).
 
-    It may call some of its owner's flows as tools; each call is a FlowRun.
+    Users make their own (private, like flows); an admin may mark one `shared`
+    so every signed-in user may chat with it. It may call some of its owner's
+    flows as tools; each call is a FlowRun.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -57,6 +72,12 @@ class Agent(models.Model):
         default=0.7, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)]
     )
     max_tokens = models.PositiveIntegerField(default=1024)
+    context_tokens = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Tokens of history sent at most (estimated); older exchanges "
+        "are left out. Empty sends the whole history.",
+    )
     tools = models.ManyToManyField(
         "flows.Flow",
         blank=True,
@@ -72,7 +93,27 @@ class Agent(models.Model):
         help_text="The owner's bearer or header credential holding this agent's "
         "provider API key; empty uses the server's key setting.",
     )
+    max_cost_per_turn = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="USD; a turn that has spent this much makes no further model call.",
+    )
+    max_cost_per_day = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="USD per UTC day, all users together; past it turns are refused.",
+    )
     is_active = models.BooleanField(default=True)
+    shared = models.BooleanField(
+        default=False,
+        help_text="Every signed-in user may chat with it (only its owner edits it).",
+    )
+    # Up by one on every change through the API, for If-Match (as flows).
+    version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -222,6 +263,12 @@ class Message(models.Model):
         help_text="The FlowRun a tool message reports.",
     )
     usage = models.JSONField(default=dict, blank=True)
+    # What this assistant message's model call cost (agents/pricing.py); null
+    # when the model's price is unknown.
+    cost_usd = models.DecimalField(
+        max_digits=14, decimal_places=10, null=True, blank=True
+    )
+    price_source = models.CharField(max_length=40, blank=True)
     error = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -252,3 +299,31 @@ class Message(models.Model):
         if self.role == self.Role.ASSISTANT and self.tool_calls:
             entry["tool_calls"] = self.tool_calls
         return entry
+
+
+class ModelPrice(models.Model):
+    """An admin's price for one model, in USD per million tokens; it wins over
+    the genai-prices tables (a model they lack, a negotiated rate)."""
+
+    model = models.CharField(
+        max_length=200,
+        unique=True,
+        validators=[validate_model_string],
+        help_text="provider:model-name, exactly as agents name it.",
+    )
+    input_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
+    output_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
+    cached_input_per_mtok = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text="Empty: cached input tokens cost as other input tokens.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["model"]
+
+    def __str__(self):
+        return self.model

@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from agents.chat import AgentTooDeep, ChatFailed, send_message
 from agents.limits import ChatThrottled
 from agents.models import KEY_KINDS, Agent
+from agents.pricing import BudgetExceeded
 from flows.nodes import (
     FieldError,
     FormField,
@@ -80,7 +81,10 @@ class AgentNode(NodeKind):
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
         agent_id = _uuid(data.get("agent_id"))
-        agent = agent_id and Agent.objects.active().filter(pk=agent_id).first()
+        owner = get_user_model().objects.get(pk=ctx.owner_id)
+        # Only an agent the flow's owner may chat with: another user's private
+        # agent (and the key its credential holds) reads as missing.
+        agent = agent_id and Agent.objects.for_user(owner).filter(pk=agent_id).first()
         if not agent:
             raise NodeError("agent_not_found", "The agent is gone or inactive.")
         message = ctx.render(data["message"])
@@ -96,7 +100,6 @@ class AgentNode(NodeKind):
         # reaches it, nor the model: secrets in the message arrive redacted.
         message = ctx.redact(message)
         api_key = _key_from(ctx, data.get("credential_id"))
-        owner = get_user_model().objects.get(pk=ctx.owner_id)
         try:
             reply = send_message(
                 agent,
@@ -114,10 +117,13 @@ class AgentNode(NodeKind):
             raise NodeError("agent_too_deep", str(failure)) from failure
         except ChatThrottled as failure:
             raise NodeError("throttled", failure.message) from failure
+        except BudgetExceeded as failure:
+            raise NodeError("budget_exceeded", failure.message) from failure
         ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
         return {
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
+            "usage": reply.usage,
         }
 
 

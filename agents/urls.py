@@ -8,5 +8,7 @@ app_name = "agents"
 
 urlpatterns = [
     path("agents/", views.agent_list, name="list"),
+    path("agents/new/", views.agent_new, name="new"),
     path("agents/<uuid:agent_id>/", views.agent_chat, name="chat"),
+    path("agents/<uuid:agent_id>/edit/", views.agent_edit, name="edit"),
 ]

@@ -8,13 +8,58 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from agents.api import AgentSerializer, MessageSerializer, messages_with_run_owner
+from agents.api_edit import AgentEditSerializer
 from agents.chat import MAX_CONTENT_CHARS
-from agents.models import Agent, Conversation
+from agents.models import KEY_KINDS, Agent, Conversation
+from flows.models import Credential, Flow
+
+# Offered in the model field's list; any other name the provider knows works.
+MODEL_SUGGESTIONS = {
+    "openai": ["gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-4.1"],
+    "anthropic": ["claude-3-5-haiku-latest", "claude-sonnet-4-0", "claude-opus-4-0"],
+    "ollama": ["llama3.2", "qwen2.5", "mistral"],
+    "echo": ["demo"],
+}
 
 
 @login_required
 def agent_list(request):
-    return render(request, "agents/list.html", {"agents": Agent.objects.active()})
+    return render(
+        request, "agents/list.html", {"agents": Agent.objects.for_user(request.user)}
+    )
+
+
+@login_required
+def agent_new(request):
+    return _agent_form(request, None)
+
+
+@login_required
+def agent_edit(request, agent_id):
+    """The agent page for its owner; anyone else's agent is 404 here."""
+    agent = get_object_or_404(
+        Agent.objects.owned_by(request.user).prefetch_related("tools"), pk=agent_id
+    )
+    return _agent_form(request, agent)
+
+
+def _agent_form(request, agent):
+    """The form's choices (the user's key credentials and flows) and the agent's
+    settings reach the script as JSON; it saves through the API."""
+    credentials = Credential.objects.filter(owner=request.user, kind__in=KEY_KINDS)
+    flows = Flow.objects.for_user(request.user).order_by("name")
+    form_data = {
+        "agent": AgentEditSerializer(agent, context={"request": request}).data
+        if agent
+        else None,
+        "credentials": [
+            {"id": str(c.pk), "name": c.name, "kind": c.kind}
+            for c in credentials.order_by("name")
+        ],
+        "flows": [{"id": str(flow.pk), "name": flow.name} for flow in flows],
+        "suggestions": MODEL_SUGGESTIONS,
+    }
+    return render(request, "agents/form.html", {"agent": agent, "form_data": form_data})
 
 
 @login_required
@@ -25,7 +70,7 @@ def agent_chat(request, agent_id):
     them and talks to the chat API from then on.
     """
     agent = get_object_or_404(
-        Agent.objects.active().prefetch_related("tools"), pk=agent_id
+        Agent.objects.for_user(request.user).prefetch_related("tools"), pk=agent_id
     )
     conversations = Conversation.objects.for_user(request.user).filter(agent=agent)
     current = None
@@ -54,5 +99,6 @@ def agent_chat(request, agent_id):
             "conversations": conversations[:50],
             "current": current,
             "chat_data": chat_data,
+            "is_owner": agent.owner_id == request.user.pk,
         },
     )

@@ -103,7 +103,8 @@ DESCRIPTIONS = {
     "412": "`precondition_failed`: `If-Match` names an old version.",
     "413": "`payload_too_large`.",
     "415": "`unsupported_media_type`.",
-    "429": "`throttled`; `Retry-After` says when to try again.",
+    "429": "`throttled`; `Retry-After` says when to try again (or, chatting, "
+    "`budget_exceeded`: the agent's cost cap is spent).",
     "500": "`internal_error`; never a stack trace.",
     "502": "`upstream_error`: the LLM provider failed.",
     "503": "`unavailable`: at capacity or the database is briefly away; `Retry-After`.",
@@ -129,6 +130,9 @@ EXTRA_ERRORS = {
     "runs_stats_retrieve": ("400",),
     "credentials_destroy": ("409",),
     "agents_chat_create": ("429", "502", "503", "504"),
+    "agents_partial_update": ("412",),
+    "agents_usage_retrieve": ("400",),
+    "agents_test_connection_create": ("429", "502", "504"),
 }
 
 # `Prefer: respond-async` or `?async=true`: the run waits for a worker.
@@ -158,6 +162,8 @@ ETAG_OPERATIONS = (
     "flows_retrieve",
     "flows_partial_update",
     "flows_versions_restore_create",
+    "agents_create",
+    "agents_partial_update",
 )
 RETRY_AFTER = {
     "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
@@ -251,7 +257,7 @@ def postprocess(result, generator, request, public):
                 responses.setdefault(status, _error(status))
             _secure_unsafe(method, operation)
             if operation["operationId"] in ETAG_OPERATIONS:
-                responses["200"]["headers"] = ETAG
+                responses["201" if "201" in responses else "200"]["headers"] = ETAG
             if operation["operationId"] == "flows_run_create":
                 responses["202"] = QUEUED
     result["paths"]["/api/webhooks/{flowId}"] = WEBHOOK_PATH

@@ -397,6 +397,13 @@ OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="")
 ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY", default="")
 ANTHROPIC_BASE_URL = env("ANTHROPIC_BASE_URL", default="")
 OLLAMA_BASE_URL = env("OLLAMA_BASE_URL", default="http://127.0.0.1:11434")
+# Ollama streams tool calls since 0.8; False sends requests with tools blocking.
+OLLAMA_STREAM_TOOLS = env.bool("OLLAMA_STREAM_TOOLS", default=True)
+# The echo model waits this long between words, so demos and benchmarks stream.
+ECHO_WORD_DELAY_MS = env.int("ECHO_WORD_DELAY_MS", default=0)
+# A streamed chat (Accept: text/event-stream) sends a comment this often when
+# nothing else went out, so proxies keep the connection.
+AGENT_STREAM_PING_SECONDS = env.float("AGENT_STREAM_PING_SECONDS", default=15)
 AGENT_TIMEOUT_SECONDS = env.float("AGENT_TIMEOUT_SECONDS", default=60)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=5)
 # Retries the SDKs make on connection errors, 429 and 5xx before giving up.

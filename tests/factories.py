@@ -61,6 +61,8 @@ class AgentFactory(factory.django.DjangoModelFactory):
     name = factory.Sequence(lambda n: f"Agent {n}")
     model = "echo:demo"
     system_prompt = "You are helpful."
+    # Agents of tests that predate user-made agents are seen by every user.
+    shared = True
 
 
 def make_credential(owner, name="api_key", kind="bearer", secrets=None, **public):

@@ -4,6 +4,9 @@
 (`POST /v1/chat/completions`) and Anthropic messages (`POST /v1/messages`) from a
 queue of scripted replies, and records every request, so a test asserts what
 the official SDK really sent: history, system prompt, tools, tool results.
+A request with `"stream": true` gets the scripted answer as that provider's
+Server-Sent Events (`llm_stream.py`): text a word per chunk, tool-call
+arguments split across chunks, usage last; `chunk_delay` paces them.
 Shared by the agents tests and the chat page's browser tests.
 """
 
@@ -17,12 +20,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.llm_stream import sse_frames
+
 
 @dataclass
 class Reply:
     status: int = 200
     body: bytes = b"{}"
     delay: float = 0.0
+    chunk_delay: float = 0.0
 
 
 class LLMServer:
@@ -30,6 +36,7 @@ class LLMServer:
 
     def __init__(self):
         self.requests: list[dict] = []
+        self.disconnects = 0
         self.replies: deque[Reply] = deque()
         self.stopping = threading.Event()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -46,9 +53,13 @@ class LLMServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    def queue(self, body, *, status: int = 200, delay: float = 0.0) -> None:
+    def queue(
+        self, body, *, status: int = 200, delay: float = 0.0, chunk_delay: float = 0.0
+    ) -> None:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.replies.append(Reply(status=status, body=raw, delay=delay))
+        self.replies.append(
+            Reply(status=status, body=raw, delay=delay, chunk_delay=chunk_delay)
+        )
 
     def bodies(self, path: str) -> list[dict]:
         return [r["json"] for r in self.requests if r["path"] == path]
@@ -74,6 +85,14 @@ class LLMServer:
                 )
                 if reply.delay:
                     server.stopping.wait(reply.delay)
+                body = server.requests[-1]["json"]
+                if (
+                    reply.status == 200
+                    and isinstance(body, dict)
+                    and body.get("stream")
+                ):
+                    self._stream(reply)
+                    return
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
@@ -82,6 +101,20 @@ class LLMServer:
                     self.wfile.write(reply.body)
                 except OSError:
                     pass  # the client gave up (the timeout test); nothing to tell
+
+            def _stream(self, reply: Reply) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    for index, frame in enumerate(sse_frames(self.path, reply.body)):
+                        paced = index and reply.chunk_delay
+                        if paced and server.stopping.wait(reply.chunk_delay):
+                            return
+                        self.wfile.write(frame)
+                        self.wfile.flush()
+                except OSError:
+                    server.disconnects += 1  # the client went away mid-stream
 
             def log_message(self, *args):
                 pass

@@ -10,6 +10,7 @@ from agents.providers.base import (
     ProviderError,
     ProviderNotConfigured,
     ProviderTimeout,
+    TextDelta,
     ToolCall,
     ToolSpec,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "ProviderError",
     "ProviderNotConfigured",
     "ProviderTimeout",
+    "TextDelta",
     "ToolCall",
     "ToolSpec",
     "provider_for",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 
 import anthropic
 from django.conf import settings
@@ -14,6 +15,8 @@ from agents.providers.base import (
     Provider,
     ProviderError,
     ProviderNotConfigured,
+    StreamClock,
+    TextDelta,
     ToolCall,
     sdk_errors,
 )
@@ -42,8 +45,30 @@ class AnthropicProvider(Provider):
             )
         return cls(api_key=api_key, base_url=settings.ANTHROPIC_BASE_URL)
 
-    def complete(self, request: ChatRequest) -> ChatResult:
+    def stream(self, request: ChatRequest) -> Iterator[TextDelta | ChatResult]:
+        """The Messages stream: text deltas as they come; tool inputs arrive as
+        `input_json` deltas, which the SDK's stream assembles into the final
+        message."""
         client = _client(self.api_key, self.base_url, request.retries)
+        clock = StreamClock(self.name, request.timeout)
+        with (
+            sdk_errors(anthropic, anthropic.AnthropicError, self.name, request.timeout),
+            client.messages.stream(
+                **self._params(request), timeout=request.timeout
+            ) as events,
+        ):
+            for event in events:
+                text = _text_of(event)
+                if text:
+                    yield TextDelta(text)
+                clock.check()
+            try:
+                answer = events.get_final_message()
+            except AssertionError as exc:  # the stream carried no message
+                raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+        yield self._read(answer)
+
+    def _params(self, request: ChatRequest) -> dict:
         params = {
             "model": request.model,
             "max_tokens": request.max_tokens,
@@ -64,11 +89,7 @@ class AnthropicProvider(Provider):
             ]
             if not request.allow_tool_calls:
                 params["tool_choice"] = {"type": "none"}
-        with sdk_errors(
-            anthropic, anthropic.AnthropicError, self.name, request.timeout
-        ):
-            answer = client.messages.create(**params, timeout=request.timeout)
-        return self._read(answer)
+        return params
 
     def _read(self, answer) -> ChatResult:
         try:
@@ -80,19 +101,37 @@ class AnthropicProvider(Provider):
                     calls.append(
                         ToolCall(id=block.id, name=block.name, arguments=block.input)
                     )
-            usage = answer.usage
             return ChatResult(
                 content="".join(texts),
                 tool_calls=calls,
-                usage={
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                }
-                if usage
-                else {},
+                usage=read_usage(answer.usage),
             )
         except (AttributeError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+def read_usage(usage) -> dict:
+    """Tokens in the neutral shape. Anthropic counts cache reads and writes
+    apart from `input_tokens`; here `input_tokens` includes them (as OpenAI's
+    and genai-prices' do) and `cached_tokens` names the reads."""
+    if usage is None:
+        return {}
+    cached = getattr(usage, "cache_read_input_tokens", None) or 0
+    written = getattr(usage, "cache_creation_input_tokens", None) or 0
+    counted = {
+        "input_tokens": usage.input_tokens + cached + written,
+        "output_tokens": usage.output_tokens,
+    }
+    if cached:
+        counted["cached_tokens"] = cached
+    return counted
+
+
+def _text_of(event) -> str:
+    if getattr(event, "type", None) != "content_block_delta":
+        return ""
+    delta = event.delta
+    return delta.text if getattr(delta, "type", None) == "text_delta" else ""
 
 
 @functools.lru_cache(maxsize=16)

@@ -7,10 +7,12 @@ tool loop never sees an OpenAI or Anthropic object.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -80,6 +82,16 @@ class ChatResult:
     content: str
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
+    # Set by the chat from agents/pricing.py once the call succeeded.
+    cost_usd: Decimal | None = None
+    price_source: str = ""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the answer's text, as the provider streams it."""
+
+    text: str
 
 
 class ProviderError(Exception):
@@ -137,8 +149,38 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 class Provider(ABC):
-    """Base of the providers: one `complete(request)` call, no state between calls."""
+    """Base of the providers: one streaming call, no state between calls.
+
+    `stream(request)` yields `TextDelta`s as the text arrives and the whole
+    `ChatResult` last; `complete(request)` consumes it. One code path serves the
+    streamed chat and everything that only wants the answer (the agent node).
+    """
 
     @abstractmethod
+    def stream(self, request: ChatRequest) -> Iterator[TextDelta | ChatResult]:
+        """Send `request`; yield text as it comes, then the result. Raises a
+        `ProviderError` when that fails. Closing the iterator early closes the
+        connection to the provider."""
+
     def complete(self, request: ChatRequest) -> ChatResult:
-        """Send `request` to the model; raise a `ProviderError` when that fails."""
+        """The answer, once the stream has ended."""
+        for item in self.stream(request):
+            if isinstance(item, ChatResult):
+                return item
+        raise ProviderError("The provider's answer ended before it was complete.")
+
+
+class StreamClock:
+    """`request.timeout` for the whole answer: the SDKs' own timeout applies to
+    each read, and a provider dripping tokens would otherwise never time out."""
+
+    def __init__(self, name: str, timeout: float):
+        self.name = name
+        self.timeout = timeout
+        self.ends = time.monotonic() + timeout
+
+    def check(self) -> None:
+        if time.monotonic() > self.ends:
+            raise ProviderTimeout(
+                f"{self.name} did not answer within {self.timeout:g} seconds."
+            )

@@ -8,20 +8,42 @@
 - Anything else is echoed back: `Echo: <message>`, with the turn number so that
   history can be seen to work (`(turn 2)` on the second user message).
 
-Usage counts words, which keeps it deterministic.
+Usage counts words, which keeps it deterministic. It streams word by word, with
+ECHO_WORD_DELAY_MS between words, so streaming can be seen offline.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import time
+from collections.abc import Iterator
 
-from agents.providers.base import ChatRequest, ChatResult, Provider, ToolCall
+from django.conf import settings
+
+from agents.providers.base import (
+    ChatRequest,
+    ChatResult,
+    Provider,
+    TextDelta,
+    ToolCall,
+)
 
 TOOL_COMMAND = "/tool"
 
 
 class EchoProvider(Provider):
-    def complete(self, request: ChatRequest) -> ChatResult:
+    def stream(self, request: ChatRequest) -> Iterator[TextDelta | ChatResult]:
+        """The answer word by word (ECHO_WORD_DELAY_MS apart), then the result."""
+        result = self._answer(request)
+        delay = settings.ECHO_WORD_DELAY_MS / 1000
+        for index, word in enumerate(re.findall(r"\s*\S+", result.content)):
+            if delay and index:
+                time.sleep(delay)
+            yield TextDelta(word)
+        yield result
+
+    def _answer(self, request: ChatRequest) -> ChatResult:
         last = request.messages[-1] if request.messages else {"role": "user"}
         if last["role"] == "tool":
             content = self._report_tool_results(request.messages)

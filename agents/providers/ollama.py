@@ -12,4 +12,9 @@ PLACEHOLDER_KEY = "ollama"
 
 def from_settings() -> OpenAIProvider:
     base_url = settings.OLLAMA_BASE_URL.rstrip("/") + "/v1"
-    return OpenAIProvider(api_key=PLACEHOLDER_KEY, base_url=base_url, name="Ollama")
+    return OpenAIProvider(
+        api_key=PLACEHOLDER_KEY,
+        base_url=base_url,
+        name="Ollama",
+        stream_tools=settings.OLLAMA_STREAM_TOOLS,
+    )

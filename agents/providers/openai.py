@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 
 import openai
 from django.conf import settings
@@ -18,18 +19,33 @@ from agents.providers.base import (
     Provider,
     ProviderError,
     ProviderNotConfigured,
+    StreamClock,
+    TextDelta,
     ToolCall,
     sdk_errors,
 )
 
 
 class OpenAIProvider(Provider):
-    """Chat completions at `base_url` (None means api.openai.com)."""
+    """Chat completions at `base_url` (None means api.openai.com).
 
-    def __init__(self, *, api_key: str, base_url: str | None, name: str = "OpenAI"):
+    Streamed with usage in the last chunk. `stream_tools=False` is for servers
+    that refuse to stream when tools are defined (llama.cpp: "Cannot use tools
+    with stream"): such requests are sent blocking and arrive as one piece.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None,
+        name: str = "OpenAI",
+        stream_tools: bool = True,
+    ):
         self.api_key = api_key
         self.base_url = base_url or None
         self.name = name
+        self.stream_tools = stream_tools
 
     @classmethod
     def from_settings(cls, api_key: str | None = None) -> OpenAIProvider:
@@ -41,8 +57,37 @@ class OpenAIProvider(Provider):
             )
         return cls(api_key=api_key, base_url=settings.OPENAI_BASE_URL)
 
-    def complete(self, request: ChatRequest) -> ChatResult:
+    def stream(self, request: ChatRequest) -> Iterator[TextDelta | ChatResult]:
         client = _client(self.api_key, self.base_url, request.retries)
+        params = self._params(request)
+        if request.tools and not self.stream_tools:
+            with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
+                completion = client.chat.completions.create(
+                    **params, timeout=request.timeout
+                )
+            result = self._read(completion)
+            if result.content:
+                yield TextDelta(result.content)
+            yield result
+            return
+        clock = StreamClock(self.name, request.timeout)
+        answer = _Assembly(self.name)
+        with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
+            chunks = client.chat.completions.create(
+                **params,
+                stream=True,
+                stream_options={"include_usage": True},
+                timeout=request.timeout,
+            )
+            with chunks:
+                for chunk in chunks:
+                    text = answer.add(chunk)
+                    if text:
+                        yield TextDelta(text)
+                    clock.check()
+        yield answer.result()
+
+    def _params(self, request: ChatRequest) -> dict:
         params = {
             "model": request.model,
             "messages": to_openai_messages(request.system, request.messages),
@@ -63,11 +108,7 @@ class OpenAIProvider(Provider):
             ]
             if not request.allow_tool_calls:
                 params["tool_choice"] = "none"
-        with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
-            completion = client.chat.completions.create(
-                **params, timeout=request.timeout
-            )
-        return self._read(completion)
+        return params
 
     def _read(self, completion) -> ChatResult:
         try:
@@ -80,19 +121,83 @@ class OpenAIProvider(Provider):
                 )
                 for call in message.tool_calls or []
             ]
-            usage = completion.usage
             return ChatResult(
                 content=message.content or "",
                 tool_calls=calls,
-                usage={
-                    "input_tokens": usage.prompt_tokens,
-                    "output_tokens": usage.completion_tokens,
-                }
-                if usage
-                else {},
+                usage=read_usage(completion.usage),
             )
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+
+
+class _Assembly:
+    """A streamed completion put back together: text, tool calls whose id, name
+    and arguments arrive in pieces keyed by `index`, and the usage chunk."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.text: list[str] = []
+        self.calls: dict[int, dict] = {}
+        self.usage = None
+        self.choices = 0
+
+    def add(self, chunk) -> str:
+        """Take one chunk in; return its text (empty when it has none)."""
+        try:
+            if chunk.usage is not None:
+                self.usage = chunk.usage
+            text = ""
+            for choice in chunk.choices or []:
+                self.choices += 1
+                delta = choice.delta
+                text += delta.content or ""
+                for piece in delta.tool_calls or []:
+                    call = self.calls.setdefault(
+                        piece.index, {"id": "", "name": "", "arguments": ""}
+                    )
+                    call["id"] = piece.id or call["id"]
+                    if piece.function is not None:
+                        call["name"] += piece.function.name or ""
+                        call["arguments"] += piece.function.arguments or ""
+        except (AttributeError, TypeError) as exc:
+            raise ProviderError(f"{self.name} sent a malformed answer.") from exc
+        self.text.append(text)
+        return text
+
+    def result(self) -> ChatResult:
+        if not self.choices:  # a stream without any answer in it
+            raise ProviderError(f"{self.name} sent a malformed answer.")
+        usage = self.usage
+        return ChatResult(
+            content="".join(self.text),
+            tool_calls=[
+                ToolCall(
+                    id=call["id"],
+                    name=call["name"],
+                    arguments=_parse_arguments(call["arguments"]),
+                )
+                for _, call in sorted(self.calls.items())
+            ],
+            usage=read_usage(usage),
+        )
+
+
+def read_usage(usage) -> dict:
+    """Tokens in the neutral shape: `input_tokens` counts cached ones too (as
+    OpenAI does), `cached_tokens` and `reasoning_tokens` when reported."""
+    if usage is None:
+        return {}
+    counted = {
+        "input_tokens": usage.prompt_tokens,
+        "output_tokens": usage.completion_tokens,
+    }
+    cached = getattr(usage.prompt_tokens_details, "cached_tokens", None)
+    reasoning = getattr(usage.completion_tokens_details, "reasoning_tokens", None)
+    if cached:
+        counted["cached_tokens"] = cached
+    if reasoning:
+        counted["reasoning_tokens"] = reasoning
+    return counted
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,8 +1,11 @@
-// The chat page: renders a conversation and talks to POST /api/agents/:id/chat.
+// The chat page: renders a conversation and talks to POST /api/agents/:id/chat,
+// reading its Server-Sent Events as they come: tokens are shown as plain text
+// while they arrive, and replaced by the server's sanitised HTML on `done`.
 // Message HTML comes from the server already sanitised (agents/markdown.py, nh3);
-// everything else (tool names, arguments, results, errors) is set as text.
+// everything else (tokens, tool names, arguments, results, errors) is set as text.
+// Stop aborts the request; the server keeps the text so far as a cancelled reply.
 
-import { api } from "./api.js";
+import { csrfToken } from "./api.js";
 
 const data = JSON.parse(document.getElementById("chat-data").textContent);
 const list = document.getElementById("chat-messages");
@@ -10,6 +13,7 @@ const typing = document.getElementById("chat-typing");
 const form = document.getElementById("chat-form");
 const input = document.getElementById("chat-input");
 const send = document.getElementById("chat-send");
+const stop = document.getElementById("chat-stop");
 
 let conversationId = data.conversation_id;
 
@@ -63,6 +67,13 @@ function addToolCall({ name, status, args, result, runId }) {
     details.append(element("div", "muted", "Arguments"));
     details.append(element("pre", "", JSON.stringify(args, null, 2)));
   }
+  show(details);
+  if (result !== undefined) finishToolCall(details, { name, status, result, runId });
+  return details;
+}
+
+function finishToolCall(details, { name, status, result, runId }) {
+  details.querySelector("summary").textContent = `Tool ${name} · ${status}`;
   details.append(element("div", "muted", "Result"));
   details.append(element("pre", "", JSON.stringify(result, null, 2)));
   if (runId) {
@@ -70,7 +81,6 @@ function addToolCall({ name, status, args, result, runId }) {
     link.href = `/runs/${runId}/`;
     details.append(link);
   }
-  show(details);
 }
 
 // A stored result names its run's status; one without (no run was made) was refused.
@@ -94,6 +104,9 @@ function renderHistory(messages) {
         result,
         runId: message.run_id,
       });
+    } else if (message.error && message.error.code === "cancelled") {
+      if (message.content) addBubble(message.role, { html: message.html });
+      addBubble("note", { text: "Stopped." });
     } else if (message.error) {
       addError(message.error.message);
     } else if (message.content) {
@@ -117,6 +130,71 @@ function rememberConversation(id, title) {
   document.getElementById("chat-conversations").prepend(item);
 }
 
+// Server-Sent Events from a fetch body: yields {event, data} per frame.
+async function* readEvents(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const fields = {};
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) continue; // a ping
+        const colon = line.indexOf(": ");
+        if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 2);
+      }
+      if (fields.event) yield { event: fields.event, data: JSON.parse(fields.data) };
+    }
+  }
+}
+
+// One streamed turn on the page: the live bubble, and tool calls by id.
+class LiveTurn {
+  constructor() {
+    this.bubble = null;
+    this.tools = {};
+  }
+
+  token(text) {
+    typing.hidden = true;
+    if (!this.bubble) this.bubble = addBubble("assistant", { text: "" });
+    this.bubble.classList.add("streaming");
+    this.bubble.firstChild.textContent += text;
+    scrollToEnd();
+  }
+
+  toolCall(call) {
+    this.close();
+    this.tools[call.id] = addToolCall({ name: call.name, status: "running", args: call.arguments });
+    typing.hidden = false;
+  }
+
+  toolResult(call) {
+    const details = this.tools[call.id] || addToolCall({ name: call.name, status: call.status, args: call.arguments });
+    finishToolCall(details, { name: call.name, status: call.status, result: call.result, runId: call.run_id });
+  }
+
+  done(answer) {
+    if (!this.bubble) this.bubble = addBubble("assistant", { text: "" });
+    this.bubble.firstChild.innerHTML = answer.message.html;
+    this.close();
+  }
+
+  // The text so far stays as it is; the next text starts a new bubble.
+  close() {
+    if (this.bubble) this.bubble.classList.remove("streaming");
+    this.bubble = null;
+  }
+}
+
+let controller = null;
+
 async function submit(event) {
   event.preventDefault();
   const content = input.value;
@@ -128,36 +206,59 @@ async function submit(event) {
   addBubble("user", { text: content });
   input.value = "";
   send.disabled = true;
+  stop.hidden = false;
   typing.hidden = false;
   scrollToEnd();
+  const turn = new LiveTurn();
+  controller = new AbortController();
   try {
     const body = { content };
     if (conversationId) body.conversation_id = conversationId;
-    const answer = await api("POST", `/api/agents/${data.agent.id}/chat`, body);
-    rememberConversation(answer.conversation_id, content.slice(0, 80));
-    for (const call of answer.tool_calls) {
-      addToolCall({
-        name: call.name,
-        status: call.status,
-        args: call.arguments,
-        result: call.result,
-        runId: call.run_id,
-      });
+    const response = await fetch(`/api/agents/${data.agent.id}/chat`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { Accept: "text/event-stream", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    if (!response.ok) {
+      const error = ((await response.json().catch(() => null)) || {}).error || {};
+      throw Object.assign(new Error(error.message || `The server answered ${response.status}.`), { details: error.details });
     }
-    addBubble("assistant", { html: answer.message.html });
+    for await (const { event, data: payload } of readEvents(response)) {
+      if (event === "start") rememberConversation(payload.conversation_id, content.slice(0, 80));
+      else if (event === "token") turn.token(payload.text);
+      else if (event === "tool_call") turn.toolCall(payload);
+      else if (event === "tool_result") turn.toolResult(payload);
+      else if (event === "done") turn.done(payload);
+      else if (event === "error") {
+        turn.close();
+        addError(payload.message);
+      }
+    }
   } catch (error) {
-    // A failed reply still stores the user's message in its conversation.
-    if (error.details && error.details.conversation_id) {
-      rememberConversation(error.details.conversation_id, content.slice(0, 80));
+    turn.close();
+    if (error.name === "AbortError") {
+      addBubble("note", { text: "Stopped. The reply so far is kept in the conversation." });
+    } else {
+      // A failed reply still stores the user's message in its conversation.
+      if (error.details && error.details.conversation_id) {
+        rememberConversation(error.details.conversation_id, content.slice(0, 80));
+      }
+      addError(error instanceof TypeError ? "Weir could not be reached. Check your connection and try again." : error.message);
     }
-    addError(error.message);
   } finally {
+    controller = null;
     typing.hidden = true;
+    stop.hidden = true;
     send.disabled = false;
     input.focus();
   }
 }
 
+stop.addEventListener("click", () => {
+  if (controller) controller.abort();
+});
 form.addEventListener("submit", submit);
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey) {

@@ -26,7 +26,7 @@ def test_first_message_starts_a_conversation_and_stores_both_turns(
     assert body["message"]["role"] == "assistant"
     assert body["message"]["content"] == "Echo: Hello there"
     assert body["tool_calls"] == []
-    assert body["usage"] == {"input_tokens": 5, "output_tokens": 3}
+    assert body["usage"] == {"input_tokens": 5, "output_tokens": 3, "cost_usd": 0.0}
     conversation = Conversation.objects.get(pk=body["conversation_id"])
     assert conversation.user == alice
     assert conversation.agent == echo_agent

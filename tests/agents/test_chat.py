@@ -77,7 +77,11 @@ def test_openai_tool_call_runs_the_flow_and_sends_its_result_back(
         "output": {"order": 7, "status": "shipped"},
         "error": None,
     }
-    assert body["usage"] == {"input_tokens": 22, "output_tokens": 14}
+    assert body["usage"] == {
+        "input_tokens": 22,
+        "output_tokens": 14,
+        "cost_usd": None,
+    }
     tool_message = Message.objects.get(role="tool")
     assert tool_message.run == run
     assert tool_message.tool_call_id == "call_1"

@@ -183,3 +183,15 @@ def test_an_agent_node_without_a_usable_agent_fails_the_run_clearly(alice):
 
     assert run.status == "failed"
     assert run.error["code"] == "agent_not_found"
+
+
+def test_another_users_private_agent_is_not_found_at_run_time(alice, bob):
+    # Bob's agent may hold his provider key: Alice's flow must not spend it.
+    bobs = AgentFactory(owner=bob, shared=False, model="echo:demo")
+    flow = agent_flow(alice, bobs)
+
+    run = run_flow(flow, {"name": "Ada"}, "manual")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "agent_not_found"
+    assert not Conversation.objects.exists()

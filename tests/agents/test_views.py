@@ -147,3 +147,63 @@ def test_the_empty_chat_names_only_the_flows_the_agent_may_run(alice, bob):
     assert "It can run these flows as tools: <strong>Say hello</strong>." in html
     assert "Bob&#x27;s private flow" not in html
     assert "Bob's private flow" not in html
+
+
+def form_data(response) -> dict:
+    html = response.content.decode()
+    start = html.index('<script id="agent-form-data" type="application/json">')
+    start = html.index(">", start) + 1
+    return json.loads(html[start : html.index("</script>", start)])
+
+
+def test_agent_page_offers_only_the_users_flows_and_key_credentials(alice, bob):
+    from tests.factories import make_credential
+
+    FlowFactory(owner=alice, name="Mine")
+    FlowFactory(owner=bob, name="Bob's")
+    make_credential(alice, name="openai_key")
+    make_credential(
+        alice, name="login", kind="basic", secrets={"username": "a", "password": "b"}
+    )
+    make_credential(bob, name="bobs_key")
+
+    response = page_client(alice).get("/agents/new/")
+
+    assert response.status_code == 200
+    data = form_data(response)
+    assert data["agent"] is None
+    assert [flow["name"] for flow in data["flows"]] == ["Mine"]
+    assert [c["name"] for c in data["credentials"]] == ["openai_key"]
+    assert "s3cr3t" not in response.content.decode()
+
+
+def test_agent_edit_page_is_the_owners_only(alice, bob):
+    agent = AgentFactory(owner=alice, shared=True, system_prompt="Be brief.")
+
+    mine = page_client(alice).get(f"/agents/{agent.id}/edit/")
+    theirs = page_client(bob).get(f"/agents/{agent.id}/edit/")
+
+    assert mine.status_code == 200
+    assert form_data(mine)["agent"]["system_prompt"] == "Be brief."
+    assert theirs.status_code == 404
+    # The chat page links to it for the owner only.
+    assert (
+        f"/agents/{agent.id}/edit/"
+        in page_client(alice).get(f"/agents/{agent.id}/").content.decode()
+    )
+    assert (
+        f"/agents/{agent.id}/edit/"
+        not in page_client(bob).get(f"/agents/{agent.id}/").content.decode()
+    )
+
+
+def test_agents_list_shows_own_and_shared_agents_not_others_private_ones(alice, bob):
+    AgentFactory(owner=alice, shared=False, name="Alice private")
+    AgentFactory(owner=bob, shared=False, name="Bob private")
+    AgentFactory(owner=bob, shared=True, name="Bob shared")
+
+    html = page_client(alice).get("/agents/").content.decode()
+
+    assert "Alice private" in html
+    assert "Bob shared" in html
+    assert "Bob private" not in html

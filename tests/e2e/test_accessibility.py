@@ -22,9 +22,15 @@ def test_the_flow_list_and_agents_pages_have_no_serious_violations(
 ):
     page = alice_page
     FlowFactory(owner=alice, name="Greeter")
-    agent = AgentFactory(name="Echo")
+    agent = AgentFactory(name="Echo", owner=alice)
 
-    for path in ["/", "/agents/", f"/agents/{agent.id}/"]:
+    for path in [
+        "/",
+        "/agents/",
+        f"/agents/{agent.id}/",
+        "/agents/new/",
+        f"/agents/{agent.id}/edit/",
+    ]:
         page.goto(f"{live_url}{path}")
         assert severe_violations(page) == [], path
 

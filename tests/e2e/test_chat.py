@@ -184,6 +184,8 @@ def test_an_earlier_conversation_reopens_with_its_history(chat_page, alice, api)
     expect(chat_page.locator(".chat-assistant").last).to_have_text(
         "Echo: Again (turn 2)"
     )
+    # Tokens show before the reply is stored; `done` (streaming ends) after.
+    expect(chat_page.locator(".chat-assistant.streaming")).to_have_count(0)
     assert Message.objects.filter(conversation_id=reply["conversation_id"]).count() == 4
 
 
@@ -217,3 +219,51 @@ def test_an_empty_conversation_explains_itself_until_the_first_message(
 
     expect(chat_page.locator(".chat-assistant")).to_contain_text("Echo: Hi")
     expect(hint).to_have_count(0)
+
+
+def test_tokens_show_as_they_stream_before_the_turn_ends(chat_page, llm_server):
+    agent = AgentFactory(name="Slow", model="openai:gpt-test")
+    words = " ".join(f"w{n}" for n in range(30))
+    llm_server.queue(openai_text(words), chunk_delay=0.1)
+    chat_page.open(agent)
+
+    send(chat_page, "Stream please")
+
+    reply = chat_page.locator(".chat-assistant.streaming")
+    expect(reply).to_contain_text("w0 w1 w2")
+    # Still streaming: the reply is not complete, Stop is offered, Send is not.
+    assert "w29" not in reply.inner_text()
+    expect(chat_page.locator("#chat-stop")).to_be_visible()
+    expect(chat_page.locator("#chat-send")).to_be_disabled()
+    expect(chat_page.locator(".chat-assistant")).to_have_text(words)
+    expect(chat_page.locator(".chat-assistant.streaming")).to_have_count(0)
+    expect(chat_page.locator("#chat-stop")).to_be_hidden()
+    assert chat_page.errors == []
+
+
+def test_stop_ends_the_reply_and_keeps_the_text_so_far(chat_page, alice, llm_server):
+    agent = AgentFactory(name="Chatty", model="openai:gpt-test")
+    words = " ".join(f"w{n}" for n in range(60))
+    llm_server.queue(openai_text(words), chunk_delay=0.1)
+    chat_page.open(agent)
+
+    send(chat_page, "Talk a lot")
+    expect(chat_page.locator(".chat-assistant")).to_contain_text("w0 w1 w2")
+    chat_page.locator("#chat-stop").click()
+
+    expect(chat_page.locator(".chat-note")).to_contain_text("Stopped")
+    expect(chat_page.locator("#chat-send")).to_be_enabled()
+    stored = None
+    for _ in range(50):
+        stored = Message.objects.filter(role="assistant").first()
+        if stored is not None:
+            break
+        chat_page.wait_for_timeout(100)
+    assert stored is not None and stored.error["code"] == "cancelled"
+    assert stored.content.startswith("w0 w1 w2")
+    assert "w59" not in stored.content
+    # Reopened, the conversation shows the partial reply and that it was stopped.
+    chat_page.reload()
+    expect(chat_page.locator(".chat-assistant")).to_contain_text("w0 w1 w2")
+    expect(chat_page.locator(".chat-note")).to_have_text("Stopped.")
+    assert chat_page.errors == []

@@ -1,0 +1,146 @@
+"""What an agent's owner reads and writes: the settings behind `/api/agents/:id`.
+
+Everyone who may chat with an agent sees `AgentSerializer` (name, model,
+description, tool names). Its owner also sees and edits the rest: system prompt,
+temperature, max tokens, the credential holding the key, the tool flows (by id:
+they are the owner's own) and `version`, for If-Match.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from agents.models import KEY_KINDS, Agent, validate_model_string
+from agents.providers import ChatRequest, provider_for
+from agents.tools import Toolbox
+from flows.models import Credential, Flow
+
+# A connection test asks for a word or two; it should not wait a full turn.
+TEST_TIMEOUT_SECONDS = 15.0
+
+
+def tool_listing(agent) -> list[dict]:
+    """The agent's tools by function name; never a flow's id, which would let
+    anyone who chats call its owner's webhook."""
+    return [
+        {"name": spec.name, "title": spec.title, "description": spec.description}
+        for spec in Toolbox.for_agent(agent).specs
+    ]
+
+
+@extend_schema_field(OpenApiTypes.UUID)
+class OwnFlowField(serializers.PrimaryKeyRelatedField):
+    """A flow of the request's user; anyone else's reads as missing."""
+
+    default_error_messages = {
+        "does_not_exist": "No flow of yours has this id.",
+        "incorrect_type": "A flow id is a UUID.",
+    }
+
+    def get_queryset(self):
+        return Flow.objects.for_user(self.context["request"].user)
+
+
+@extend_schema_field(OpenApiTypes.UUID)
+class OwnKeyCredentialField(serializers.PrimaryKeyRelatedField):
+    """A bearer or header credential of the request's user (it holds the key)."""
+
+    default_error_messages = {
+        "does_not_exist": "No bearer or header credential of yours has this id.",
+        "incorrect_type": "A credential id is a UUID.",
+    }
+
+    def get_queryset(self):
+        return Credential.objects.filter(
+            owner=self.context["request"].user, kind__in=KEY_KINDS
+        )
+
+
+class AgentEditSerializer(serializers.ModelSerializer):
+    """An agent as its owner creates, reads and edits it."""
+
+    tool_flows = OwnFlowField(many=True, required=False, source="tools")
+    credential = OwnKeyCredentialField(allow_null=True, required=False)
+    tools = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Agent
+        fields = [
+            "id",
+            "name",
+            "model",
+            "description",
+            "tools",
+            "system_prompt",
+            "temperature",
+            "max_tokens",
+            "context_tokens",
+            "credential",
+            "tool_flows",
+            "max_cost_per_turn",
+            "max_cost_per_day",
+            "shared",
+            "version",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "shared", "version", "created_at", "updated_at"]
+        extra_kwargs = {
+            "max_tokens": {"min_value": 1, "max_value": 200_000},
+            "context_tokens": {"min_value": 256, "max_value": 10_000_000},
+            "name": {"max_length": 200},
+            "max_cost_per_turn": {"min_value": 0, "coerce_to_string": False},
+            "max_cost_per_day": {"min_value": 0, "coerce_to_string": False},
+        }
+
+    def get_tools(self, agent) -> list[dict]:
+        return tool_listing(agent)
+
+    def validate_name(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("This field may not be blank.")
+        return value.strip()
+
+    def validate_model(self, value: str) -> str:
+        validate_model_string(value)
+        return value
+
+
+class ConnectionTestSerializer(serializers.Serializer):
+    model = serializers.CharField(max_length=200, validators=[validate_model_string])
+    credential = OwnKeyCredentialField(allow_null=True, required=False)
+
+
+def check_connection(model: str, credential: Credential | None) -> dict:
+    """Ask `model` for a one-word answer with the key the agent would use.
+
+    Returns `{ok, reply, latency_ms}`; raises ProviderError (the caller answers
+    502/504) when the provider is down, refuses the key or does not know the model.
+    """
+    api_key = None
+    if credential is not None:
+        secrets = credential.secrets()
+        api_key = secrets.get("token") or secrets.get("value")
+    started = time.monotonic()
+    provider = provider_for(model, api_key)
+    result = provider.complete(
+        ChatRequest(
+            model=model.partition(":")[2],
+            system="",
+            messages=[{"role": "user", "content": "Reply with the word OK."}],
+            temperature=0.0,
+            max_tokens=16,
+            timeout=min(TEST_TIMEOUT_SECONDS, settings.AGENT_TIMEOUT_SECONDS),
+            max_retries=0,
+        )
+    )
+    return {
+        "ok": True,
+        "reply": result.content[:200],
+        "latency_ms": round((time.monotonic() - started) * 1000),
+    }

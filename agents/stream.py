@@ -1,0 +1,166 @@
+"""A chat turn as Server-Sent Events (`Accept: text/event-stream` on the chat API).
+
+Events, each `id: <n>`, `event: <name>`, `data: <JSON>`: `start {conversation_id,
+message_id}`, `token {text}`, `tool_call {id, name, arguments}`, `tool_result
+{id, name, arguments, message_id, run_id, status, result}`, `usage
+{input_tokens, output_tokens}`, then `done` (the JSON the non-streamed API
+answers) or `error {code, message, conversation_id}`; a `: ping` comment when
+nothing went out for AGENT_STREAM_PING_SECONDS.
+
+The turn runs on a thread of its own and hands its events over a queue, so the
+response can send pings while the model thinks or a tool flow runs. The web
+thread is held for the whole turn all the same (a sync generator under WSGI);
+streaming changes what the caller sees, not how many turns a process serves.
+When the caller goes away, the server closes the generator: the turn is told,
+stops at the next token and stores the text so far as a `cancelled` reply.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator
+
+from django.conf import settings
+from django.db import connections
+from django.http import StreamingHttpResponse
+from rest_framework.renderers import BaseRenderer
+from rest_framework.utils.encoders import JSONEncoder
+
+from agents.chat import ChatCancelled, ChatFailed, start_turn
+from agents.limits import ChatThrottled
+from agents.pricing import BudgetExceeded
+from config.http.admission import admitted
+from config.http.errors import ApiError, Throttled
+
+logger = logging.getLogger("weir.agents")
+
+EVENT_STREAM = "text/event-stream"
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets DRF accept `Accept: text/event-stream` on the chat action; the
+    stream itself is a StreamingHttpResponse, and errors before it are JSON
+    (`AgentViewSet.finalize_response`)."""
+
+    media_type = EVENT_STREAM
+    format = "event-stream"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data, cls=JSONEncoder).encode()
+
+
+def wants_stream(request) -> bool:
+    return EVENT_STREAM in request.headers.get("Accept", "")
+
+
+def frame(event: str, data, event_id: int) -> bytes:
+    body = json.dumps(data, cls=JSONEncoder, ensure_ascii=False)
+    return f"id: {event_id}\nevent: {event}\ndata: {body}\n\n".encode()
+
+
+def stream_chat(request, agent, content: str, conversation, done: Callable):
+    """Admit, store the user's message and stream the turn. Refusals (503/429
+    at capacity, 429 over a chat rate) raise before the stream starts, so they
+    come as the usual JSON envelope."""
+    slot = admitted(request, owner_id=request.user.pk)
+    slot.__enter__()
+    try:
+        turn = start_turn(agent, request.user, content, conversation)
+    except ChatThrottled as throttled:
+        slot.__exit__(None, None, None)
+        raise Throttled(throttled.wait, throttled.message) from None
+    except BudgetExceeded as refused:
+        slot.__exit__(None, None, None)
+        raise ApiError(refused.message, code="budget_exceeded", status=429) from None
+    except BaseException:
+        slot.__exit__(None, None, None)
+        raise
+    return stream_turn(turn, lambda: slot.__exit__(None, None, None), done)
+
+
+def stream_turn(
+    turn, release: Callable[[], None], done: Callable
+) -> StreamingHttpResponse:
+    """The response streaming `turn` (from `agents.chat.start_turn`, not yet run).
+
+    `release` runs once the stream ends or the caller leaves (the admission
+    slot); `done(reply)` is the `done` event's data.
+    """
+    events: queue.Queue = queue.Queue()
+    turn.emit = lambda name, data: events.put((name, data))
+    worker = threading.Thread(
+        target=_work, args=(turn, events, done), name="chat-turn", daemon=True
+    )
+    response = StreamingHttpResponse(
+        _frames(turn, worker, events, release), content_type=EVENT_STREAM
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    return response
+
+
+def _frames(turn, worker, events, release) -> Iterator[bytes]:
+    ping = settings.AGENT_STREAM_PING_SECONDS
+    event_id = 1
+    try:
+        yield frame(
+            "start",
+            {
+                "conversation_id": turn.conversation.pk,
+                "message_id": turn.user_message.pk,
+            },
+            event_id,
+        )
+        worker.start()
+        while True:
+            try:
+                item = events.get(timeout=ping)
+            except queue.Empty:
+                yield b": ping\n\n"
+                continue
+            if item is None:
+                return
+            event_id += 1
+            yield frame(*item, event_id)
+    finally:
+        # Normal end: a no-op for the finished turn. The caller gone
+        # (GeneratorExit at a yield): the turn stops at its next token.
+        turn.cancelled.set()
+        release()
+
+
+def _work(turn, events: queue.Queue, done: Callable) -> None:
+    try:
+        reply = turn.run()
+        events.put(("done", done(reply)))
+    except ChatFailed as failure:
+        events.put(
+            (
+                "error",
+                {
+                    **failure.error.as_dict(),
+                    "conversation_id": failure.conversation.pk,
+                },
+            )
+        )
+    except ChatCancelled:
+        pass
+    except Exception:
+        logger.exception("A streamed chat turn failed")
+        events.put(
+            (
+                "error",
+                {
+                    "code": "internal_error",
+                    "message": "Something went wrong on our side. "
+                    "The error has been logged.",
+                    "conversation_id": turn.conversation.pk,
+                },
+            )
+        )
+    finally:
+        events.put(None)
+        connections.close_all()  # this thread's own connections
