@@ -91,7 +91,9 @@ class ChildRuns:
         check_input(flow, input)
         delivery_id = self.delivery_id(item)
         if known is LOOK_UP:
-            known = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+            known = FlowRun.objects.filter(
+                flow=flow, delivery_id=delivery_id, called_by=self.parent
+            ).first()
         if known is not None and self.finished(known):
             return known
         if known is not None:
@@ -111,6 +113,7 @@ class ChildRuns:
                 called_by=self.parent,
             )
         except DeliveryExists as exists:
+            self.check_own(exists.run)
             if exists.run is not None and exists.run.status in FINISHED:
                 return exists.run
             raise NodeError(
@@ -157,7 +160,19 @@ class ChildRuns:
         except DeliveryExists as exists:
             if exists.run is None:
                 raise NodeError("child_running", "The run is being queued.") from None
+            self.check_own(exists.run)
             return exists.run
+
+    def check_own(self, run: FlowRun | None) -> None:
+        """A run holding this node's child id that this parent did not start
+        (stored before `call:` ids were refused from callers) is never read
+        as the child: its result could be anyone's."""
+        if run is not None and run.called_by_id != self.parent.id:
+            raise NodeError(
+                "delivery_taken",
+                f"Another run ({run.id}) holds this call's delivery id; the "
+                "node does not take its result as the called flow's.",
+            )
 
 
 def result_of(child: FlowRun) -> Any:

@@ -36,8 +36,10 @@ ATTEMPTS = 3
 
 # Delivery ids the server makes itself start with one of these; an id from a
 # caller (Idempotency-Key, a signed webhook-id) may not, so a caller can neither
-# take a future tick's id (cancelling its run) nor replay a tick's results.
-INTERNAL_PREFIXES = ("schedule:",)
+# take a future tick's id (cancelling its run) nor replay a tick's results, nor
+# plant a run under a called flow's child id (`call:<parent>:<node>`) whose
+# result the parent would then read.
+INTERNAL_PREFIXES = ("schedule:", "call:")
 
 
 def is_internal(delivery_id: str) -> bool:
@@ -99,7 +101,11 @@ def start_delivery(
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         if existing is None:  # deleted since the INSERT met it: claim again
             continue
-        if not (was_interrupted(existing) and existing.input == input):
+        if not (
+            was_interrupted(existing)
+            and existing.input == input
+            and existing.called_by_id == getattr(called_by, "id", None)
+        ):
             raise DeliveryExists(existing)
         restarted = _restart(existing, flow, input, request_meta)
         if restarted is not None:

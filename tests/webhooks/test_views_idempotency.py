@@ -264,3 +264,15 @@ def test_a_caller_cannot_take_a_future_ticks_delivery_id(client, hook_flow):
 
     assert response.status_code == 400
     assert fire(hook_flow, datetime(2026, 11, 24, 9, tzinfo=UTC)) is not None
+
+
+def test_a_caller_cannot_take_a_called_flows_delivery_id(client, hook_flow):
+    """`call:<parent run>:<node>` is the id of a child run; a caller who sends
+    it first would plant the result the parent then reads (issue 27)."""
+    planted = "call:5b7c3e2a-0000-4000-8000-000000000000:call"
+
+    response = send(client, hook_flow, {"name": "Ada"}, planted)
+
+    assert response.status_code == 400
+    assert "call:" in response.json()["error"]["message"]
+    assert webhook_runs(hook_flow) == 0

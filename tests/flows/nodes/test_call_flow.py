@@ -250,3 +250,46 @@ def test_a_child_that_starts_waiting_fails_the_call_with_child_waiting(alice):
     child_run = FlowRun.objects.get(flow=child)
     assert child_run.status == "waiting"
     assert child_run.called_by_id == run.id
+
+
+def planted_run(child, delivery_id: str) -> FlowRun:
+    """A run someone else made under a child's delivery id, with a result
+    the parent must never read (issue 27)."""
+    return FlowRun.objects.create(
+        flow=child,
+        trigger="webhook",
+        status="succeeded",
+        delivery_id=delivery_id,
+        input={"n": 1},
+        results={"work": {"doubled": "planted"}},
+        response={"status": 200, "body": {"doubled": "planted"}},
+    )
+
+
+def test_a_run_planted_under_the_childs_delivery_id_is_not_taken_as_the_child(alice):
+    child = child_flow(alice)
+    flow = caller(alice, child)
+    run = new_run(flow, "manual", {"n": 1}, {})
+    run.save()
+    planted_run(child, f"call:{run.id}:call")
+
+    Execution(flow, run).execute()
+
+    assert run.status == "failed"
+    assert run.error["code"] == "delivery_taken"
+    assert "planted" not in str(run.results)
+    assert not run.called_runs.exists()
+
+
+def test_start_mode_does_not_report_a_planted_run_as_its_child(alice):
+    child = child_flow(alice)
+    flow = caller(alice, child, mode="start")
+    run = new_run(flow, "manual", {"n": 1}, {})
+    run.save()
+    planted = planted_run(child, f"call:{run.id}:call")
+
+    Execution(flow, run).execute()
+
+    assert run.status == "failed"
+    assert run.error["code"] == "delivery_taken"
+    assert str(planted.id) not in str(run.results)

@@ -203,3 +203,28 @@ def test_a_cancelled_run_stops_the_loop_before_its_next_item(alice):
         "The run was cancelled at item 2 (2 of 4 items done)."
     )
     assert FlowRun.objects.filter(flow=body).count() == 2
+
+
+def test_a_run_planted_under_an_items_delivery_id_is_not_that_items_result(alice):
+    """A run someone else made under `call:<run>:<node>:<i>` (issue 27)."""
+    from flows.engine.runner import Execution
+    from flows.engine.store import new_run
+
+    body = body_flow(alice)
+    flow = looping(alice, body)
+    run = new_run(flow, "manual", {"items": [1, 2]}, {})
+    run.save()
+    FlowRun.objects.create(
+        flow=body,
+        trigger="webhook",
+        status="succeeded",
+        delivery_id=f"call:{run.id}:loop:0",
+        input={"n": 1, "at": 0},
+        response={"status": 200, "body": {"double": "planted"}},
+    )
+
+    Execution(flow, run).execute()
+
+    assert run.status == "failed"
+    assert run.error["code"] == "delivery_taken"
+    assert "planted" not in str(run.results)
