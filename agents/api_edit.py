@@ -22,6 +22,27 @@ from flows.models import Credential, Flow
 
 # A connection test asks for a word or two; it should not wait a full turn.
 TEST_TIMEOUT_SECONDS = 15.0
+# Providers whose calls fall back to a server-wide key (OPENAI_API_KEY,
+# ANTHROPIC_API_KEY) when the agent names no credential: someone pays for them.
+SERVER_KEY_PROVIDERS = ("openai", "anthropic")
+
+
+def require_own_key(model: str, credential, user) -> None:
+    """Only staff may spend the server's key; anyone else names a credential.
+
+    Without this, any signed-in user could make an agent with no credential
+    and chat on the operator's bill (issue 27).
+    """
+    provider = model.partition(":")[0]
+    if credential is None and provider in SERVER_KEY_PROVIDERS and not user.is_staff:
+        raise serializers.ValidationError(
+            {
+                "credential": [
+                    f"{provider} models need a credential of yours holding the API "
+                    "key; only staff may use the server's key."
+                ]
+            }
+        )
 
 
 def tool_listing(agent) -> list[dict]:
@@ -110,10 +131,23 @@ class AgentEditSerializer(serializers.ModelSerializer):
         validate_model_string(value)
         return value
 
+    def validate(self, attrs: dict) -> dict:
+        agent = self.instance
+        model = attrs.get("model", agent.model if agent else "")
+        credential = attrs.get("credential", agent.credential if agent else None)
+        require_own_key(model, credential, self.context["request"].user)
+        return attrs
+
 
 class ConnectionTestSerializer(serializers.Serializer):
     model = serializers.CharField(max_length=200, validators=[validate_model_string])
     credential = OwnKeyCredentialField(allow_null=True, required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        require_own_key(
+            attrs["model"], attrs.get("credential"), self.context["request"].user
+        )
+        return attrs
 
 
 def check_connection(model: str, credential: Credential | None) -> dict:

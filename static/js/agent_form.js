@@ -174,7 +174,8 @@ document.getElementById("agent-test").addEventListener("click", async (event) =>
     result.textContent = `Connected: it answered "${answer.reply}" in ${answer.latency_ms} ms.`;
   } catch (error) {
     result.className = "field-error";
-    result.textContent = error.details && error.details.model ? error.details.model.join(" ") : error.message;
+    const details = error.details || {};
+    result.textContent = (details.model || details.credential || [error.message]).join(" ");
   } finally {
     button.disabled = false;
   }

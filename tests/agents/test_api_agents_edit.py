@@ -10,7 +10,9 @@ from tests.llm_server import openai_text
 
 NEW = {
     "name": "Support",
-    "model": "openai:gpt-4o-mini",
+    # A model that spends no server key: openai/anthropic ones need a
+    # credential of the user's (test_api_agents_server_key.py).
+    "model": "echo:demo",
     "description": "Answers customers.",
     "system_prompt": "Be brief.",
     "temperature": 0.3,
@@ -204,7 +206,11 @@ def test_test_connection_asks_the_model_with_the_chosen_key(api, alice, llm_serv
     assert sent["json"]["model"] == "gpt-4o-mini"
 
 
-def test_test_connection_reports_a_refused_key_as_upstream_error(api, llm_server):
+def test_test_connection_reports_a_refused_key_as_upstream_error(
+    api, alice, llm_server
+):
+    alice.is_staff = True  # the server's key: staff only
+    alice.save()
     llm_server.queue({"error": {"message": "Incorrect API key"}}, status=401)
 
     response = api.post(

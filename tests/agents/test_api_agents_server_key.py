@@ -1,0 +1,82 @@
+"""Who may spend the server's OPENAI_API_KEY / ANTHROPIC_API_KEY (issue 27).
+
+An agent with no credential calls its provider with the server-wide key. Only
+staff may make such an agent, or test a connection with it; anyone else names
+a credential of their own, else a 400 on the `credential` field.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.models import Agent
+from tests.factories import AgentFactory, make_credential
+
+NEW = {"name": "Spender", "model": "openai:gpt-4o-mini", "system_prompt": "Hi."}
+
+
+def assert_credential_required(response):
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert "credential" in error["details"]
+    assert "server" in str(error["details"]["credential"])
+
+
+@pytest.mark.parametrize("model", ["openai:gpt-4o-mini", "anthropic:claude-3-5-haiku"])
+def test_a_user_cannot_create_an_agent_on_the_servers_key(api, model):
+    response = api.post("/api/agents", {**NEW, "model": model}, format="json")
+
+    assert_credential_required(response)
+    assert not Agent.objects.exists()
+
+
+def test_a_user_cannot_drop_the_credential_of_their_agent(api, alice):
+    key = make_credential(alice, name="openai_key")
+    agent = AgentFactory(owner=alice, model="openai:gpt-4o-mini", credential=key)
+
+    response = api.patch(f"/api/agents/{agent.id}", {"credential": None}, format="json")
+
+    assert_credential_required(response)
+    agent.refresh_from_db()
+    assert agent.credential_id == key.id
+
+
+def test_a_user_cannot_move_a_keyless_agent_onto_a_paid_provider(api, alice):
+    agent = AgentFactory(owner=alice, model="echo:demo")
+
+    response = api.patch(
+        f"/api/agents/{agent.id}", {"model": "openai:gpt-4o"}, format="json"
+    )
+
+    assert_credential_required(response)
+    agent.refresh_from_db()
+    assert agent.model == "echo:demo"
+
+
+def test_a_user_cannot_test_a_connection_on_the_servers_key(api, llm_server):
+    response = api.post(
+        "/api/agents/test-connection", {"model": "openai:gpt-4o-mini"}, format="json"
+    )
+
+    assert_credential_required(response)
+    assert llm_server.requests == []
+
+
+def test_a_user_with_their_own_key_and_staff_without_one_may(api, alice):
+    key = make_credential(alice, name="openai_key")
+    mine = api.post("/api/agents", {**NEW, "credential": str(key.id)}, format="json")
+    alice.is_staff = True
+    alice.save()
+
+    staff = api.post("/api/agents", NEW, format="json")
+
+    assert mine.status_code == 201
+    assert staff.status_code == 201
+    assert Agent.objects.get(pk=staff.json()["id"]).credential is None
+
+
+def test_models_that_use_no_server_key_need_no_credential(api):
+    response = api.post("/api/agents", {**NEW, "model": "echo:demo"}, format="json")
+
+    assert response.status_code == 201
