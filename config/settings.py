@@ -304,6 +304,8 @@ FLOW_MAX_GRAPH_BYTES = 2 * 1024 * 1024
 # call_flow and for_each (docs/engine.md): how deep runs may call runs, and the
 # most items one for_each may take.
 FLOW_CALL_MAX_DEPTH = env.int("FLOW_CALL_MAX_DEPTH", default=5)
+# Called runs (call_flow, for_each items) one root run may start, at every depth.
+FLOW_CALL_MAX_CHILDREN = env.int("FLOW_CALL_MAX_CHILDREN", default=1000)
 FOR_EACH_MAX_ITEMS = env.int("FOR_EACH_MAX_ITEMS", default=1000)
 # Largest API request body (413 above it; the webhook has its own limit): a
 # graph at its limit plus room for the flow's name, description and schema.

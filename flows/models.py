@@ -7,6 +7,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.fields.json import KT
 from django.urls import reverse
 from django.utils import timezone
 
@@ -300,6 +301,12 @@ class FlowRun(models.Model):
             # Retention's age cut-off across all flows, and the admin index's
             # runs of the last hour.
             models.Index(fields=["created_at"], name="run_created_idx"),
+            # Called runs under one root run: FLOW_CALL_MAX_CHILDREN (calls.py).
+            models.Index(
+                KT("request_meta__call_root"),
+                condition=models.Q(trigger="call"),
+                name="run_call_root_idx",
+            ),
         ]
         constraints = [
             # One run per delivery of a flow's webhook, whichever process or

@@ -25,6 +25,7 @@ from typing import Any
 import jsonschema
 from django.conf import settings
 from django.db.models import Q
+from django.db.models.fields.json import KT
 from django.utils import timezone
 
 from flows.engine import deferred, lease, store
@@ -52,6 +53,8 @@ class ChildRuns:
         self.parent = execution.run
         self.node_id = node_id
         self.depth = int(self.parent.request_meta.get("call_depth", 0)) + 1
+        # The run at the top of the call tree: FLOW_CALL_MAX_CHILDREN counts under it.
+        self.root = str(self.parent.request_meta.get("call_root") or self.parent.id)
 
     def flow(self, flow_id: Any) -> Flow:
         """The flow to call: the run owner's, else `flow_missing`."""
@@ -98,8 +101,10 @@ class ChildRuns:
             return known
         if known is not None:
             _interrupt_if_dead(known)
+        else:
+            self.check_room()
         deferred.store_now(self.parent)  # the child's row points at it
-        meta = {"call_depth": self.depth, "called_by_node": self.node_id}
+        meta = self.meta()
         try:
             return run_flow(
                 flow,
@@ -120,6 +125,32 @@ class ChildRuns:
                 "child_running",
                 "The called flow's run for this node is still running elsewhere.",
             ) from exists
+
+    def meta(self) -> dict:
+        return {
+            "call_depth": self.depth,
+            "called_by_node": self.node_id,
+            "call_root": self.root,
+        }
+
+    def check_room(self) -> None:
+        """Past FLOW_CALL_MAX_CHILDREN runs started under the root, fail
+        `too_many_calls`: depth alone lets a self-calling flow queue millions of
+        runs (one indexed count; concurrent start-mode children may pass it
+        by a few)."""
+        limit = settings.FLOW_CALL_MAX_CHILDREN
+        started = (
+            FlowRun.objects.filter(trigger=FlowRun.Trigger.CALL)
+            .annotate(root=KT("request_meta__call_root"))
+            .filter(root=self.root)
+            .count()
+        )
+        if started >= limit:
+            raise NodeError(
+                "too_many_calls",
+                f"One run may start {limit} called runs at most, at every depth "
+                f"below it; run {self.root} has started {started}.",
+            )
 
     def cancelled(self) -> bool:
         """Whether the parent run was cancelled (seen within a lease tick)."""
@@ -146,8 +177,9 @@ class ChildRuns:
         """Queue a background run of `flow` (once: a resumed parent gets the
         run it queued before)."""
         check_input(flow, input)
+        self.check_room()
         deferred.store_now(self.parent)
-        meta = {"call_depth": self.depth, "called_by_node": self.node_id}
+        meta = self.meta()
         try:
             return enqueue_run(
                 flow,

@@ -228,3 +228,35 @@ def test_a_run_planted_under_an_items_delivery_id_is_not_that_items_result(alice
     assert run.status == "failed"
     assert run.error["code"] == "delivery_taken"
     assert "planted" not in str(run.results)
+
+
+def test_children_past_flow_call_max_children_fail_the_node(alice, settings):
+    """A flow fanning out calls (1000 items, 5 deep) would queue 10^6 runs:
+    one root run starts FLOW_CALL_MAX_CHILDREN children at most (issue 27)."""
+    settings.FLOW_CALL_MAX_CHILDREN = 3
+    body = body_flow(alice)
+
+    run = run_flow(looping(alice, body), {"items": [1, 2, 3, 4, 5]}, "manual")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "too_many_calls"
+    assert "3" in run.error["message"]
+    assert FlowRun.objects.filter(flow=body).count() == 3
+
+
+def test_the_cap_counts_children_at_every_depth_under_the_root(alice, settings):
+    settings.FLOW_CALL_MAX_CHILDREN = 3
+    leaf = body_flow(alice)
+    nodes, edges = chain(
+        trigger(), node("call", "call_flow", flow_id=str(leaf.id), mode="wait")
+    )
+    middle = FlowFactory(owner=alice, name="Middle", nodes=nodes, edges=edges)
+
+    run = run_flow(looping(alice, middle), {"items": [1, 2]}, "manual")
+
+    assert run.status == "failed"
+    children = FlowRun.objects.filter(trigger="call")
+    assert children.count() == 3  # middle, its leaf, the second middle
+    assert {child.request_meta["call_root"] for child in children} == {str(run.id)}
+    second = FlowRun.objects.filter(flow=middle).order_by("created_at").last()
+    assert second.error["code"] == "too_many_calls"
