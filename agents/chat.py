@@ -31,7 +31,7 @@ from agents import metrics
 from agents.context import fit
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
-from agents.pricing import check_day_budget, check_turn_budget, price
+from agents.pricing import check_day_budget, check_turn_budget, cut_short, price
 from agents.providers import (
     ChatRequest,
     ProviderError,
@@ -256,12 +256,16 @@ class _Turn:
         return messages
 
     def _ask(self, may_call: bool):
+        # This call's prompt and text so far: what it cost if cut short.
+        self.sent, self.text = [], []
         try:
             check_turn_budget(self.agent, self.cost or Decimal(0))
+            check_day_budget(self.agent)  # every call: a tool loop may cross it
+            self.sent = self._fitted_history()
             request = ChatRequest(
                 model=self.agent.model_name,
                 system=self.agent.system_prompt,
-                messages=self._fitted_history(),
+                messages=self.sent,
                 tools=self.toolbox.specs,
                 allow_tool_calls=may_call,
                 temperature=self.agent.temperature,
@@ -278,6 +282,7 @@ class _Turn:
                 conversation=self.conversation,
                 role=Message.Role.ASSISTANT,
                 error=error.as_dict(),
+                **cut_short(self.agent, self.sent, self.text, error.code == "timeout"),
             )
             raise ChatFailed(self.conversation, error) from error
         metrics.call_succeeded(self.agent.model, result.usage)
@@ -305,7 +310,7 @@ class _Turn:
         """The provider's result, its text passed on as `token` events. A caller
         gone away closes the stream (and so the provider's connection) and
         leaves the text so far as a `cancelled` reply."""
-        text = []
+        text = self.text
         try:
             for item in stream:
                 if isinstance(item, TextDelta):
@@ -322,6 +327,7 @@ class _Turn:
                 role=Message.Role.ASSISTANT,
                 content="".join(text),
                 error={"code": "cancelled", "message": "The reply was stopped."},
+                **cut_short(self.agent, self.sent, self.text, True),
             )
             raise ChatCancelled("The caller went away.")
         raise ProviderError(f"{self.agent.model} ended its answer early.")

@@ -16,6 +16,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from genai_prices import Usage, calc_price
 
+from agents.context import CHARS_PER_TOKEN, estimate
 from agents.models import Message, ModelPrice
 from agents.providers import ProviderError
 
@@ -45,6 +46,28 @@ def price(model: str, usage: dict) -> tuple[Decimal | None, str]:
     except LookupError:
         return None, "unknown"
     return calculation.total_price, "genai-prices"
+
+
+def cut_short(agent, messages: list[dict], streamed: list[str], sent: bool) -> dict:
+    """Estimated usage and cost of a call that ended before its usage came.
+
+    A provider reports usage at the end of a stream; a reply the caller
+    abandons, or one failing mid-answer, has none, yet the provider billed the
+    prompt it read and the tokens it sent. Once the model answered (or `sent`:
+    it may have read the prompt), the prompt and the text so far are stored as
+    `usage.estimated` (four characters a token, as agents/context.py counts),
+    so the day cap sees them; a call refused outright costs nothing ({}).
+    """
+    if not (sent or streamed) or not messages:
+        return {}
+    usage = {
+        "input_tokens": len(agent.system_prompt) // CHARS_PER_TOKEN
+        + sum(estimate(message) for message in messages),
+        "output_tokens": -(-len("".join(streamed)) // CHARS_PER_TOKEN),
+        "estimated": True,
+    }
+    cost, source = price(agent.model, usage)
+    return {"usage": usage, "cost_usd": cost, "price_source": source}
 
 
 def _override_cost(override: ModelPrice, usage: dict) -> Decimal:
