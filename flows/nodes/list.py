@@ -82,6 +82,9 @@ class ListNode(NodeKind):
         "source": "{{ input.items }}",
         "operation": "filter",
         "expression": "item.total > 100",
+        "path": "",
+        "order": "ascending",
+        "count": 10,
     }
 
     def validate_data(self, data: dict) -> list[FieldError]:

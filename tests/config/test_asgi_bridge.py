@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 from config.asgi_bridge import FLUSH_BYTES, BufferedWSGI
 from config.http.admission import QUEUED_AT_KEY
@@ -38,6 +39,13 @@ class App:
         return [self.body] if isinstance(self.body, bytes) else self.body
 
 
+def run_loop(coroutine):
+    """asyncio.run in a thread of its own: the suite's browser tests keep an
+    event loop running in the main thread once they have started."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 def serve(app, asgi_scope, messages, max_body_bytes=1000):
     """Run one request through the bridge: (messages sent, app)."""
     bridge = BufferedWSGI(app, threads=2, max_body_bytes=max_body_bytes)
@@ -50,7 +58,7 @@ def serve(app, asgi_scope, messages, max_body_bytes=1000):
     async def send(message):
         sent.append(message)
 
-    asyncio.run(bridge(asgi_scope, receive, send))
+    run_loop(bridge(asgi_scope, receive, send))
     bridge.pool.shutdown()
     return sent
 
