@@ -13,20 +13,8 @@ from django.utils import timezone
 
 from flows.credentials.usage import check_owned
 from flows.graph import validate_graph
-from flows.lib.run_stats import run_stats
+from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows
-
-
-class FlowQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """The only way views and the API reach flows; others' flows do not exist."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(owner=user)
-
-    def scheduled(self):
-        """Flows with a schedule trigger, enabled or not (enabled_schedule tells)."""
-        return self.filter(has_schedule=True)
 
 
 class Flow(models.Model):
@@ -135,52 +123,6 @@ class Flow(models.Model):
     @property
     def webhook_url(self) -> str:
         return settings.BASE_URL + self.webhook_path
-
-
-class FlowRunQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """Runs of the user's own flows only."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(flow__owner=user)
-
-    def prunable(self):
-        """Runs retention may delete: finished (a waiting run is not) and not
-        pinned."""
-        return self.exclude(status__in=FlowRun.UNFINISHED).filter(pinned=False)
-
-    def queued(self):
-        return self.filter(status=FlowRun.Status.QUEUED)
-
-    def stats(self, range_key: str, now=None) -> dict:
-        """The Runs page's chart: counts and p50/p95 per bucket (three queries)."""
-        return run_stats(self, range_key, now)
-
-    def status_counts_since(self, since) -> dict[str, int]:
-        """{status: runs created since `since`}; one query (run_created_idx)."""
-        rows = (
-            self.filter(created_at__gte=since)
-            .order_by()
-            .values_list("status")
-            .annotate(count=models.Count("pk"))
-        )
-        return dict(rows)
-
-    def oldest_running(self):
-        """The run that has been running longest, or None (run_status_lease_idx)."""
-        return (
-            self.filter(status=FlowRun.Status.RUNNING)
-            .select_related("flow")
-            .order_by("created_at")
-            .first()
-        )
-
-    def lease_expired(self):
-        """Queued or running runs whose executor stopped renewing the lease."""
-        return self.filter(
-            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
-            lease_expires_at__lt=timezone.now(),
-        )
 
 
 class FlowRun(models.Model):

@@ -14,7 +14,7 @@ whole run and its steps in one statement, unless it lasts past
 here is never waiting in a queue) and updated once with its final state
 (flows/engine/deferred.py). A delivery's run is inserted at once: the INSERT
 claims the delivery id. Step rows are buffered and written with the final
-write (and every `STEP_FLUSH_SECONDS` during a long run), because a row per
+write (and every `step_log.STEP_FLUSH_SECONDS` during a long run), because a row per
 node would cost more than the engine itself; a crash mid-run leaves a
 `running` run for the supervisor to resume or mark `interrupted` once its
 lease expires (or, in a run's first moments, nothing).
@@ -50,6 +50,7 @@ from flows.engine.plan import (
     upstream_output,
 )
 from flows.engine.signals import run_ended
+from flows.engine.step_log import StepLog
 from flows.engine.stops import Stopped, cancelled_at
 from flows.graph import ERROR_HANDLE
 from flows.lib.storable import Unstorable, check_storable, storable_text
@@ -59,7 +60,6 @@ from flows.nodes.errors import ContinueLater, Park, StopRun
 
 logger = logging.getLogger("weir.engine")
 
-STEP_FLUSH_SECONDS = 1.0
 PINNED_LOG = "Pinned output: the node did not run."
 NOT_TESTED = {
     "code": "not_tested",
@@ -67,7 +67,7 @@ NOT_TESTED = {
 }
 
 
-class Execution(FinalWrite):
+class Execution(FinalWrite, StepLog):
     """One run in progress: results so far, buffered steps, the deadline."""
 
     # What a node's `ctx.calls` is made from: flows.engine.calls.ChildRuns,
@@ -309,53 +309,6 @@ class Execution(FinalWrite):
 
     def prev(self, planned: PlannedNode) -> Any:
         return upstream_output(planned, self.flow.edges, self.fired, self.results)
-
-    def record(
-        self,
-        node: dict,
-        status: str,
-        *,
-        ctx: NodeContext | None = None,
-        output: Any = None,
-        error: dict | None = None,
-        started_at=None,
-        clock: float | None = None,
-        attempts: list | None = None,
-        note: str | None = None,
-    ) -> None:
-        redact = self.redactor.text
-        logs = [storable_text(redact(line)) for line in ctx.logs] if ctx else []
-        if note:
-            logs.append(note)
-        if ctx and ctx.logs_truncated:
-            logs.append("[more log lines were dropped]")
-        logs = self.budget.within_log_budget(logs)
-        self.steps.append(
-            {
-                "run_id": self.run.id,
-                "position": len(self.steps),
-                "node_id": node["id"],
-                "node_type": node.get("type", ""),
-                "node_name": (node.get("name") or "")[:200],
-                "status": status,
-                "handle": (ctx.handle or "") if ctx else "",
-                "output": output,
-                "error": error,
-                "logs": logs,
-                "started_at": started_at,
-                "finished_at": timezone.now() if started_at else None,
-                "duration_ms": (time.perf_counter() - clock) * 1000 if clock else None,
-                "attempts": attempts or [],
-            }
-        )
-        if self.step_by_step or time.monotonic() - self.last_flush > STEP_FLUSH_SECONDS:
-            self.flush_steps()
-
-    def flush_steps(self) -> None:
-        deferred.store_now(self.run)  # the steps' run row first
-        store.write_steps(self.steps[self.flushed :], using=self.run._state.db)
-        self.flushed = len(self.steps)
-        self.last_flush = time.monotonic()
 
 
 def run_flow(
