@@ -120,6 +120,19 @@ class NodeContext:
             raise NodeError("credential_missing", "Credentials need a run.")
         return self.secrets.credential(credential_id, self.label)
 
+    def credential_of_kind(
+        self, credential_id, kind: str, what: str, label: str
+    ) -> tuple[Any, dict]:
+        """The node's credential, which must be of `kind`: "Pick {what}
+        ({label})." when none is chosen, "{name} is not {label}." when it is
+        another kind."""
+        if not credential_id:
+            raise NodeError("credential_missing", f"Pick {what} ({label}).")
+        credential, secrets = self.credential(credential_id)
+        if credential.kind != kind:
+            raise NodeError("credential_kind", f"{credential.name} is not {label}.")
+        return credential, secrets
+
     def render(self, value: Any) -> Any:
         """`value` with its `{{ }}` templates filled in; raises NodeError on failure."""
         return render(value, self.variables, deadline=self.deadline)

@@ -120,15 +120,12 @@ class PostgresQueryNode(NodeKind):
         return problems
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
-        if not data.get("credential_id"):
-            raise NodeError(
-                "credential_missing", "Pick a database (a PostgreSQL credential)."
-            )
-        credential, secrets = ctx.credential(data["credential_id"])
-        if credential.kind != "postgres":
-            raise NodeError(
-                "credential_kind", f"{credential.name} is not a PostgreSQL credential."
-            )
+        credential, secrets = ctx.credential_of_kind(
+            data.get("credential_id"),
+            "postgres",
+            "a database",
+            "a PostgreSQL credential",
+        )
         params = dict(ctx.render(data.get("params") or {}))
         params["idempotency_key"] = ctx.idempotency_key
         timeout = data.get("timeout_ms", DEFAULT_TIMEOUT_MS) / 1000

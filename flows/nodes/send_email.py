@@ -141,15 +141,9 @@ class SendEmailNode(NodeKind):
         return problems
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
-        if not data.get("credential_id"):
-            raise NodeError(
-                "credential_missing", "Pick a mail server (an SMTP credential)."
-            )
-        credential, secrets = ctx.credential(data["credential_id"])
-        if credential.kind != "smtp":
-            raise NodeError(
-                "credential_kind", f"{credential.name} is not an SMTP credential."
-            )
+        credential, secrets = ctx.credential_of_kind(
+            data.get("credential_id"), "smtp", "a mail server", "an SMTP credential"
+        )
         values = ctx.render(
             {key: data.get(key) or "" for key in ADDRESS_FIELDS + TEXT_FIELDS}
         )

@@ -49,6 +49,15 @@ ORDERS_DESCRIPTION = (
 )
 
 
+def create_flow(user, name: str, description: str, nodes, edges) -> Flow:
+    """A new flow of `user`'s, written through save_flow like every other."""
+    flow = Flow(owner=user)
+    changes = {"name": name, "description": description}
+    changes |= {"nodes": nodes, "edges": edges}
+    save_flow(flow, changes, actor=Actor.system("seed_demo"), source="create")
+    return flow
+
+
 class Command(BaseCommand):
     help = "Create a demo user (only when there are no users), a demo agent and flow."
 
@@ -84,14 +93,7 @@ class Command(BaseCommand):
         for name, description, graph in WORKED_EXAMPLES:
             nodes, edges = graph()
             if not Flow.objects.filter(owner=user, name=name).exists():
-                changes = {"name": name, "description": description}
-                changes |= {"nodes": nodes, "edges": edges}
-                save_flow(
-                    Flow(owner=user),
-                    changes,
-                    actor=Actor.system("seed_demo"),
-                    source="create",
-                )
+                create_flow(user, name, description, nodes, edges)
         self.seed_orders(user)
         for hook in SEED_HOOKS:
             hook(user, flow, self.stdout)
@@ -102,17 +104,7 @@ class Command(BaseCommand):
         fulfil = Flow.objects.filter(owner=user, name=FULFIL_NAME).first()
         if fulfil is None:
             nodes, edges = fulfilment_graph()
-            fulfil = Flow(owner=user)
-            changes = {"name": FULFIL_NAME, "description": FULFIL_DESCRIPTION}
-            changes |= {"nodes": nodes, "edges": edges}
-            save_flow(fulfil, changes, actor=Actor.system("seed_demo"), source="create")
+            fulfil = create_flow(user, FULFIL_NAME, FULFIL_DESCRIPTION, nodes, edges)
         if not Flow.objects.filter(owner=user, name=ORDERS_NAME).exists():
             nodes, edges = orders_graph(str(fulfil.pk))
-            changes = {"name": ORDERS_NAME, "description": ORDERS_DESCRIPTION}
-            changes |= {"nodes": nodes, "edges": edges}
-            save_flow(
-                Flow(owner=user),
-                changes,
-                actor=Actor.system("seed_demo"),
-                source="create",
-            )
+            create_flow(user, ORDERS_NAME, ORDERS_DESCRIPTION, nodes, edges)

@@ -66,10 +66,9 @@ def test_a_second_copy_of_the_task_does_not_run_it_again(flow):
     assert FlowRun.objects.get(pk=run.pk).attempts == 1
 
 
-def test_a_resumed_run_starts_after_its_last_stored_step(flow):
-    """As the supervisor leaves it after its worker died past `check`."""
-    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
-    stored = {"trigger": {"n": 1}, "first": {"n": 41}, "check": {"n": 41}}
+def left_by_a_dead_worker(run, stored: dict) -> None:
+    """`run` as its worker left it on dying: `stored` (node id -> output) are
+    its succeeded steps, and one attempt was made."""
     for position, (node_id, output) in enumerate(stored.items()):
         RunStep.objects.create(
             run=run,
@@ -81,6 +80,13 @@ def test_a_resumed_run_starts_after_its_last_stored_step(flow):
             output=output,
         )
     FlowRun.objects.filter(pk=run.pk).update(attempts=1)
+
+
+def test_a_resumed_run_starts_after_its_last_stored_step(flow):
+    """As the supervisor leaves it after its worker died past `check`."""
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+    stored = {"trigger": {"n": 1}, "first": {"n": 41}, "check": {"n": 41}}
+    left_by_a_dead_worker(run, stored)
 
     assert background.execute_queued(str(run.id)) == "succeeded"
 
@@ -148,17 +154,7 @@ def test_a_run_edited_mid_run_finishes_on_the_graph_it_started_with(flow, alice)
     resumed run still runs version 1's `last`, and says so."""
     run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
     stored = {"trigger": {"n": 1}, "first": {"n": 2}, "check": {"n": 2}}
-    for position, (node_id, output) in enumerate(stored.items()):
-        RunStep.objects.create(
-            run=run,
-            position=position,
-            node_id=node_id,
-            node_type="code",
-            status="succeeded",
-            handle="true" if node_id == "check" else "",
-            output=output,
-        )
-    FlowRun.objects.filter(pk=run.pk).update(attempts=1)
+    left_by_a_dead_worker(run, stored)
     nodes = [
         {**n, "data": {**n["data"], "code": "return {edited: true};"}}
         if n["id"] == "last"

@@ -215,3 +215,27 @@ def test_templates_in_the_sql_are_refused_at_save():
 )
 def test_bad_settings_name_their_field(data, field):
     assert field in [p.field for p in PostgresQueryNode().validate_data(data)]
+
+
+def test_a_node_without_a_database_fails_credential_missing(alice):
+    step = node("q", "postgres_query", credential_id=None, query="select 1")
+    nodes, edges = chain(trigger(), step)
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+    run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
+
+    assert run.status == "failed"
+    assert run.error["code"] == "credential_missing"
+    assert run.error["message"] == "Pick a database (a PostgreSQL credential)."
+
+
+def test_a_credential_of_another_kind_fails_credential_kind(alice):
+    other = Credential(owner=alice, name="Stripe", kind="bearer", public={})
+    other.set_secrets({"token": "sk_live_x"})
+    other.save()
+
+    run = query(alice, other, "select 1")
+
+    assert run.status == "failed"
+    assert run.error["code"] == "credential_kind"
+    assert run.error["message"] == "Stripe is not a PostgreSQL credential."

@@ -268,3 +268,28 @@ def test_tls_is_required_for_a_server_that_is_not_allowlisted(monkeypatch):
         smtp.send(server, "pw", None, time.monotonic() + 5)
 
     assert refused.value.code == "tls_required"
+
+
+def test_a_node_without_a_mail_server_fails_credential_missing(alice):
+    mail = node("mail", "send_email", credential_id=None, to="ada@example.com")
+    nodes, edges = chain(trigger(), mail)
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+
+    run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
+
+    assert run.status == "failed"
+    assert run.error["code"] == "credential_missing"
+    assert run.error["message"] == "Pick a mail server (an SMTP credential)."
+
+
+def test_a_credential_of_another_kind_fails_credential_kind(alice, inbox):
+    other = Credential(owner=alice, name="Stripe", kind="bearer", public={})
+    other.set_secrets({"token": "sk_live_x"})
+    other.save()
+
+    run = send(alice, other)
+
+    assert run.status == "failed"
+    assert run.error["code"] == "credential_kind"
+    assert run.error["message"] == "Stripe is not an SMTP credential."
+    assert inbox.envelopes == []
