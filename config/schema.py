@@ -95,9 +95,11 @@ GRAPH_EDGES = {
 }
 
 DESCRIPTIONS = {
-    "400": "Bad body: `validation_error`, `invalid_json` (or `invalid_credentials`).",
+    "400": "Bad body: `validation_error`, `invalid_json` (signing in: "
+    "`invalid_credentials`, `two_factor_required`, `invalid_code`).",
     "401": "No session: `not_authenticated`.",
-    "403": "`csrf_failed` (no valid X-CSRFToken) or `permission_denied`.",
+    "403": "`csrf_failed` (no valid X-CSRFToken), `permission_denied`, or "
+    "`two_factor_setup_required` (staff under `REQUIRE_2FA_FOR_STAFF`).",
     "404": "`not_found`: unknown id, malformed UUID, someone else's, or no such page.",
     "409": "`conflict`.",
     "412": "`precondition_failed`: `If-Match` names an old version.",
@@ -193,7 +195,8 @@ def _error(status: str) -> dict:
 def _error_statuses(path: str, method: str, operation: dict) -> list[str]:
     statuses = ["500", "503"]
     if {} not in operation.get("security", [{}]):
-        statuses.append("401")
+        # 403: a staff session without two-factor under REQUIRE_2FA_FOR_STAFF.
+        statuses += ["401", "403"]
     if method in UNSAFE:
         # Any unsafe request may send a body, documented or not: too large (413)
         # or of a type the API does not parse (415) is refused the same way.
