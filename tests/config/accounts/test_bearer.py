@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from config.accounts.tokens import text
 from config.accounts.tokens.models import ApiToken
+from tests.factories import FlowRunFactory
 
 CHALLENGE = 'Bearer error="invalid_token"'
 
@@ -160,3 +161,18 @@ def test_another_scheme_is_left_to_the_session(alice):
     response = client.get("/api/flows", HTTP_AUTHORIZATION="Basic YTpi")
 
     assert response.status_code == 200
+
+
+def test_a_run_s_data_needs_the_runs_read_scope(alice, alice_flow):
+    run = FlowRunFactory(flow=alice_flow, input={"card": "4242"})
+    _, flows_read = issue(alice, "flows:read")
+    _, runs_read = issue(alice, "runs:read")
+
+    refused = bearer(flows_read).get(f"/api/runs/{run.id}")
+    allowed = bearer(runs_read).get(f"/api/runs/{run.id}")
+
+    assert refused.status_code == 403
+    assert "4242" not in refused.content.decode()
+    assert allowed.status_code == 200
+    assert allowed.json()["input"] == {"card": "4242"}
+    assert bearer(flows_read).get("/api/runs").status_code == 200
