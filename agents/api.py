@@ -35,6 +35,7 @@ from agents.limits import ChatThrottled
 from agents.models import Agent, Conversation
 from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
+from config.accounts import rights
 from config.http.admission import admitted
 from config.http.conditional import etag, parse_if_match
 from config.http.errors import (
@@ -126,6 +127,17 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
 
     serializer_class = AgentSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "usage": rights.FLOWS_VIEW,
+        "create": rights.AGENTS_EDIT,
+        "partial_update": rights.AGENTS_EDIT,
+        "destroy": rights.AGENTS_EDIT,
+        "test_connection": rights.AGENTS_EDIT,
+        "chat": rights.AGENTS_CHAT,
+        "conversations": rights.AGENTS_CHAT,
+    }
 
     def get_queryset(self):
         agents = Agent.objects.for_user(self.request.user)
@@ -272,6 +284,7 @@ class ConversationViewSet(viewsets.ReadOnlyModelViewSet):
     """The caller's own conversations (20 to a page); anyone else's do not exist."""
 
     pagination_class = PagePagination
+    rights = {"list": rights.AGENTS_CHAT, "retrieve": rights.AGENTS_CHAT}
 
     def get_queryset(self):
         conversations = Conversation.objects.for_user(self.request.user)

@@ -11,8 +11,9 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from config.accounts import login_throttle, sign_in_events
+from config.accounts import login_throttle, rights, sign_in_events
 from config.accounts.authentication import enforce_csrf
+from config.accounts.rights import requires
 from config.http.errors import ApiError, Throttled
 
 
@@ -33,6 +34,7 @@ UserSerializer = inline_serializer(
 @extend_schema(
     responses=inline_serializer("Csrf", {"csrfToken": serializers.CharField()})
 )
+@requires(get=rights.PUBLIC)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 @ensure_csrf_cookie
@@ -42,6 +44,7 @@ def csrf(request):
 
 
 @extend_schema(request=LoginSerializer, responses=UserSerializer)
+@requires(post=rights.PUBLIC)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 def login_view(request):
@@ -72,6 +75,7 @@ def login_view(request):
     request=None,
     responses=inline_serializer("Success", {"success": serializers.BooleanField()}),
 )
+@requires(post=rights.PUBLIC)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 def logout_view(request):
@@ -82,6 +86,7 @@ def logout_view(request):
 
 
 @extend_schema(responses=UserSerializer)
+@requires(get=rights.PUBLIC)
 @api_view(["GET"])
 def session_view(request):
     """The signed-in user, or 401."""

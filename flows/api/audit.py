@@ -13,6 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import IsAdminUser
 
+from config.accounts import rights
 from config.http.pagination import NewestFirstCursor
 from flows.api.run_filters import TimeFilterForm, parse_filters
 from flows.audit.models import AuditEvent
@@ -82,6 +83,7 @@ class AuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     serializer_class = AuditEventSerializer
     pagination_class = NewestFirstCursor
     permission_classes = [IsAdminUser]
+    rights = {"list": rights.AUDIT_READ}
 
     def get_queryset(self):
         filters = parse_filters(AuditFilterForm(self.request.query_params))
