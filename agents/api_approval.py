@@ -25,6 +25,7 @@ from agents.chat import ChatFailed
 from agents.models import Conversation
 from agents.resume import AlreadyDecided, CallNotFound, decide
 from agents.stream import EventStreamRenderer, stream_turn, wants_stream
+from config.accounts import rights
 from config.http.admission import admitted
 from config.http.errors import Conflict, NotFound
 
@@ -53,6 +54,7 @@ class DecisionSerializer(serializers.Serializer):
 
 class ToolCallDecisionView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
+    rights = {"post": rights.AGENTS_CHAT}  # deciding resumes a chat turn
 
     @extend_schema(
         operation_id="conversations_tool_calls_create",
