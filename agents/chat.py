@@ -187,7 +187,7 @@ class _Turn:
         self.depth = depth
         self.deadline = deadline
         self.history = conversation.history()
-        self.toolbox = Toolbox.for_agent(agent)
+        self.toolbox = Toolbox.for_turn(agent, deadline)
         self.tool_calls: list[dict] = []
         self.usage = {"input_tokens": 0, "output_tokens": 0}
         self.trimmed = 0  # messages of the history left out to fit the budget
@@ -381,7 +381,7 @@ class _Turn:
             **call.as_dict(),
             "message_id": str(message.pk),
             "run_id": str(run.pk) if caller_owns_run else None,
-            "status": run.status if run else "refused",
+            "status": outcome.status or (run.status if run else "refused"),
             "result": outcome.result,
         }
         self.tool_calls.append(report)
