@@ -13,6 +13,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.accounts import rights
 from flows.audit.actor import Actor
 from flows.history.save import save_flow
 from flows.models import Flow
@@ -21,6 +22,8 @@ from webhooks.signatures import generate_secret
 
 class WebhookSecretView(APIView):
     """Create, rotate or remove the signing secret of one of the caller's flows."""
+
+    rights = {"post": rights.FLOWS_EDIT, "delete": rights.FLOWS_EDIT}
 
     def get_flow(self, pk) -> Flow:
         return get_object_or_404(Flow.objects.for_user(self.request.user), pk=pk)

@@ -14,6 +14,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.accounts import rights
 from config.http.admission import admitted
 from config.http.body import object_body
 from config.http.conditional import etag, parse_if_match
@@ -235,6 +236,22 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
 
     serializer_class = FlowSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "export": rights.FLOWS_VIEW,
+        "runs": rights.FLOWS_VIEW,
+        "versions": rights.FLOWS_VIEW,
+        "version": rights.FLOWS_VIEW,
+        "version_diff": rights.FLOWS_VIEW,
+        "create": rights.FLOWS_EDIT,
+        "partial_update": rights.FLOWS_EDIT,
+        "destroy": rights.FLOWS_EDIT,
+        "import_flow": rights.FLOWS_EDIT,
+        "restore": rights.FLOWS_EDIT,
+        "run": rights.RUNS_START,
+        "run_node": rights.RUNS_START,
+    }
 
     # Each action's `FlowVersion.source`.
     SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}

@@ -13,6 +13,7 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.accounts import rights
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
@@ -185,6 +186,14 @@ class RunViewSet(
     """
 
     pagination_class = PagePagination
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "stats": rights.FLOWS_VIEW,
+        # It answers the run's input, results and steps (a view without them,
+        # for those who may only see that a run failed, would be FLOWS_VIEW).
+        "retrieve": rights.RUNS_DATA,
+        "cancel": rights.RUNS_START,
+    }
 
     def get_queryset(self):
         runs = FlowRun.objects.for_user(self.request.user)

@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 
+from config.accounts import rights
 from config.http.errors import Conflict
 from flows.audit.actor import Actor
 from flows.audit.record import record
@@ -210,6 +211,13 @@ class CredentialViewSet(viewsets.ModelViewSet):
 
     serializer_class = CredentialSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "create": rights.CREDENTIALS_EDIT,
+        "partial_update": rights.CREDENTIALS_EDIT,
+        "destroy": rights.CREDENTIALS_EDIT,
+    }
 
     def get_queryset(self):
         return Credential.objects.for_user(self.request.user)
