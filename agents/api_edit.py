@@ -163,12 +163,9 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "context_tokens",
             "credential",
             "tool_flows",
-<<<<<<< HEAD
             "mcp_servers",
-=======
             "approval_flows",
             "output_schema",
->>>>>>> main
             "max_cost_per_turn",
             "max_cost_per_day",
             "shared",
@@ -197,19 +194,17 @@ class AgentEditSerializer(serializers.ModelSerializer):
         validate_model_string(value)
         return value
 
-<<<<<<< HEAD
     def validate_mcp_servers(self, servers: list) -> list:
         names = [server["name"] for server in servers]
         if len(set(names)) != len(names):
             raise serializers.ValidationError("Each MCP server needs its own name.")
         return servers
-=======
+
     def validate_output_schema(self, value):
         problem = value is not None and schema_problem(value)
         if problem:
             raise serializers.ValidationError(problem)
         return value
->>>>>>> main
 
     def validate(self, attrs: dict) -> dict:
         agent = self.instance

@@ -84,13 +84,12 @@ class Agent(models.Model):
         related_name="agents",
         help_text="Flows of the owner this agent may call as tools.",
     )
-<<<<<<< HEAD
     mcp_servers = models.JSONField(
         default=list,
         blank=True,
         help_text="MCP servers whose tools this agent may call: a list of {name, "
         "url, credential, allowed_tools, timeout_seconds} (docs/agents.md, MCP).",
-=======
+    )
     approval_flows = models.ManyToManyField(
         "flows.Flow",
         blank=True,
@@ -103,7 +102,6 @@ class Agent(models.Model):
         blank=True,
         help_text="JSON Schema (an object) the final reply must match; the "
         "reply is then that JSON.",
->>>>>>> main
     )
     credential = models.ForeignKey(
         "flows.Credential",

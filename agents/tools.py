@@ -69,16 +69,13 @@ class Toolbox:
     """The flows one agent may call, by the function names the model sees, and
     (for a turn) its MCP servers' tools (`agents.mcp_tools`)."""
 
-<<<<<<< HEAD
-    def __init__(self, flows: list[Flow], remote: list | None = None):
+    def __init__(
+        self, flows: list[Flow], asking=frozenset(), remote: list | None = None
+    ):
         self.flows: dict[str, Flow] = {}
         self.remote: dict = {}
-=======
-    def __init__(self, flows: list[Flow], asking=frozenset()):
-        self.flows: dict[str, Flow] = {}
         # Function names whose calls wait for a person's approval (agents/approval.py).
         self.asking: set[str] = set()
->>>>>>> main
         self.specs: list[ToolSpec] = []
         for flow in flows:
             name = base = function_name(flow.name)
@@ -105,23 +102,19 @@ class Toolbox:
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:
-<<<<<<< HEAD
-        """The agent's flow tools: `Agent.usable_tools`, its owner's flows only."""
-        return cls(agent.usable_tools())
-=======
-        """The agent's tools: `Agent.usable_tools`, its owner's flows only;
+        """The agent's flow tools: `Agent.usable_tools`, its owner's flows only;
         those in `approval_flows` ask first (one query more)."""
         asking = {flow.pk for flow in agent.approval_flows.all()}
         return cls(agent.usable_tools(), asking)
 
-    def asks_first(self, name: str) -> bool:
-        return name in self.asking
->>>>>>> main
-
     @classmethod
     def for_turn(cls, agent: Agent, deadline: float | None) -> Toolbox:
         """The flow tools and the MCP servers' tools, listed once for the turn."""
-        return cls(agent.usable_tools(), remote_tools(agent, deadline))
+        asking = {flow.pk for flow in agent.approval_flows.all()}
+        return cls(agent.usable_tools(), asking, remote_tools(agent, deadline))
+
+    def asks_first(self, name: str) -> bool:
+        return name in self.asking
 
     def call(
         self,

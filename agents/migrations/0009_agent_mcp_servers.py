@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0007_agent_context_tokens'),
+        ('agents', '0008_approval_flows_output_schema'),
     ]
 
     operations = [
