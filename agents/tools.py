@@ -123,6 +123,7 @@ class Toolbox:
         depth: int,
         deadline: float | None = None,
         hops: int = 0,
+        trigger: str = "agent",
     ) -> ToolOutcome:
         """Run the flow behind `call.name` with `call.arguments` as its input.
 
@@ -132,6 +133,7 @@ class Toolbox:
         `timed_out`, when the caller has less time left than a run normally gets.
         `hops` is the webhook chain the asking run is part of (see
         flows.lib.outbound): a tool flow calling a webhook carries it on.
+        `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
         """
         from flows.engine import run_flow
 
@@ -150,7 +152,7 @@ class Toolbox:
             run = run_flow(
                 flow,
                 call.arguments,
-                "agent",
+                trigger,
                 deadline=deadline,
                 depth=depth,
                 hops=hops,
