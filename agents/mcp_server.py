@@ -30,7 +30,6 @@ from rest_framework.views import APIView
 from agents.providers import ToolCall
 from agents.tools import Toolbox
 from config.accounts import rights
-from config.accounts.authentication import BearerTokenAuthentication
 from flows.models import Flow
 
 
@@ -172,10 +171,9 @@ class McpView(APIView):
     )
     def post(self, request):
         user = request.user
-        by_token = isinstance(
-            request.successful_authenticator, BearerTokenAuthentication
-        )
-        may_run = not by_token or rights.RUNS_START in request.auth.granted
+        # A token (request.auth) holds scopes; a session (auth None) holds all.
+        granted = getattr(request.auth, "granted", None)
+        may_run = granted is None or rights.RUNS_START in granted
         status, headers, body = serve(request._request, build_server(user, may_run))
         response = HttpResponse(body, status=status)
         for name, value in headers:
