@@ -84,6 +84,12 @@ class Agent(models.Model):
         related_name="agents",
         help_text="Flows of the owner this agent may call as tools.",
     )
+    mcp_servers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="MCP servers whose tools this agent may call: a list of {name, "
+        "url, credential, allowed_tools, timeout_seconds} (docs/agents.md, MCP).",
+    )
     approval_flows = models.ManyToManyField(
         "flows.Flow",
         blank=True,
