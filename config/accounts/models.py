@@ -1,8 +1,13 @@
-"""The one table of sign-in: failure counts, when no Redis is configured."""
+"""The accounts app's models: API tokens (config/accounts/tokens/) and the
+failed sign-in counter used when no Redis is configured."""
 
 from __future__ import annotations
 
 from django.db import models
+
+from config.accounts.tokens.models import ApiToken
+
+__all__ = ["ApiToken", "SignInFailureWindow"]
 
 
 class SignInFailureWindow(models.Model):
