@@ -96,7 +96,8 @@ def next_run_id(task_run_id: str) -> str:
     }
 
     def load(owner) -> tuple[int, int]:
-        return loads[owner]["running"], loads[owner]["queued"]
+        row = loads.get(owner)  # absent: its run was deleted meanwhile
+        return (row["running"], row["queued"]) if row else (0, 0)
 
     waiting = [owner for owner, row in loads.items() if row["runnable"]]
     if not waiting:
