@@ -40,7 +40,7 @@ from flows.audit.actor import Actor
 from flows.audit.record import record
 from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
-from flows.engine import run_flow
+from flows.engine import fair_queue, run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
@@ -386,6 +386,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
+            fair_queue.check_room(flow)
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
