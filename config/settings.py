@@ -170,6 +170,9 @@ AUTH_PASSWORD_VALIDATORS = [
 if TESTING:
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+# The longest an API token may live, in days (its expiry is required).
+API_TOKEN_MAX_DAYS = env.int("API_TOKEN_MAX_DAYS", default=366)
+
 # Failed sign-ins allowed per client address and username before 429.
 LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
 # Reverse proxies in front of the app that append to X-Forwarded-For; the client
