@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flows.credentials import crypto
 from flows.credentials.models import Credential
 from flows.credentials.redact import Redactor
 
@@ -66,12 +67,16 @@ class LiteralSecrets:
 
     @classmethod
     def of_owner(cls, owner_id) -> LiteralSecrets:
-        """Decrypts each of the owner's credentials; one query."""
+        """Decrypts each of the owner's credentials; one query. One that no
+        key opens (a key dropped before rotation) cannot be looked for, and
+        must not turn every save and export into a 500: it is skipped."""
         redactor = Redactor()
         for credential in Credential.objects.filter(owner_id=owner_id):
-            redactor.add(
-                credential.name, credential.redaction_values(credential.secrets())
-            )
+            try:
+                secrets = credential.secrets()
+            except crypto.UndecryptableValue:
+                continue
+            redactor.add(credential.name, credential.redaction_values(secrets))
         return cls(redactor)
 
     def text(self, text: str) -> str:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from cryptography.fernet import Fernet
 
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.redact import Redactor
+from flows.models import Credential
 from tests.factories import make_credential
 
 SHAPES = [
@@ -122,3 +124,15 @@ def test_a_megabyte_of_near_misses_is_scanned_in_linear_time():
     shapes_only().scrub(text)
 
     assert time.process_time() - started < 2
+
+
+def test_a_credential_no_key_opens_is_skipped_not_a_crash(alice, settings):
+    make_credential(alice, name="old", secrets={"token": "value-under-a-lost-key"})
+    make_credential(alice, name="crm", secrets={"token": "plain-words-no-shape-42"})
+    Credential.objects.filter(name="old").update(
+        encrypted=Fernet(Fernet.generate_key()).encrypt(b"{}").decode()
+    )
+
+    clean, _ = LiteralSecrets.of_owner(alice.pk).scrub("plain-words-no-shape-42")
+
+    assert clean == "[redacted:crm]"
