@@ -83,8 +83,11 @@ def export_flow(flow) -> dict:
             redacted += _blanked(node, data)
             node = {**node, "data": data}
         nodes.append(node)
-    nodes, literals = LiteralSecrets.of_owner(flow.owner_id).nodes(nodes)
-    document["nodes"], document["credentials"] = export_nodes(nodes, flow.owner_id)
+    document["nodes"] = nodes
+    document, literals = LiteralSecrets.of_owner(flow.owner_id).flow(document)
+    document["nodes"], document["credentials"] = export_nodes(
+        document["nodes"], flow.owner_id
+    )
     document["redacted"] = redacted + literals
     return document
 

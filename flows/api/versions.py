@@ -44,8 +44,10 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
 
 class VersionSerializer(VersionSummarySerializer):
-    # Where literal secrets were replaced in `nodes`: [{node_id, field}].
-    redacted = serializers.ListField(child=serializers.DictField(), read_only=True)
+    # Where literal secrets were replaced: [{node_id, field}] (set by the view).
+    redacted = serializers.ListField(
+        child=serializers.DictField(), read_only=True, default=list
+    )
 
     class Meta:
         model = FlowVersion
@@ -96,10 +98,6 @@ class VersionsMixin:
             raise NotFound(f"This flow has no version {number}.")
         return version
 
-    @staticmethod
-    def without_literals(snapshot: dict, literals: LiteralSecrets) -> dict:
-        return {**snapshot, "nodes": literals.nodes(snapshot["nodes"])[0]}
-
     @extend_schema(responses=VersionSummarySerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=PagePagination)
     def versions(self, request, pk=None):
@@ -123,8 +121,8 @@ class VersionsMixin:
         flow = self.get_object()
         version = self.get_version(flow, number)
         literals = LiteralSecrets.of_owner(flow.owner_id)
-        version.nodes, version.redacted = literals.nodes(version.nodes)
-        return Response(VersionSerializer(version).data)
+        data, redacted = literals.flow(VersionSerializer(version).data)
+        return Response({**data, "redacted": redacted})
 
     @extend_schema(
         parameters=[
@@ -157,8 +155,8 @@ class VersionsMixin:
                 details={"against": ["Must be a version number."]},
             )
         literals = LiteralSecrets.of_owner(flow.owner_id)
-        before = self.without_literals(old.snapshot(), literals) if old else {}
-        after = self.without_literals(new.snapshot(), literals)
+        before = literals.flow(old.snapshot())[0] if old else {}
+        after = literals.flow(new.snapshot())[0]
         return Response(
             {
                 "from": old.number if old else None,

@@ -123,6 +123,23 @@ class LiteralSecrets:
             redacted += [{"node_id": node.get("id"), "field": field} for field in where]
         return clean, redacted
 
+    def flow(self, content: dict) -> tuple[dict, list[dict]]:
+        """A flow's content (`nodes` and the free-text fields `name`,
+        `description`, `input_schema` when present) scrubbed; a flow field's
+        entry has `node_id: None`."""
+        clean, redacted = dict(content), []
+        for field in FLOW_FIELDS:
+            if field in content:
+                clean[field], where = self.scrub(content[field], field)
+                redacted += [{"node_id": None, "field": path} for path in where]
+        if isinstance(content.get("nodes"), list):
+            clean["nodes"], in_nodes = self.nodes(content["nodes"])
+            redacted += in_nodes
+        return clean, redacted
+
+
+FLOW_FIELDS = ("name", "description", "input_schema")
+
 
 def save_warnings(nodes: list, owner_id) -> list[str]:
     """A flow API `warnings` entry for each literal secret in a saved graph:

@@ -86,3 +86,12 @@ def test_an_exported_flow_with_placeholders_imports_again(api, alice):
     response = api.post("/api/flows/import", document, format="json")
 
     assert response.status_code == 201, response.json()
+
+
+def test_a_key_in_the_flows_description_is_replaced_too(api, alice):
+    flow = FlowFactory(owner=alice, description=f"Uses {GITHUB} for the API")
+
+    body = api.get(f"/api/flows/{flow.id}/export").json()
+
+    assert body["description"] == "Uses [redacted] for the API"
+    assert {"node_id": None, "field": "description"} in body["redacted"]

@@ -59,3 +59,13 @@ def test_a_diff_that_only_swaps_one_literal_for_another_shows_no_secret(
     assert KEY not in json.dumps(response.json())
     changed = response.json()["nodes"]["changed"]
     assert [c["paths"] for c in changed] == [["data.code"]]
+
+
+def test_a_diff_of_the_description_shows_no_key(api, alice_flow):
+    patch(api, alice_flow, {"description": f"key: {KEY}"})
+
+    body = api.get(f"/api/flows/{alice_flow.id}/versions/2/diff").json()
+
+    assert KEY not in json.dumps(body)
+    [field] = body["fields"]
+    assert field["after"] == "key: [redacted]"
