@@ -5,8 +5,11 @@ The address is the real client's (`config.http.client_address`, through
 an attacker guessing alice's password from their address spends only their own
 budget, so alice still signs in from hers.
 
-The API's `/api/auth/login`, the `/login/` page and the admin's login all go
-through here. Each attempt is counted *before* the password is checked, with one
+The API's `/api/auth/login` and the `/login/` page (where the admin's login
+sends people) go through here, and so does each two-factor code
+(`config.accounts.two_factor.sign_in`).
+
+Each attempt is counted *before* the password is checked, with one
 atomic increment, so a burst of parallel guesses cannot all slip past a
 check-then-count gap; a successful sign-in gives its count back, so people who
 know their password are never slowed down.

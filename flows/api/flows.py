@@ -36,6 +36,7 @@ from flows.api.runs import (
 )
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
+from flows.api.warnings import flow_warnings
 from flows.audit.actor import Actor
 from flows.audit.record import record
 from flows.credentials.portable import import_nodes
@@ -118,18 +119,7 @@ class FlowSerializer(serializers.ModelSerializer):
         return bool(flow.webhook_secret)
 
     def get_warnings(self, flow) -> list[str]:
-        """Saved, but probably a mistake: an http_request calling this flow's own
-        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
-        own_hook = f"/api/webhooks/{flow.pk}"
-        return [
-            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
-            "starts another, until the webhook refuses the chain (508)."
-            for node in flow.nodes
-            if isinstance(node, dict)
-            and node.get("type") == "http_request"
-            and isinstance(node.get("data"), dict)
-            and own_hook in str(node["data"].get("url", ""))
-        ]
+        return flow_warnings(flow, self.context.get("request"))
 
     def validate_error_flow(self, value):
         """One of the same owner's flows, and not this one."""
