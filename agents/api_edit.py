@@ -16,6 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.models import KEY_KINDS, Agent, validate_model_string
+from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
@@ -48,9 +49,15 @@ def require_own_key(model: str, credential, user) -> None:
 def tool_listing(agent) -> list[dict]:
     """The agent's tools by function name; never a flow's id, which would let
     anyone who chats call its owner's webhook."""
+    toolbox = Toolbox.for_agent(agent)
     return [
-        {"name": spec.name, "title": spec.title, "description": spec.description}
-        for spec in Toolbox.for_agent(agent).specs
+        {
+            "name": spec.name,
+            "title": spec.title,
+            "description": spec.description,
+            "requires_approval": toolbox.asks_first(spec.name),
+        }
+        for spec in toolbox.specs
     ]
 
 
@@ -86,6 +93,11 @@ class AgentEditSerializer(serializers.ModelSerializer):
     """An agent as its owner creates, reads and edits it."""
 
     tool_flows = OwnFlowField(many=True, required=False, source="tools")
+    approval_flows = OwnFlowField(
+        many=True,
+        required=False,
+        help_text="Tool flows whose calls wait for the chatting person's approval.",
+    )
     credential = OwnKeyCredentialField(allow_null=True, required=False)
     tools = serializers.SerializerMethodField()
 
@@ -103,6 +115,8 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "context_tokens",
             "credential",
             "tool_flows",
+            "approval_flows",
+            "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",
             "shared",
@@ -131,11 +145,30 @@ class AgentEditSerializer(serializers.ModelSerializer):
         validate_model_string(value)
         return value
 
+    def validate_output_schema(self, value):
+        problem = value is not None and schema_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
+
     def validate(self, attrs: dict) -> dict:
         agent = self.instance
         model = attrs.get("model", agent.model if agent else "")
         credential = attrs.get("credential", agent.credential if agent else None)
         require_own_key(model, credential, self.context["request"].user)
+        tools = attrs.get("tools", agent.tools.all() if agent else [])
+        if agent and "tools" in attrs and "approval_flows" not in attrs:
+            # Tools taken away stop asking first with them.
+            attrs["approval_flows"] = [
+                flow for flow in agent.approval_flows.all() if flow in tools
+            ]
+        asking = attrs.get(
+            "approval_flows", agent.approval_flows.all() if agent else []
+        )
+        if {flow.pk for flow in asking} - {flow.pk for flow in tools}:
+            raise serializers.ValidationError(
+                {"approval_flows": ["Only the agent's tool flows can ask first."]}
+            )
         return attrs
 
 

@@ -65,8 +65,10 @@ class ToolOutcome:
 class Toolbox:
     """The flows one agent may call, by the function names the model sees."""
 
-    def __init__(self, flows: list[Flow]):
+    def __init__(self, flows: list[Flow], asking=frozenset()):
         self.flows: dict[str, Flow] = {}
+        # Function names whose calls wait for a person's approval (agents/approval.py).
+        self.asking: set[str] = set()
         self.specs: list[ToolSpec] = []
         for flow in flows:
             name = base = function_name(flow.name)
@@ -75,6 +77,8 @@ class Toolbox:
                 name = f"{base[: MAX_NAME_LENGTH - 4]}_{suffix}"
                 suffix += 1
             self.flows[name] = flow
+            if flow.pk in asking:
+                self.asking.add(name)
             self.specs.append(
                 ToolSpec(
                     name=name,
@@ -86,8 +90,13 @@ class Toolbox:
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:
-        """The agent's tools: `Agent.usable_tools`, its owner's flows only."""
-        return cls(agent.usable_tools())
+        """The agent's tools: `Agent.usable_tools`, its owner's flows only;
+        those in `approval_flows` ask first (one query more)."""
+        asking = {flow.pk for flow in agent.approval_flows.all()}
+        return cls(agent.usable_tools(), asking)
+
+    def asks_first(self, name: str) -> bool:
+        return name in self.asking
 
     def call(
         self,

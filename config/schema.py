@@ -96,20 +96,24 @@ GRAPH_EDGES = {
 }
 
 DESCRIPTIONS = {
-    "400": "Bad body: `validation_error`, `invalid_json` (or `invalid_credentials`).",
+    "400": "Bad body: `validation_error`, `invalid_json` (signing in: "
+    "`invalid_credentials`, `two_factor_required`, `invalid_code`).",
     "401": "No session or token: `not_authenticated`; a bad, expired or revoked "
     'token: `invalid_token` (`WWW-Authenticate: Bearer error="invalid_token"`).',
-    "403": "`csrf_failed` (no valid X-CSRFToken) or `permission_denied` (for a "
-    "token: a scope it lacks, or a route for signed-in browsers only).",
+    "403": "`csrf_failed` (no valid X-CSRFToken), `permission_denied` (for a "
+    "token: a scope it lacks, or a route for signed-in browsers only), or "
+    "`two_factor_setup_required` (staff under `REQUIRE_2FA_FOR_STAFF`).",
     "404": "`not_found`: unknown id, malformed UUID, someone else's, or no such page.",
-    "409": "`conflict`.",
+    "409": "`conflict` (chatting: `approval_pending`, a tool call waits for a "
+    "decision; deciding one: `already_decided`).",
     "412": "`precondition_failed`: `If-Match` names an old version.",
     "413": "`payload_too_large`.",
     "415": "`unsupported_media_type`.",
     "429": "`throttled`; `Retry-After` says when to try again (or, chatting, "
     "`budget_exceeded`: the agent's cost cap is spent).",
     "500": "`internal_error`; never a stack trace.",
-    "502": "`upstream_error`: the LLM provider failed.",
+    "502": "`upstream_error`: the LLM provider failed (or `invalid_output`: the "
+    "reply does not match the agent's output_schema).",
     "503": "`unavailable`: at capacity or the database is briefly away; `Retry-After`.",
     "504": "`timeout`: the provider took too long.",
     "508": "`loop_detected`: a webhook chain deeper than `WEBHOOK_MAX_HOPS`.",
@@ -132,7 +136,8 @@ EXTRA_ERRORS = {
     "runs_list": ("400",),
     "runs_stats_retrieve": ("400",),
     "credentials_destroy": ("409",),
-    "agents_chat_create": ("429", "502", "503", "504"),
+    "agents_chat_create": ("409", "429", "502", "503", "504"),
+    "conversations_tool_calls_create": ("409", "429", "502", "503", "504"),
     "agents_partial_update": ("412",),
     "agents_usage_retrieve": ("400",),
     "agents_test_connection_create": ("429", "502", "504"),
@@ -212,7 +217,9 @@ def _error_statuses(path: str, method: str, operation: dict) -> list[str]:
     statuses = ["500", "503"]
     if {} not in operation.get("security", [{}]):
         # Any token may lack the scope an operation needs (or be refused a
-        # route for browsers only): 403 on every operation that needs a login.
+        # route for browsers only), and a staff session without two-factor
+        # under REQUIRE_2FA_FOR_STAFF is refused: 403 on every operation that
+        # needs a login.
         statuses += ["401", "403"]
     if method in UNSAFE:
         # Any unsafe request may send a body, documented or not: too large (413)
