@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from config.accounts.tokens.models import ApiToken
 from flows.engine import run_flow, waits
 from flows.models import FlowRun
 from tests.factories import FlowFactory
@@ -74,3 +79,20 @@ def test_a_waiting_run_is_cancelled_at_once(api, alice):
     assert body["status"] == "cancelled"
     assert body["wait"] is None
     assert FlowRun.objects.get(pk=run.pk).lease_expires_at is None
+
+
+def test_a_token_that_cannot_start_runs_never_sees_a_resume_link(alice):
+    run = waiting(alice, mode="callback")
+    later = timezone.now() + timedelta(days=1)
+    _, read_only = ApiToken.issue(alice, "ro", ["flows:read", "runs:read"], later)
+    _, runner = ApiToken.issue(alice, "run", ["flows:read", "flows:run"], later)
+
+    def wait_seen_with(value):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+        return client.get("/api/runs?status=waiting").json()["results"][0]["wait"]
+
+    assert wait_seen_with(read_only)["resume_url"] is None
+    assert wait_seen_with(runner)["resume_url"].endswith(
+        waits.resume_path(run.pk, "approve")
+    )
