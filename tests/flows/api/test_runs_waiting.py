@@ -87,12 +87,14 @@ def test_a_token_that_cannot_start_runs_never_sees_a_resume_link(alice):
     _, read_only = ApiToken.issue(alice, "ro", ["flows:read", "runs:read"], later)
     _, runner = ApiToken.issue(alice, "run", ["flows:read", "flows:run"], later)
 
-    def wait_seen_with(value):
+    def waits_seen_with(value):
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
-        return client.get("/api/runs?status=waiting").json()["results"][0]["wait"]
+        return [
+            client.get("/api/runs?status=waiting").json()["results"][0]["wait"],
+            client.get(f"/api/flows/{run.flow_id}/runs").json()["results"][0]["wait"],
+        ]
 
-    assert wait_seen_with(read_only)["resume_url"] is None
-    assert wait_seen_with(runner)["resume_url"].endswith(
-        waits.resume_path(run.pk, "approve")
-    )
+    assert [w["resume_url"] for w in waits_seen_with(read_only)] == [None, None]
+    link = waits.resume_path(run.pk, "approve")
+    assert all(w["resume_url"].endswith(link) for w in waits_seen_with(runner))
