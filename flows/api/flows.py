@@ -396,4 +396,5 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         filters = parse_run_filters(request.query_params)
         runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
-        return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
+        runs = RunSummarySerializer(page, many=True, context={"request": request})
+        return self.get_paginated_response(runs.data)

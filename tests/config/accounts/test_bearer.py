@@ -176,3 +176,15 @@ def test_a_run_s_data_needs_the_runs_read_scope(alice, alice_flow):
     assert allowed.status_code == 200
     assert allowed.json()["input"] == {"card": "4242"}
     assert bearer(flows_read).get("/api/runs").status_code == 200
+
+
+def test_a_run_token_runs_a_flow_without_csrf(alice, alice_flow):
+    _, value = issue(alice, "flows:run")
+
+    response = bearer(value).post(
+        f"/api/flows/{alice_flow.id}/run", {"name": "Ada"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["success"] is True
+    assert alice_flow.runs.count() == 1
