@@ -194,6 +194,16 @@ def test_another_users_conversation_is_404(api, bob_api, llm_server, order_flow)
     assert Message.objects.get(role="tool").approval == "pending_approval"
 
 
+def test_a_call_of_an_agent_switched_off_since_is_404(api, llm_server, order_flow):
+    body, call_id = held_turn(api, llm_server, "openai", order_flow)
+    order_flow.agents.update(is_active=False)
+
+    response = decide(api, body["conversation_id"], call_id, decision="approve")
+
+    assert response.status_code == 404
+    assert not FlowRun.objects.exists()
+
+
 def test_an_unknown_call_id_is_404(api, llm_server, order_flow):
     body, _ = held_turn(api, llm_server, "openai", order_flow)
 
