@@ -44,6 +44,7 @@ urlpatterns = [
     path("metrics", telemetry_views.metrics, name="metrics"),
     path(settings.ADMIN_URL, admin.site.urls),
     path("", include("config.accounts.urls")),
+    path("", include("config.accounts.two_factor.urls")),
     path("", include("agents.urls")),
     path("", include("flows.urls")),
 ]

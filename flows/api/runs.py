@@ -189,7 +189,9 @@ class RunViewSet(
     rights = {
         "list": rights.FLOWS_VIEW,
         "stats": rights.FLOWS_VIEW,
-        "retrieve": rights.FLOWS_VIEW,
+        # It answers the run's input, results and steps (a view without them,
+        # for those who may only see that a run failed, would be FLOWS_VIEW).
+        "retrieve": rights.RUNS_DATA,
         "cancel": rights.RUNS_START,
     }
 

@@ -13,6 +13,7 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
 from config.accounts import rights
+from config.accounts.permissions import TokenScopes
 
 IGNORED_METHODS = {"options", "head", "trace"}
 
@@ -156,3 +157,15 @@ def test_scopes_grant_the_union_of_their_rights_and_never_session_only():
 
     assert granted == {rights.FLOWS_VIEW, rights.RUNS_DATA}
     assert rights.SESSION_ONLY not in rights.granted_by(rights.SCOPE_RIGHTS)
+
+
+def test_every_api_view_with_a_right_to_check_checks_token_scopes():
+    unchecked = set()
+    for route, callback in api_routes(get_resolver().url_patterns):
+        cls = getattr(callback, "cls", None)
+        declared = set((getattr(cls, "rights", None) or {}).values())
+        checked = cls is None or TokenScopes in cls.permission_classes
+        if route.startswith("api/") and declared - {rights.PUBLIC} and not checked:
+            unchecked.add(readable(route))
+
+    assert unchecked == set()
