@@ -88,9 +88,13 @@ function finishToolCall(details, { name, status, result, runId }) {
   }
 }
 
-// A stored result names its run's status; one without (no run was made) was refused.
+// A stored result names its run's status; one without (no run was made) was
+// refused, or denied by the person chatting.
 function toolStatus(result) {
-  if (result && typeof result === "object") return result.status || "refused";
+  if (result && typeof result === "object") {
+    if (result.error && result.error.code === "denied") return "denied";
+    return result.status || "refused";
+  }
   return "done"; // cut at 16,000 characters: no longer JSON
 }
 
@@ -186,7 +190,8 @@ class LiveTurn {
 
   toolResult(call) {
     const details = this.tools[call.id] || addToolCall({ name: call.name, status: call.status, args: call.arguments });
-    finishToolCall(details, { name: call.name, status: call.status, result: call.result, runId: call.run_id });
+    const status = toolStatus(call.result) === "denied" ? "denied" : call.status;
+    finishToolCall(details, { name: call.name, status, result: call.result, runId: call.run_id });
   }
 
   // The turn stopped for calls that ask first: each gets Approve / Deny.

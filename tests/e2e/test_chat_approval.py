@@ -76,6 +76,9 @@ def test_a_waiting_call_survives_a_reload_and_is_denied_with_a_reason(
     card.get_by_role("button", name="Deny").click()
 
     expect(alice_page.locator(".chat-approval")).to_have_text("say_hello: denied.")
+    expect(alice_page.locator(".chat-tool summary")).to_have_text(
+        "Tool say_hello · denied"
+    )
     reply = alice_page.locator(".chat-assistant").last
     expect(reply).to_contain_text("denied")
     expect(reply).to_contain_text("Not now")
