@@ -219,6 +219,12 @@ class LiveTurn {
 
 let controller = null;
 
+// Keyboard users land on the next decision to make, else back in the input.
+function focusNext() {
+  const approve = waiting && list.querySelector(".chat-approval button.primary");
+  (approve || input).focus();
+}
+
 function askApproval(call) {
   waiting += 1;
   show(approvalCard(call, (body) => decide(call, body)));
@@ -293,7 +299,7 @@ async function decide(call, body) {
     waiting += 1; // refused or unreachable: the call still waits
     return error instanceof TypeError ? "Weir could not be reached. Try again." : error.message;
   } finally {
-    input.focus();
+    focusNext();
   }
 }
 
@@ -318,7 +324,7 @@ async function submit(event) {
   } catch (error) {
     reportFailure(error, content.slice(0, 80));
   } finally {
-    input.focus();
+    focusNext();
   }
 }
 
@@ -334,4 +340,4 @@ input.addEventListener("keydown", (event) => {
 });
 
 renderHistory(data.messages);
-input.focus();
+focusNext();

@@ -36,6 +36,8 @@ def test_a_user_edits_the_arguments_and_approves_with_the_keyboard(
 
     card = alice_page.get_by_role("group", name="say_hello asks for your approval")
     expect(card).to_be_visible()
+    # Keyboard users land on the decision.
+    expect(card.get_by_role("button", name="Approve")).to_be_focused()
     arguments = card.get_by_label("Arguments")
     expect(arguments).to_have_value(json.dumps({"name": "Ada"}, indent=2))
     assert not FlowRun.objects.exists()  # nothing runs before the decision
