@@ -180,6 +180,7 @@ def test_a_second_decision_is_409_and_changes_nothing(api, llm_server, order_flo
 
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "already_decided"
+    assert "denied" in again.json()["error"]["message"]
     assert not FlowRun.objects.exists()
     assert len(llm_server.requests) == 2
 
