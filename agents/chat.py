@@ -171,7 +171,7 @@ class _Turn:
         self.depth = depth
         self.deadline = deadline
         self.history = conversation.history()
-        self.toolbox = Toolbox.for_agent(agent)
+        self.toolbox = Toolbox.for_turn(agent, deadline)
         self.tool_calls: list[dict] = []
         self.can_approve = can_approve
         self.awaiting: list[dict] = []  # calls held for a decision
@@ -378,7 +378,7 @@ class _Turn:
             **call.as_dict(),
             "message_id": str(message.pk),
             "run_id": str(run.pk) if caller_owns_run else None,
-            "status": run.status if run else "refused",
+            "status": outcome.status or (run.status if run else "refused"),
             "result": outcome.result,
         }
         self.tool_calls.append(report)
