@@ -317,3 +317,32 @@ def test_the_owner_marks_tool_flows_that_ask_first(api, alice, order_flow):
     # Taking the flow off the tools takes its approval setting with it.
     emptied = api.patch(f"/api/agents/{agent.id}", {"tool_flows": []}, format="json")
     assert emptied.json()["approval_flows"] == []
+
+
+def test_an_mcp_servers_tools_ask_first_when_it_requires_approval(
+    api, alice, mcp_server, allow_loopback
+):
+    agent = AgentFactory(
+        owner=alice,
+        model="echo:demo",
+        mcp_servers=[{"name": "test", "url": mcp_server, "requires_approval": True}],
+    )
+
+    held = chat(api, agent, '/tool mcp_test_add {"a": 2, "b": 40}')
+
+    assert held.status_code == 202
+    [pending] = held.json()["pending"]
+    assert pending["name"] == "mcp_test_add"
+    approved = decide(
+        api,
+        held.json()["conversation_id"],
+        pending["id"],
+        decision="approve",
+        arguments={"a": 1, "b": 1},
+    )
+    assert approved.status_code == 200
+    [call] = approved.json()["tool_calls"]
+    assert call["result"]["output"] == {"result": 2}
+    assert approved.json()["message"]["content"].startswith(
+        "Tool mcp_test_add returned:"
+    )
