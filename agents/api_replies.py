@@ -121,7 +121,7 @@ class HeldCallSerializer(serializers.Serializer):
 class AwaitingSerializer(serializers.Serializer):
     """A turn that stopped for approval (agents/approval.py), answered 202."""
 
-    status = serializers.ReadOnlyField(default="awaiting_approval")
+    status = serializers.CharField(read_only=True, default="awaiting_approval")
     conversation_id = serializers.UUIDField(source="conversation.pk")
     message = ReplyMessageSerializer(help_text="The answer asking for the calls.")
     pending = HeldCallSerializer(many=True, source="awaiting")

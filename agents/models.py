@@ -10,6 +10,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from flows.workspaces.personal import personal_workspace
+
 PROVIDERS = ("openai", "anthropic", "ollama", "echo")
 # Credential kinds that hold a single API key.
 KEY_KINDS = ("bearer", "header")
@@ -59,6 +61,14 @@ class Agent(models.Model):
         blank=True,
         related_name="agents",
         help_text="The user whose flows this agent may call as tools.",
+    )
+    workspace = models.ForeignKey(
+        "flows.Workspace",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="agents",
+        help_text="Whose agent it is; none for a shared agent nobody owns.",
     )
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -143,6 +153,11 @@ class Agent(models.Model):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        if self.workspace_id is None and self.owner_id is not None:
+            self.workspace = personal_workspace(self.owner)
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("agents:chat", args=[self.id])

@@ -6,6 +6,9 @@ class FlowsConfig(AppConfig):
     verbose_name = "Flows"
 
     def ready(self):
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
         from config.telemetry.health import Check, register_check
         from config.telemetry.metrics import register_scrape_collector
         from flows.credentials import checks  # noqa: F401  (registers the check)
@@ -16,6 +19,10 @@ class FlowsConfig(AppConfig):
         from flows.lib.metrics import QueueCollector
         from flows.models import FlowRun
         from flows.sandbox.health import check_sandbox
+        from flows.workspaces.personal import on_user_saved
 
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))
         register_check(Check("sandbox", check_sandbox))
+        post_save.connect(
+            on_user_saved, sender=get_user_model(), dispatch_uid="personal_workspace"
+        )

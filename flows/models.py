@@ -15,6 +15,8 @@ from flows.credentials.usage import check_owned
 from flows.graph import validate_graph
 from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows
+from flows.workspaces.models import Membership, Workspace  # noqa: F401  (registers)
+from flows.workspaces.personal import personal_workspace
 
 
 class Flow(models.Model):
@@ -27,6 +29,12 @@ class Flow(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="flows"
+    )
+    workspace = models.ForeignKey(
+        Workspace,
+        on_delete=models.PROTECT,
+        related_name="flows",
+        help_text="Whose flow it is: its members reach it, by their role.",
     )
     name = models.CharField(max_length=200)
     description = models.TextField(
@@ -90,12 +98,18 @@ class Flow(models.Model):
             models.Index(
                 fields=["owner", "-created_at"], name="flow_owner_created_idx"
             ),
+            # The flow list: one workspace's flows, newest first.
+            models.Index(
+                fields=["workspace", "-created_at"], name="flow_workspace_created_idx"
+            ),
         ]
 
     def __str__(self):
         return self.name
 
     def save(self, *args, **kwargs):
+        if self.workspace_id is None and self.owner_id is not None:
+            self.workspace = personal_workspace(self.owner)
         self.has_schedule = any(
             isinstance(node, dict) and node.get("type") == "schedule"
             for node in self.nodes or []

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from flows.credentials import crypto
+from flows.workspaces.personal import personal_workspace
 
 # Per kind: the fields shown back (public) and the write-only ones (secret).
 KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -79,6 +80,12 @@ class Credential(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="credentials"
     )
+    workspace = models.ForeignKey(
+        "flows.Workspace",
+        on_delete=models.PROTECT,
+        related_name="credentials",
+        help_text="Every flow of this workspace may use it.",
+    )
     name = models.CharField(
         max_length=100, help_text="Used in templates as {{ secrets.NAME }}."
     )
@@ -94,14 +101,19 @@ class Credential(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            # Also serves the run-time lookup of one owner's credentials by name.
+            # Also serves the run-time lookup of a workspace's credentials by name.
             models.UniqueConstraint(
-                fields=["owner", "name"], name="credential_owner_name_unique"
+                fields=["workspace", "name"], name="credential_workspace_name_unique"
             ),
         ]
 
     def __str__(self):
         return f"{self.name} ({self.kind})"
+
+    def save(self, *args, **kwargs):
+        if self.workspace_id is None and self.owner_id is not None:
+            self.workspace = personal_workspace(self.owner)
+        super().save(*args, **kwargs)
 
     @property
     def has_value(self) -> bool:

@@ -87,6 +87,9 @@ class ApiTokenViewSet(
     do not exist (404)."""
 
     serializer_class = ApiTokenSerializer
+    # For the schema only (its path parameter is a UUID); requests read
+    # get_queryset, the caller's own tokens.
+    queryset = ApiToken.objects.none()
     rights = {
         "list": rights.SESSION_ONLY,
         "create": rights.SESSION_ONLY,
