@@ -42,6 +42,8 @@ from agents.providers import (
 )
 from agents.tools import Toolbox, refusal
 from flows.lib.storable import storable_text, storable_value
+from flows.workspaces.access import can
+from flows.workspaces.roles import RUNS_DATA
 
 MAX_CONTENT_CHARS = 32_000
 # Agents may reach agents through flows (agent node inside a tool flow); this
@@ -365,8 +367,8 @@ class _Turn:
     def _record_tool(self, call, outcome) -> None:
         """Store the tool message and report the call to the person chatting.
 
-        The run's id is reported only to the flow's owner: anyone else could
-        not open the run anyway.
+        The run's id is reported only to a member who may read the run's data:
+        anyone else could not open it anyway.
         """
         run = outcome.run
         message = self._store(
@@ -376,7 +378,9 @@ class _Turn:
             tool_name=call.name,
             run=run,
         )
-        caller_owns_run = run is not None and run.flow.owner_id == self.user.pk
+        caller_owns_run = run is not None and can(
+            self.user, run.flow.workspace_id, RUNS_DATA
+        )
         report = {
             **call.as_dict(),
             "message_id": str(message.pk),

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from config.accounts import login_throttle, sign_in_events
 from config.accounts.authentication import enforce_csrf
 from config.http.errors import ApiError, Throttled
+from flows.workspaces.models import Membership
 
 
 class LoginSerializer(serializers.Serializer):
@@ -81,8 +82,44 @@ def logout_view(request):
     return Response({"success": True})
 
 
-@extend_schema(responses=UserSerializer)
+SessionSerializer = inline_serializer(
+    "Session",
+    {
+        "id": serializers.IntegerField(),
+        "username": serializers.CharField(),
+        "workspaces": inline_serializer(
+            "SessionWorkspace",
+            {
+                "id": serializers.UUIDField(),
+                "name": serializers.CharField(),
+                "slug": serializers.CharField(),
+                "personal": serializers.BooleanField(),
+                "role": serializers.CharField(),
+            },
+            many=True,
+        ),
+    },
+)
+
+
+@extend_schema(responses=SessionSerializer)
 @api_view(["GET"])
 def session_view(request):
-    """The signed-in user, or 401."""
-    return Response(user_body(request.user))
+    """The signed-in user with their workspaces and role in each, or 401.
+    One query for the memberships."""
+    memberships = Membership.objects.filter(user=request.user).select_related(
+        "workspace"
+    )
+    workspaces = [
+        {
+            "id": m.workspace_id,
+            "name": m.workspace.name,
+            "slug": m.workspace.slug,
+            "personal": m.workspace.is_personal,
+            "role": m.role,
+        }
+        for m in sorted(
+            memberships, key=lambda m: (not m.workspace.is_personal, m.workspace.name)
+        )
+    ]
+    return Response({**user_body(request.user), "workspaces": workspaces})

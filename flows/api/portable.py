@@ -31,7 +31,7 @@ def export_node_data(node: dict) -> dict:
     The one place an export touches node data. Today it blanks the values of
     secret-looking headers of an `http_request` node (a literal `Authorization:
     Bearer ...` typed into the node). Credential references become `{name,
-    kind}` in `export_flow`, which needs the owner's credentials.
+    kind}` in `export_flow`, which needs the workspace's credentials.
     """
     data = dict(node.get("data") or {})
     headers = data.get("headers")
@@ -62,7 +62,7 @@ def export_flow(flow) -> dict:
         {**node, "data": export_node_data(node)} if isinstance(node, dict) else node
         for node in flow.nodes
     ]
-    document["nodes"], document["credentials"] = export_nodes(nodes, flow.owner_id)
+    document["nodes"], document["credentials"] = export_nodes(nodes, flow.workspace_id)
     return document
 
 

@@ -11,6 +11,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from config.http.errors import ValidationFailed
@@ -21,6 +22,9 @@ from flows.audit.record import record
 from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
+from flows.workspaces.access import can
+from flows.workspaces.permissions import WorkspaceRole
+from flows.workspaces.roles import FLOWS_VIEW, RUNS_DATA, RUNS_START
 
 
 class RunStepSerializer(serializers.ModelSerializer):
@@ -145,6 +149,11 @@ class RunSerializer(RunSummarySerializer):
         ]
 
 
+# What a member without `runs.data` (a viewer) reads instead of a run's data:
+# they see that it ran, how long and how it ended, never what it carried.
+HIDDEN_RUN_DATA = {"input": None, "results": None, "response": None, "steps": []}
+
+
 class RunResultSerializer(serializers.Serializer):
     """The run result of docs/api.md, section 3 (documentation only)."""
 
@@ -179,12 +188,19 @@ RUN_FILTER_PARAMETERS = [
 class RunViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
-    """The user's runs across flows, and one run with its steps.
-
-    Runs of someone else's flow do not exist here (404).
+    """The runs of the flows of the user's workspaces, and one run with its
+    steps (its data only for a role with `runs.data`: a viewer sees that a run
+    failed, not what it carried). Any other run does not exist here (404).
     """
 
     pagination_class = PagePagination
+    permission_classes = [IsAuthenticated, WorkspaceRole]
+    rights = {
+        "list": FLOWS_VIEW,
+        "retrieve": FLOWS_VIEW,
+        "stats": FLOWS_VIEW,
+        "cancel": RUNS_START,
+    }
 
     def get_queryset(self):
         runs = FlowRun.objects.for_user(self.request.user)
@@ -196,6 +212,13 @@ class RunViewSet(
 
     def get_serializer_class(self):
         return RunSerializer if self.action == "retrieve" else RunListItemSerializer
+
+    def retrieve(self, request, *args, **kwargs):
+        run = self.get_object()
+        data = RunSerializer(run, context={"request": request}).data
+        if not can(request.user, run.flow.workspace_id, RUNS_DATA):
+            data.update(HIDDEN_RUN_DATA)
+        return Response(data)
 
     @extend_schema(
         parameters=[OpenApiParameter("range", str, enum=list(RANGES))],
