@@ -5,12 +5,10 @@ from __future__ import annotations
 import uuid
 
 from django.db import transaction
-from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
-    extend_schema_field,
     extend_schema_view,
     inline_serializer,
 )
@@ -22,20 +20,28 @@ from rest_framework.response import Response
 
 from agents.api_edit import AgentEditSerializer, tool_listing
 from agents.api_extras import AgentExtrasMixin
+from agents.api_replies import (
+    AwaitingSerializer,
+    ChatReplySerializer,
+    MessageSerializer,
+    chat_error,
+    messages_with_run_owner,
+    reply_body,
+    reply_response,
+)
+from agents.approval import has_pending
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
 from agents.limits import ChatThrottled
-from agents.markdown import render_markdown
-from agents.models import Agent, Conversation, Message
+from agents.models import Agent, Conversation
 from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
+from config.accounts import rights
 from config.http.admission import admitted
 from config.http.conditional import etag, parse_if_match
 from config.http.errors import (
-    ApiError,
-    GatewayTimeout,
+    Conflict,
     PreconditionFailed,
     Throttled,
-    UpstreamError,
 )
 from config.http.pagination import PagePagination
 from flows.workspaces.permissions import require
@@ -63,50 +69,6 @@ class AgentSerializer(serializers.ModelSerializer):
         return super().to_representation(agent)
 
 
-def messages_with_run_owner() -> Prefetch:
-    """A conversation's messages, each knowing who owns its run (see run_id)."""
-    return Prefetch("messages", queryset=Message.objects.with_run_owner())
-
-
-class MessageSerializer(serializers.ModelSerializer):
-    """A message; `run_id` only for the run's owner (needs `request` in context)."""
-
-    html = serializers.SerializerMethodField()
-    run_id = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Message
-        fields = [
-            "id",
-            "role",
-            "content",
-            "html",
-            "tool_calls",
-            "tool_call_id",
-            "tool_name",
-            "run_id",
-            "usage",
-            "cost_usd",
-            "price_source",
-            "error",
-            "created_at",
-        ]
-        read_only_fields = fields
-
-    def get_html(self, message) -> str:
-        return render_markdown(message.content)
-
-    @extend_schema_field(serializers.UUIDField(allow_null=True))
-    def get_run_id(self, message) -> str | None:
-        """The tool run's id for its flow's owner; null for anyone else, who
-        could not open it (messages read without `with_run_owner` show none)."""
-        request = self.context.get("request")
-        owner_id = getattr(message, "run_owner_id", None)
-        if message.run_id and request and owner_id == request.user.pk:
-            return str(message.run_id)
-        return None
-
-
 class ConversationSerializer(serializers.ModelSerializer):
     agent_id = serializers.UUIDField(read_only=True)
 
@@ -132,59 +94,6 @@ class ChatInputSerializer(serializers.Serializer):
         if not value.strip():
             raise serializers.ValidationError("This field may not be blank.")
         return value
-
-
-class ReplyMessageSerializer(MessageSerializer):
-    class Meta(MessageSerializer.Meta):
-        fields = ["id", "role", "content", "html", "created_at"]
-        read_only_fields = fields
-
-
-class ToolCallSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    arguments = serializers.JSONField()
-    message_id = serializers.UUIDField()
-    run_id = serializers.UUIDField(
-        allow_null=True, help_text="The run, for the flow's owner only; else null."
-    )
-    status = serializers.CharField(help_text="The run's status, or `refused`.")
-    result = serializers.JSONField(
-        help_text="What the model was sent back: `{success, status, output, "
-        "error}` with the flow's final output, or that JSON as text when it was "
-        "cut at 16,000 characters."
-    )
-
-
-class TurnUsageSerializer(serializers.Serializer):
-    input_tokens = serializers.IntegerField()
-    output_tokens = serializers.IntegerField()
-    cost_usd = serializers.FloatField(
-        allow_null=True, help_text="USD for the whole turn; null if a price is unknown."
-    )
-    context_trimmed = serializers.IntegerField(
-        required=False,
-        help_text="Present when older messages were left out to fit the agent's "
-        "context_tokens: how many.",
-    )
-
-
-class ChatReplySerializer(serializers.Serializer):
-    """A `agents.chat.ChatReply` as the API answers it."""
-
-    conversation_id = serializers.UUIDField(source="conversation.pk")
-    message = ReplyMessageSerializer()
-    tool_calls = ToolCallSerializer(many=True)
-    usage = TurnUsageSerializer()
-
-
-def chat_error(error) -> ApiError:
-    """The API error for a failed turn's provider error (see docs/agents.md)."""
-    if error.code == "timeout":
-        return GatewayTimeout(error.message)
-    if error.code == "budget_exceeded":
-        return ApiError(error.message, code="budget_exceeded", status=429)
-    return UpstreamError(error.message)
 
 
 def etagged(response: Response) -> Response:
@@ -220,11 +129,22 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
 
     serializer_class = AgentSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "usage": rights.FLOWS_VIEW,
+        "create": rights.AGENTS_EDIT,
+        "partial_update": rights.AGENTS_EDIT,
+        "destroy": rights.AGENTS_EDIT,
+        "test_connection": rights.AGENTS_EDIT,
+        "chat": rights.AGENTS_CHAT,
+        "conversations": rights.AGENTS_CHAT,
+    }
 
     def get_queryset(self):
         agents = Agent.objects.for_user(self.request.user)
         if self.action in ("list", "retrieve"):
-            return agents.prefetch_related("tools")
+            return agents.prefetch_related("tools", "approval_flows")
         return agents
 
     def get_serializer_class(self):
@@ -284,10 +204,10 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
 
     @extend_schema(
         request=ChatInputSerializer,
-        responses={200: ChatReplySerializer},
+        responses={200: ChatReplySerializer, 202: AwaitingSerializer},
         description="With `Accept: text/event-stream` the answer is Server-Sent "
         "Events: start, token, tool_call, tool_result, usage, then done (this "
-        "JSON) or error; see docs/agents.md.",
+        "JSON), approval_required (the 202 JSON) or error; see docs/agents.md.",
     )
     @action(
         detail=True,
@@ -309,14 +229,18 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
                 agent,
                 body.validated_data["content"],
                 conversation,
-                done=lambda reply: ChatReplySerializer(reply).data,
+                done=reply_body,
             )
         try:
             # A turn holds this thread while the model answers: it counts
             # against the same caps as a synchronous run (503/429 above them).
             with admitted(request, owner_id=request.user.pk):
                 reply = send_message(
-                    agent, request.user, body.validated_data["content"], conversation
+                    agent,
+                    request.user,
+                    body.validated_data["content"],
+                    conversation,
+                    can_approve=True,
                 )
         except ChatThrottled as throttled:
             raise Throttled(throttled.wait, throttled.message) from None
@@ -326,7 +250,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
             error = chat_error(failure.error)
             error.details = {"conversation_id": str(failure.conversation.pk)}
             raise error from failure
-        return Response(ChatReplySerializer(reply).data)
+        return reply_response(reply)
 
     @extend_schema(responses=ConversationSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=PagePagination)
@@ -339,7 +263,8 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         return self.get_paginated_response(ConversationSerializer(page, many=True).data)
 
     def _conversation(self, agent, data) -> Conversation | None:
-        """The conversation to continue; someone else's, or another agent's, is 404."""
+        """The conversation to continue; someone else's, or another agent's, is
+        404; one with a tool call waiting for approval is 409."""
         conversation_id = data.get("conversation_id")
         if not conversation_id:
             return None
@@ -347,16 +272,24 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
             conversation_id = uuid.UUID(str(conversation_id))
         except ValueError:
             conversation_id = None
-        return get_object_or_404(
+        conversation = get_object_or_404(
             Conversation.objects.for_user(self.request.user).filter(agent=agent),
             pk=conversation_id,
         )
+        if has_pending(conversation):
+            raise Conflict(
+                "A tool call in this conversation waits for your approval; "
+                "approve or deny it first.",
+                code="approval_pending",
+            )
+        return conversation
 
 
 class ConversationViewSet(viewsets.ReadOnlyModelViewSet):
     """The caller's own conversations (20 to a page); anyone else's do not exist."""
 
     pagination_class = PagePagination
+    rights = {"list": rights.AGENTS_CHAT, "retrieve": rights.AGENTS_CHAT}
 
     def get_queryset(self):
         conversations = Conversation.objects.for_user(self.request.user)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
+from django.core.validators import URLValidator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents import mcp_tools
 from agents.models import KEY_KINDS, Agent, validate_model_string
+from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
@@ -48,9 +51,15 @@ def require_own_key(model: str, credential, user) -> None:
 def tool_listing(agent) -> list[dict]:
     """The agent's tools by function name; never a flow's id, which would let
     anyone who chats call its owner's webhook."""
+    toolbox = Toolbox.for_agent(agent)
     return [
-        {"name": spec.name, "title": spec.title, "description": spec.description}
-        for spec in Toolbox.for_agent(agent).specs
+        {
+            "name": spec.name,
+            "title": spec.title,
+            "description": spec.description,
+            "requires_approval": toolbox.asks_first(spec.name),
+        }
+        for spec in toolbox.specs
     ]
 
 
@@ -82,11 +91,62 @@ class OwnKeyCredentialField(serializers.PrimaryKeyRelatedField):
         )
 
 
+class McpServerSerializer(serializers.Serializer):
+    """One MCP server of an agent (stored in `Agent.mcp_servers`)."""
+
+    name = serializers.RegexField(
+        mcp_tools.SERVER_NAME,
+        error_messages={
+            "invalid": "1 to 20 of a-z, 0-9, _ and -, starting with a letter or digit."
+        },
+    )
+    url = serializers.URLField(
+        max_length=2000,
+        validators=[URLValidator(schemes=["http", "https"], message="An http(s) URL.")],
+    )
+    credential = OwnKeyCredentialField(allow_null=True, required=False, default=None)
+    allowed_tools = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=100, default=list
+    )
+    timeout_seconds = serializers.IntegerField(
+        min_value=1,
+        max_value=mcp_tools.MAX_TIMEOUT_SECONDS,
+        default=mcp_tools.DEFAULT_TIMEOUT_SECONDS,
+    )
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        credential = value.get("credential")
+        value["credential"] = str(credential.pk) if credential else None
+        return value
+
+    def to_representation(self, instance):
+        return {
+            "name": instance.get("name"),
+            "url": instance.get("url"),
+            "credential": instance.get("credential"),
+            "allowed_tools": instance.get("allowed_tools") or [],
+            "timeout_seconds": instance.get(
+                "timeout_seconds", mcp_tools.DEFAULT_TIMEOUT_SECONDS
+            ),
+        }
+
+
 class AgentEditSerializer(serializers.ModelSerializer):
     """An agent as its owner creates, reads and edits it."""
 
     tool_flows = OwnFlowField(many=True, required=False, source="tools")
+    approval_flows = OwnFlowField(
+        many=True,
+        required=False,
+        help_text="Tool flows whose calls wait for the chatting person's approval.",
+    )
     credential = OwnKeyCredentialField(allow_null=True, required=False)
+    # A list of plain objects (a JSON field), not a nested model: DRF's
+    # ModelSerializer writes it as a value.
+    mcp_servers = serializers.ListField(
+        child=McpServerSerializer(), required=False, max_length=mcp_tools.MAX_SERVERS
+    )
     tools = serializers.SerializerMethodField()
 
     class Meta:
@@ -103,6 +163,9 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "context_tokens",
             "credential",
             "tool_flows",
+            "mcp_servers",
+            "approval_flows",
+            "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",
             "shared",
@@ -131,11 +194,36 @@ class AgentEditSerializer(serializers.ModelSerializer):
         validate_model_string(value)
         return value
 
+    def validate_mcp_servers(self, servers: list) -> list:
+        names = [server["name"] for server in servers]
+        if len(set(names)) != len(names):
+            raise serializers.ValidationError("Each MCP server needs its own name.")
+        return servers
+
+    def validate_output_schema(self, value):
+        problem = value is not None and schema_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
+
     def validate(self, attrs: dict) -> dict:
         agent = self.instance
         model = attrs.get("model", agent.model if agent else "")
         credential = attrs.get("credential", agent.credential if agent else None)
         require_own_key(model, credential, self.context["request"].user)
+        tools = attrs.get("tools", agent.tools.all() if agent else [])
+        if agent and "tools" in attrs and "approval_flows" not in attrs:
+            # Tools taken away stop asking first with them.
+            attrs["approval_flows"] = [
+                flow for flow in agent.approval_flows.all() if flow in tools
+            ]
+        asking = attrs.get(
+            "approval_flows", agent.approval_flows.all() if agent else []
+        )
+        if {flow.pk for flow in asking} - {flow.pk for flow in tools}:
+            raise serializers.ValidationError(
+                {"approval_flows": ["Only the agent's tool flows can ask first."]}
+            )
         return attrs
 
 

@@ -2,19 +2,19 @@
 
 `send_message` is the one entry point, used by the chat API and the flows'
 `agent` node alike. The tool loop lets the model make at most
-AGENT_MAX_TOOL_STEPS tool calls per message (calls asked for beyond that are
-answered with a `too_many_tool_calls` error and run nothing); once they are
-spent, the next model call still describes the tools (the history mentions
-them) but forbids calls, so the model has to answer in words.
+AGENT_MAX_TOOL_STEPS tool calls per message (calls beyond that are answered
+with a `too_many_tool_calls` error and run nothing); once they are spent, the
+next model call still describes the tools but forbids calls. Tools that ask
+first end the turn until a person decides (agents/approval.py).
 
 A `deadline` (the agent node passes its run's) bounds the whole turn: every
 model call waits at most the time left (and never more than
 AGENT_TIMEOUT_SECONDS), and every tool flow runs with the time left.
 
-Every turn is stored as it happens. When the provider fails, the user's message
-stays, a failed assistant turn records the error, and `ChatFailed` carries the
-conversation so the caller can report it; failed turns are left out of the
-history sent next time, so the conversation remains usable.
+Every turn is stored as it happens. When the provider fails (or the reply does
+not match the agent's output_schema) the user's message stays, a failed
+assistant turn records the error, and `ChatFailed` carries the conversation;
+failed turns are left out of the history sent next time.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
 
 from agents import metrics
+from agents.approval import ask_first
 from agents.context import fit
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
+from agents.output import parse_reply
 from agents.pricing import check_day_budget, check_turn_budget, cut_short, price
 from agents.providers import (
     ChatRequest,
@@ -40,6 +41,7 @@ from agents.providers import (
     ToolCall,
     provider_for,
 )
+from agents.replies import AgentTooDeep, ChatCancelled, ChatFailed, ChatReply
 from agents.tools import Toolbox, refusal
 from flows.lib.storable import storable_text, storable_value
 from flows.workspaces.access import can
@@ -50,31 +52,7 @@ MAX_CONTENT_CHARS = 32_000
 # many levels deep the chain is refused instead of recursing without end.
 MAX_AGENT_DEPTH = 3
 TITLE_CHARS = 80
-
-
-class ChatFailed(Exception):
-    """The provider failed; `error` says how, `conversation` is where it happened."""
-
-    def __init__(self, conversation: Conversation, error: ProviderError):
-        super().__init__(error.message)
-        self.conversation = conversation
-        self.error = error
-
-
-class ChatCancelled(Exception):
-    """The caller went away mid-turn; the partial reply is stored as `cancelled`."""
-
-
-class AgentTooDeep(Exception):
-    """An agent chain (agent → flow → agent → …) went past MAX_AGENT_DEPTH."""
-
-
-@dataclass
-class ChatReply:
-    conversation: Conversation
-    message: Message
-    tool_calls: list[dict] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
+__all__ = ["AgentTooDeep", "ChatCancelled", "ChatFailed", "ChatReply", "send_message"]
 
 
 def send_message(
@@ -87,11 +65,11 @@ def send_message(
     deadline: float | None = None,
     hops: int = 0,
     api_key: str | None = None,
+    can_approve: bool = False,
 ) -> ChatReply:
     """Send `content` from `user` to `agent` and return the agent's final reply.
 
-    `start_turn(...).run()` is the same in two steps (the streamed chat API
-    refuses before streaming, then runs the turn with `emit` and `cancelled`).
+    `start_turn(...).run()` is the same in two steps (the streamed chat API).
 
     Starts a conversation when none is given. `depth` counts agents already
     waiting further up the chain (0 for a person chatting). Raises ChatFailed
@@ -103,6 +81,8 @@ def send_message(
     (an agent node passes its run's) goes on to the tool runs, so a loop of
     webhooks through an agent still ends at WEBHOOK_MAX_HOPS.
     `api_key` (an agent node's credential) replaces the agent's own provider key.
+    `can_approve`: a person is there to approve tools that ask first (the chat
+    API); otherwise such calls are refused (agents/approval.py).
     """
     turn = start_turn(
         agent,
@@ -113,6 +93,7 @@ def send_message(
         deadline=deadline,
         hops=hops,
         api_key=api_key,
+        can_approve=can_approve,
     )
     return turn.run()
 
@@ -128,6 +109,7 @@ def start_turn(
     hops: int = 0,
     api_key: str | None = None,
     emit: Callable[[str, dict], None] | None = None,
+    can_approve: bool = False,
 ) -> _Turn:
     """Count the message, store it (starting a conversation if need be) and
     return the turn, not yet run. Raises as `send_message` does before any
@@ -158,6 +140,7 @@ def start_turn(
         api_key=api_key,
         emit=emit,
         user_message=user_message,
+        can_approve=can_approve,
     )
 
 
@@ -176,6 +159,7 @@ class _Turn:
         api_key: str | None = None,
         emit: Callable[[str, dict], None] | None = None,
         user_message: Message | None = None,
+        can_approve: bool = False,
     ):
         self.agent = agent
         self.emit = emit or (lambda event, data: None)
@@ -189,8 +173,13 @@ class _Turn:
         self.depth = depth
         self.deadline = deadline
         self.history = conversation.history()
-        self.toolbox = Toolbox.for_agent(agent)
+        self.toolbox = Toolbox.for_turn(agent, deadline)
         self.tool_calls: list[dict] = []
+        self.can_approve = can_approve
+        self.awaiting: list[dict] = []  # calls held for a decision
+        self.asking: Message | None = None  # the message whose calls are held
+        self.calls_used = 0  # tool calls already made for this user message
+        self.before: Callable[[], None] | None = None  # a decision to apply first
         self.usage = {"input_tokens": 0, "output_tokens": 0}
         self.trimmed = 0  # messages of the history left out to fit the budget
         # None once a call's price is unknown: a partial sum would mislead.
@@ -199,34 +188,25 @@ class _Turn:
     def run(self) -> ChatReply:
         """The turn to its end; ChatFailed, ChatCancelled as it may end early."""
         try:
+            if self.before is not None:
+                self.before()
             return self._loop()
         finally:
             self.conversation.touch()
 
     def _loop(self) -> ChatReply:
-        calls_left = settings.AGENT_MAX_TOOL_STEPS
-        while True:
+        calls_left = settings.AGENT_MAX_TOOL_STEPS - self.calls_used
+        while not self.awaiting:
             may_call = calls_left > 0 and bool(self.toolbox.specs)
             result = self._ask(may_call)
             if not (may_call and result.tool_calls):
-                message = self._store(
-                    role=Message.Role.ASSISTANT,
-                    content=result.content,
-                    usage=result.usage,
-                    cost_usd=result.cost_usd,
-                    price_source=result.price_source,
-                )
-                return ChatReply(
-                    self.conversation, message, self.tool_calls, self.turn_usage()
-                )
-            self._store(
-                role=Message.Role.ASSISTANT,
-                content=result.content,
-                tool_calls=[call.as_dict() for call in result.tool_calls],
-                usage=result.usage,
-                cost_usd=result.cost_usd,
-                price_source=result.price_source,
-            )
+                data, invalid = parse_reply(self.agent.output_schema, result.content)
+                message = self._answer(result, error=invalid and invalid.as_dict())
+                if invalid:
+                    raise ChatFailed(self.conversation, invalid)
+                return self._reply(message, data=data)
+            calls = [call.as_dict() for call in result.tool_calls]
+            self.asking = self._answer(result, tool_calls=calls)
             for call in result.tool_calls:
                 if self.cancelled.is_set():
                     raise ChatCancelled("The caller went away.")
@@ -236,6 +216,22 @@ class _Turn:
                     calls_left -= 1
                 else:
                     self._refuse_tool(call)
+        return self._reply(self.asking, awaiting=self.awaiting)
+
+    def _answer(self, result, **fields) -> Message:
+        """Store the model's answer (`fields`: its tool calls, or an error)."""
+        return self._store(
+            role=Message.Role.ASSISTANT,
+            content=result.content,
+            usage=result.usage,
+            cost_usd=result.cost_usd,
+            price_source=result.price_source,
+            **fields,
+        )
+
+    def _reply(self, message: Message, **fields) -> ChatReply:
+        usage = self.turn_usage()
+        return ChatReply(self.conversation, message, self.tool_calls, usage, **fields)
 
     def turn_usage(self) -> dict:
         """Tokens of every call of the turn, and their cost in USD (null when a
@@ -270,6 +266,7 @@ class _Turn:
                 messages=self.sent,
                 tools=self.toolbox.specs,
                 allow_tool_calls=may_call,
+                output_schema=self.agent.output_schema,
                 temperature=self.agent.temperature,
                 max_tokens=self.agent.max_tokens,
                 timeout=self._call_timeout(),
@@ -348,6 +345,9 @@ class _Turn:
         return min(limit, remaining)
 
     def _run_tool(self, call) -> None:
+        if self.toolbox.asks_first(call.name):
+            ask_first(self, call)
+            return
         outcome = self.toolbox.call(
             call, depth=self.depth + 1, deadline=self.deadline, hops=self.hops
         )
@@ -355,14 +355,8 @@ class _Turn:
 
     def _refuse_tool(self, call) -> None:
         limit = settings.AGENT_MAX_TOOL_STEPS
-        self._record_tool(
-            call,
-            refusal(
-                "too_many_tool_calls",
-                f"At most {limit} tool calls are allowed per message; "
-                "this one was not run.",
-            ),
-        )
+        message = f"At most {limit} tool calls are allowed per message; not run."
+        self._record_tool(call, refusal("too_many_tool_calls", message))
 
     def _record_tool(self, call, outcome) -> None:
         """Store the tool message and report the call to the person chatting.
@@ -370,14 +364,17 @@ class _Turn:
         The run's id is reported only to a member who may read the run's data:
         anyone else could not open it anyway.
         """
-        run = outcome.run
         message = self._store(
             role=Message.Role.TOOL,
             content=outcome.content,
             tool_call_id=call.id,
             tool_name=call.name,
-            run=run,
+            run=outcome.run,
         )
+        self.report_tool(call, message, outcome)
+
+    def report_tool(self, call, message: Message, outcome) -> None:
+        run = outcome.run
         caller_owns_run = run is not None and can(
             self.user, run.flow.workspace_id, RUNS_DATA
         )
@@ -385,7 +382,7 @@ class _Turn:
             **call.as_dict(),
             "message_id": str(message.pk),
             "run_id": str(run.pk) if caller_owns_run else None,
-            "status": run.status if run else "refused",
+            "status": outcome.status or (run.status if run else "refused"),
             "result": outcome.result,
         }
         self.tool_calls.append(report)

@@ -101,6 +101,25 @@ class Agent(models.Model):
         related_name="agents",
         help_text="Flows of the owner this agent may call as tools.",
     )
+    mcp_servers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="MCP servers whose tools this agent may call: a list of {name, "
+        "url, credential, allowed_tools, timeout_seconds} (docs/agents.md, MCP).",
+    )
+    approval_flows = models.ManyToManyField(
+        "flows.Flow",
+        blank=True,
+        related_name="agents_asking_approval",
+        help_text="Tool flows that run only once the person chatting approves "
+        "the call (refused inside flow runs, where nobody can).",
+    )
+    output_schema = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="JSON Schema (an object) the final reply must match; the "
+        "reply is then that JSON.",
+    )
     credential = models.ForeignKey(
         "flows.Credential",
         on_delete=models.SET_NULL,
@@ -275,6 +294,14 @@ class Message(models.Model):
         ASSISTANT = "assistant"
         TOOL = "tool"
 
+    class Approval(models.TextChoices):
+        """A tool message of a tool that asks first (agents/approval.py)."""
+
+        NONE = "", "not asked"
+        PENDING = "pending_approval", "waiting for a decision"
+        APPROVED = "approved"
+        DENIED = "denied"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(
         Conversation, on_delete=models.CASCADE, related_name="messages"
@@ -295,6 +322,9 @@ class Message(models.Model):
         blank=True,
         related_name="messages",
         help_text="The FlowRun a tool message reports.",
+    )
+    approval = models.CharField(
+        max_length=20, choices=Approval.choices, blank=True, default=""
     )
     usage = models.JSONField(default=dict, blank=True)
     # What this assistant message's model call cost (agents/pricing.py); null

@@ -4,11 +4,13 @@ Flows know nothing of agents: `AgentsConfig.ready()` registers this kind with
 `flows.nodes.register`. Each run starts a new conversation that belongs to the
 flow's owner, so the owner finds it on the agent's chat page. A provider
 failure fails the node (`upstream_error`), a provider timeout times the run out
-(`timeout`). The run's deadline bounds the whole exchange, every model call and
-every tool run; the run's `depth` (agents already waiting above it) bounds
-agents calling agents through flows. The message counts against the owner's
-and the agent's chat rates (agents/limits.py); over one the node fails
-(`throttled`).
+(`timeout`), a reply that does not match the agent's output_schema fails it
+(`invalid_output`); one that does is also the output's `data`. The run's
+deadline bounds the whole exchange, every model call and every tool run; the
+run's `depth` (agents already waiting above it) bounds agents calling agents
+through flows. The message counts against the owner's and the agent's chat
+rates (agents/limits.py); over one the node fails (`throttled`). Tools that
+ask for approval are refused inside a run (agents/approval.py).
 """
 
 from __future__ import annotations
@@ -120,11 +122,14 @@ class AgentNode(NodeKind):
         except BudgetExceeded as failure:
             raise NodeError("budget_exceeded", failure.message) from failure
         ctx.log(f"Conversation {reply.conversation.pk} with {agent.name}")
-        return {
+        output = {
             "reply": reply.message.content,
             "conversation_id": str(reply.conversation.pk),
             "usage": reply.usage,
         }
+        if agent.output_schema:
+            output["data"] = reply.data  # the reply parsed, matching the schema
+        return output
 
 
 def _key_from(ctx: NodeContext, credential_id) -> str | None:

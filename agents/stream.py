@@ -68,7 +68,7 @@ def stream_chat(request, agent, content: str, conversation, done: Callable):
     slot = admitted(request, owner_id=request.user.pk)
     slot.__enter__()
     try:
-        turn = start_turn(agent, request.user, content, conversation)
+        turn = start_turn(agent, request.user, content, conversation, can_approve=True)
     except ChatThrottled as throttled:
         slot.__exit__(None, None, None)
         raise Throttled(throttled.wait, throttled.message) from None
@@ -135,7 +135,7 @@ def _frames(turn, worker, events, release) -> Iterator[bytes]:
 def _work(turn, events: queue.Queue, done: Callable) -> None:
     try:
         reply = turn.run()
-        events.put(("done", done(reply)))
+        events.put(("approval_required" if reply.awaiting else "done", done(reply)))
     except ChatFailed as failure:
         events.put(
             (

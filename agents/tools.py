@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agents.mcp_tools import call_remote, remote_tools
 from agents.providers import ToolCall, ToolSpec
 
 if TYPE_CHECKING:
@@ -60,13 +61,21 @@ class ToolOutcome:
     content: str
     result: dict | str
     run: FlowRun | None = None
+    # A call with no run (an MCP tool) says how it ended; else the run does.
+    status: str | None = None
 
 
 class Toolbox:
-    """The flows one agent may call, by the function names the model sees."""
+    """The flows one agent may call, by the function names the model sees, and
+    (for a turn) its MCP servers' tools (`agents.mcp_tools`)."""
 
-    def __init__(self, flows: list[Flow]):
+    def __init__(
+        self, flows: list[Flow], asking=frozenset(), remote: list | None = None
+    ):
         self.flows: dict[str, Flow] = {}
+        self.remote: dict = {}
+        # Function names whose calls wait for a person's approval (agents/approval.py).
+        self.asking: set[str] = set()
         self.specs: list[ToolSpec] = []
         for flow in flows:
             name = base = function_name(flow.name)
@@ -75,6 +84,8 @@ class Toolbox:
                 name = f"{base[: MAX_NAME_LENGTH - 4]}_{suffix}"
                 suffix += 1
             self.flows[name] = flow
+            if flow.pk in asking:
+                self.asking.add(name)
             self.specs.append(
                 ToolSpec(
                     name=name,
@@ -83,11 +94,27 @@ class Toolbox:
                     parameters=input_parameters(flow),
                 )
             )
+        for spec, target in remote or []:
+            if spec.name in self.flows or spec.name in self.remote:
+                continue  # a flow's name wins; a server's repeat is dropped
+            self.remote[spec.name] = target
+            self.specs.append(spec)
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:
-        """The agent's tools: `Agent.usable_tools`, its owner's flows only."""
-        return cls(agent.usable_tools())
+        """The agent's flow tools: `Agent.usable_tools`, its owner's flows only;
+        those in `approval_flows` ask first (one query more)."""
+        asking = {flow.pk for flow in agent.approval_flows.all()}
+        return cls(agent.usable_tools(), asking)
+
+    @classmethod
+    def for_turn(cls, agent: Agent, deadline: float | None) -> Toolbox:
+        """The flow tools and the MCP servers' tools, listed once for the turn."""
+        asking = {flow.pk for flow in agent.approval_flows.all()}
+        return cls(agent.usable_tools(), asking, remote_tools(agent, deadline))
+
+    def asks_first(self, name: str) -> bool:
+        return name in self.asking
 
     def call(
         self,
@@ -96,6 +123,7 @@ class Toolbox:
         depth: int,
         deadline: float | None = None,
         hops: int = 0,
+        trigger: str = "agent",
     ) -> ToolOutcome:
         """Run the flow behind `call.name` with `call.arguments` as its input.
 
@@ -105,19 +133,26 @@ class Toolbox:
         `timed_out`, when the caller has less time left than a run normally gets.
         `hops` is the webhook chain the asking run is part of (see
         flows.lib.outbound): a tool flow calling a webhook carries it on.
+        `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
         """
         from flows.engine import run_flow
 
         flow = self.flows.get(call.name)
-        if flow is None:
+        target = self.remote.get(call.name)
+        if flow is None and target is None:
             return refusal("unknown_tool", f"There is no tool named {call.name!r}.")
         if not isinstance(call.arguments, dict):
             return refusal("invalid_arguments", "Tool arguments must be a JSON object.")
+        if target is not None:
+            result = call_remote(target, call.arguments, deadline)
+            outcome = _outcome(result)
+            outcome.status = "succeeded" if result["success"] else "failed"
+            return outcome
         try:
             run = run_flow(
                 flow,
                 call.arguments,
-                "agent",
+                trigger,
                 deadline=deadline,
                 depth=depth,
                 hops=hops,

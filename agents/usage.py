@@ -2,7 +2,8 @@
 
 Sums over the assistant messages (one per model call) of the last `days` days,
 by UTC day, by user and by conversation. The agent's owner sees every user's
-use; anyone else who may chat with it (a shared agent) sees only their own.
+use (but only the titles of their own conversations: a title is a first
+message); anyone else who may chat with it (a shared agent) sees only their own.
 """
 
 from __future__ import annotations
@@ -87,10 +88,15 @@ def usage_of(agent, user, days: int) -> dict:
         "by_conversation": [
             {
                 "conversation_id": values["conversation"],
-                "title": values["conversation__title"],
+                # A title is the conversation's first message: its owner's words.
+                "title": values["conversation__title"]
+                if values["conversation__user"] == user.pk
+                else None,
                 **_row(values),
             }
-            for values in messages.values("conversation", "conversation__title")
+            for values in messages.values(
+                "conversation", "conversation__title", "conversation__user"
+            )
             .annotate(**_sums())
             .order_by(F("cost_usd").desc(nulls_last=True), "conversation__title")[:50]
         ],

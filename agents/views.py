@@ -38,7 +38,10 @@ def agent_new(request):
 def agent_edit(request, agent_id):
     """The agent page for its owner; anyone else's agent is 404 here."""
     agent = get_object_or_404(
-        Agent.objects.owned_by(request.user).prefetch_related("tools"), pk=agent_id
+        Agent.objects.owned_by(request.user).prefetch_related(
+            "tools", "approval_flows"
+        ),
+        pk=agent_id,
     )
     return _agent_form(request, agent)
 
@@ -70,7 +73,10 @@ def agent_chat(request, agent_id):
     them and talks to the chat API from then on.
     """
     agent = get_object_or_404(
-        Agent.objects.for_user(request.user).prefetch_related("tools"), pk=agent_id
+        Agent.objects.for_user(request.user).prefetch_related(
+            "tools", "approval_flows"
+        ),
+        pk=agent_id,
     )
     conversations = Conversation.objects.for_user(request.user).filter(agent=agent)
     current = None

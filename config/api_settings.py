@@ -6,10 +6,15 @@ screenful per concern. Imported only by config/settings.py.
 """
 
 REST_FRAMEWORK = {
+    # A bearer token first: a request carrying one is never read as the session's.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.accounts.authentication.SessionAuthentication401"
+        "config.accounts.authentication.BearerTokenAuthentication",
+        "config.accounts.authentication.SessionAuthentication401",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "config.accounts.permissions.TokenScopes",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.http.parsers.JSONParser"],
     # Escape non-ASCII in answers: a stored odd string can never break one.

@@ -1,6 +1,7 @@
 """What drf-spectacular cannot see by itself, so `/api/schema` describes the server.
 
-- the session cookie and, on unsafe methods, the `X-CSRFToken` header;
+- the session cookie and, on unsafe methods, the `X-CSRFToken` header; or a
+  bearer token (`Authorization: Bearer weir_pat_...`, no CSRF header);
 - the error envelope (docs/api.md, section 2) as a component, and on every
   operation the error statuses it can answer (`postprocess`);
 - 412 and `ETag` on a flow's read and update;
@@ -95,18 +96,24 @@ GRAPH_EDGES = {
 }
 
 DESCRIPTIONS = {
-    "400": "Bad body: `validation_error`, `invalid_json` (or `invalid_credentials`).",
-    "401": "No session: `not_authenticated`.",
-    "403": "`csrf_failed` (no valid X-CSRFToken) or `permission_denied`.",
+    "400": "Bad body: `validation_error`, `invalid_json` (signing in: "
+    "`invalid_credentials`, `two_factor_required`, `invalid_code`).",
+    "401": "No session or token: `not_authenticated`; a bad, expired or revoked "
+    'token: `invalid_token` (`WWW-Authenticate: Bearer error="invalid_token"`).',
+    "403": "`csrf_failed` (no valid X-CSRFToken), `permission_denied` (for a "
+    "token: a scope it lacks, or a route for signed-in browsers only), or "
+    "`two_factor_setup_required` (staff under `REQUIRE_2FA_FOR_STAFF`).",
     "404": "`not_found`: unknown id, malformed UUID, someone else's, or no such page.",
-    "409": "`conflict`.",
+    "409": "`conflict` (chatting: `approval_pending`, a tool call waits for a "
+    "decision; deciding one: `already_decided`).",
     "412": "`precondition_failed`: `If-Match` names an old version.",
     "413": "`payload_too_large`.",
     "415": "`unsupported_media_type`.",
     "429": "`throttled`; `Retry-After` says when to try again (or, chatting, "
     "`budget_exceeded`: the agent's cost cap is spent).",
     "500": "`internal_error`; never a stack trace.",
-    "502": "`upstream_error`: the LLM provider failed.",
+    "502": "`upstream_error`: the LLM provider failed (or `invalid_output`: the "
+    "reply does not match the agent's output_schema).",
     "503": "`unavailable`: at capacity or the database is briefly away; `Retry-After`.",
     "504": "`timeout`: the provider took too long.",
     "508": "`loop_detected`: a webhook chain deeper than `WEBHOOK_MAX_HOPS`.",
@@ -135,7 +142,8 @@ EXTRA_ERRORS = {
     "workspaces_members_create": ("404", "409"),
     "workspaces_members_partial_update": ("409",),
     "workspaces_members_destroy": ("409",),
-    "agents_chat_create": ("429", "502", "503", "504"),
+    "agents_chat_create": ("409", "429", "502", "503", "504"),
+    "conversations_tool_calls_create": ("409", "429", "502", "503", "504"),
     "agents_partial_update": ("412",),
     "agents_usage_retrieve": ("400",),
     "agents_test_connection_create": ("429", "502", "504"),
@@ -186,6 +194,21 @@ class SessionCookieScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
 
 
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    """An API token (docs/api.md, section 1): no CSRF header needed."""
+
+    target_class = "config.accounts.authentication.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A `weir_pat_...` token made on the tokens page or with "
+            "POST /api/tokens; what it may do is limited by its scopes.",
+        }
+
+
 def _error(status: str) -> dict:
     response = {
         "description": DESCRIPTIONS[status],
@@ -199,7 +222,11 @@ def _error(status: str) -> dict:
 def _error_statuses(path: str, method: str, operation: dict) -> list[str]:
     statuses = ["500", "503"]
     if {} not in operation.get("security", [{}]):
-        statuses.append("401")
+        # Any token may lack the scope an operation needs (or be refused a
+        # route for browsers only), and a staff session without two-factor
+        # under REQUIRE_2FA_FOR_STAFF is refused: 403 on every operation that
+        # needs a login.
+        statuses += ["401", "403"]
     if method in UNSAFE:
         # Any unsafe request may send a body, documented or not: too large (413)
         # or of a type the API does not parse (415) is refused the same way.
@@ -212,10 +239,12 @@ def _error_statuses(path: str, method: str, operation: dict) -> list[str]:
 
 
 def _secure_unsafe(method: str, operation: dict) -> None:
-    """Session auth on an unsafe method also needs the CSRF header."""
+    """Session auth on an unsafe method also needs the CSRF header; a token does not."""
     if method in UNSAFE:
         operation["security"] = [
-            {**requirement, "csrfHeader": []} if requirement else requirement
+            {**requirement, "csrfHeader": []}
+            if "cookieAuth" in requirement
+            else requirement
             for requirement in operation.get("security", [])
         ]
 

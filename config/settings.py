@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "config.accounts",
+    "config.accounts.two_factor",
     "django_tasks",
     "django_tasks_db",
     "flows",
@@ -86,6 +87,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.http.admin_gate.AdminGateMiddleware",
+    "config.accounts.two_factor.middleware.RequireStaffTwoFactorMiddleware",
     "config.http.handlers.ApiErrorMiddleware",
     "config.telemetry.middleware.RequestMetricsMiddleware",
 ]
@@ -168,6 +170,9 @@ AUTH_PASSWORD_VALIDATORS = [
 if TESTING:
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+# The longest an API token may live, in days (its expiry is required).
+API_TOKEN_MAX_DAYS = env.int("API_TOKEN_MAX_DAYS", default=366)
+
 # Failed sign-ins allowed per client address and username before 429.
 LOGIN_FAILURE_RATE = env("LOGIN_FAILURE_RATE", default="5/300s")
 # Reverse proxies in front of the app that append to X-Forwarded-For; the client
@@ -182,6 +187,14 @@ ADMIN_ALLOWED_NETWORKS = env.list("ADMIN_ALLOWED_NETWORKS", default=[])
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
+
+# Two-factor sign-in (TOTP). Staff without it reach only its set-up page; on by
+# default in production, off in DEBUG and tests (docs/security.md).
+REQUIRE_2FA_FOR_STAFF = env.bool(
+    "REQUIRE_2FA_FOR_STAFF", default=not (DEBUG or TESTING)
+)
+TWO_FACTOR_ISSUER = env("TWO_FACTOR_ISSUER", default="Weir")  # the app's label
+TWO_FACTOR_PENDING_SECONDS = 300  # from the right password to the code
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -7,20 +7,30 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import schema  # noqa: F401  (registers OpenAPI extensions)
+from config.accounts import rights
 from config.telemetry import health
 from config.telemetry import views as telemetry_views
+
+
+class SchemaView(SpectacularAPIView):
+    rights = {"get": rights.PUBLIC}
+
+
+class DocsView(SpectacularSwaggerSplitView):
+    rights = {"get": rights.PUBLIC}
+
 
 api_patterns = [
     # First: the public webhook is the hot path, and URLs resolve in order.
     path("", include("webhooks.urls")),
     path("", include("config.accounts.api_urls")),
-    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("schema", SchemaView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), so
     # the docs page needs no inline script under the Content-Security-Policy.
     # A page for people: signed out, it sends them to sign in (not a JSON 401).
     path(
         "docs",
-        login_required(SpectacularSwaggerSplitView.as_view(url_name="schema")),
+        login_required(DocsView.as_view(url_name="schema")),
         name="docs",
     ),
     path("", include("flows.api.urls")),
@@ -34,6 +44,7 @@ urlpatterns = [
     path("metrics", telemetry_views.metrics, name="metrics"),
     path(settings.ADMIN_URL, admin.site.urls),
     path("", include("config.accounts.urls")),
+    path("", include("config.accounts.two_factor.urls")),
     path("", include("agents.urls")),
     path("", include("flows.urls")),
 ]

@@ -149,6 +149,7 @@ class FlowRun(models.Model):
         SCHEDULE = "schedule"
         ERROR = "error"
         CALL = "call"  # started by a call_flow or for_each node of another run
+        MCP = "mcp"  # an MCP client called the flow as a tool (/api/mcp)
 
     class Status(models.TextChoices):
         QUEUED = "queued"

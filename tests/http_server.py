@@ -52,6 +52,11 @@ class Handler(BaseHTTPRequestHandler):
             seen = sum(1 for hit in self.server.hits if hit.startswith("/flaky"))
             failing = seen <= int(query.get("fail", ["2"])[0])
             self.reply(503 if failing else 200, b'{"call": %d}' % seen)
+        elif parts.path == "/charset":
+            # `size` bytes of "x" labelled with the charset `name`.
+            size = int(query.get("size", ["5"])[0])
+            charset = query["name"][0]
+            self.reply(200, b"x" * size, f"text/plain; charset={charset}")
         elif parts.path == "/big":
             self.reply(200, b"x" * 5000, "text/plain")
         elif parts.path == "/slow":

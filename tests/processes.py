@@ -287,6 +287,26 @@ class PostgresCluster:
         self.stop("immediate")
         self.start()
 
+    def migrated_env(self) -> dict:
+        """The processes' environment pointed at this cluster, its database
+        migrated."""
+        env = {**base_env(), "DATABASE_URL": self.url}
+        manage_py(env, "migrate", "-v0")
+        return env
+
+
+def manage_py(env: dict, *args: str) -> str:
+    """Run `manage.py args` in this environment; its standard output."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
 
 def as_postgres(command: list[str]) -> list[str]:
     """initdb and postgres refuse to run as root; run them as `postgres` then."""

@@ -24,6 +24,8 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from config.accounts import rights
+from config.accounts.rights import requires
 from config.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
 from flows.engine import waits, wake
 from flows.lib.storable import Unstorable, check_storable
@@ -93,6 +95,7 @@ def _received(request: HttpRequest) -> dict:
     return received
 
 
+@requires(get=rights.PUBLIC, post=rights.PUBLIC)
 @csrf_exempt
 def resume(request: HttpRequest, run_id, node_id: str, token: str) -> HttpResponse:
     run = _waiting_run(run_id, node_id, token)

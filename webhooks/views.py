@@ -39,6 +39,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from config.accounts import rights
+from config.accounts.rights import requires
 from config.http.admission import admitted
 from config.http.errors import (
     Conflict,
@@ -121,6 +123,7 @@ def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
     return response
 
 
+@requires(post=rights.PUBLIC)
 @csrf_exempt
 @metrics.timed
 def receive(request: HttpRequest, flow_id: str) -> HttpResponse:

@@ -10,6 +10,7 @@ import anthropic
 from django.conf import settings
 
 from agents.providers.base import (
+    OUTPUT_TOOL,
     ChatRequest,
     ChatResult,
     Provider,
@@ -66,7 +67,10 @@ class AnthropicProvider(Provider):
                 answer = events.get_final_message()
             except AssertionError as exc:  # the stream carried no message
                 raise ProviderError(f"{self.name} sent a malformed answer.") from exc
-        yield self._read(answer)
+        result, structured = self._read(answer, bool(request.output_schema))
+        if structured:  # the JSON came as tool input, not as text: pass it on
+            yield TextDelta(result.content)
+        yield result
 
     def _params(self, request: ChatRequest) -> dict:
         params = {
@@ -89,14 +93,41 @@ class AnthropicProvider(Provider):
             ]
             if not request.allow_tool_calls:
                 params["tool_choice"] = {"type": "none"}
+        if request.output_schema:
+            self._force_output_tool(params, request)
         return params
 
-    def _read(self, answer) -> ChatResult:
+    def _force_output_tool(self, params: dict, request: ChatRequest) -> None:
+        """The answer as the input of a tool whose schema is the output_schema:
+        the Messages API's way to structured output. While other tools may be
+        called, any tool will do (`any`); else that tool is the only choice."""
+        params["tools"] = [
+            *params.get("tools", []),
+            {
+                "name": OUTPUT_TOOL,
+                "description": "Give your final answer through this tool.",
+                "input_schema": request.output_schema,
+            },
+        ]
+        if request.tools and request.allow_tool_calls:
+            params["tool_choice"] = {"type": "any"}
+        else:
+            params["tool_choice"] = {"type": "tool", "name": OUTPUT_TOOL}
+
+    def _read(self, answer, structured: bool) -> tuple[ChatResult, bool]:
+        """The result, and whether its content is the output tool's input
+        (which then replaces any text: the content must be that JSON)."""
         try:
             texts, calls = [], []
             for block in answer.content:
                 if block.type == "text":
                     texts.append(block.text)
+                elif structured and _is_output_tool(block):
+                    output = ChatResult(
+                        content=json.dumps(block.input),
+                        usage=read_usage(answer.usage),
+                    )
+                    return output, True
                 elif block.type == "tool_use":
                     calls.append(
                         ToolCall(id=block.id, name=block.name, arguments=block.input)
@@ -105,7 +136,7 @@ class AnthropicProvider(Provider):
                 content="".join(texts),
                 tool_calls=calls,
                 usage=read_usage(answer.usage),
-            )
+            ), False
         except (AttributeError, KeyError, TypeError) as exc:
             raise ProviderError(f"{self.name} sent a malformed answer.") from exc
 
@@ -125,6 +156,10 @@ def read_usage(usage) -> dict:
     if cached:
         counted["cached_tokens"] = cached
     return counted
+
+
+def _is_output_tool(block) -> bool:
+    return block.type == "tool_use" and block.name == OUTPUT_TOOL
 
 
 def _text_of(event) -> str:

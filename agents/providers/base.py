@@ -17,6 +17,9 @@ from typing import Any
 
 from django.conf import settings
 
+# The tool Anthropic is made to call with an answer that has an output_schema.
+OUTPUT_TOOL = "structured_output"
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -67,6 +70,8 @@ class ChatRequest:
     # How often the SDK may retry; None is AGENT_MAX_RETRIES. A turn bound by a
     # run's deadline sets 0: a retry would wait `timeout` again, past the deadline.
     max_retries: int | None = None
+    # JSON Schema the final answer must match (agents/output.py), or None.
+    output_schema: dict | None = None
 
     @property
     def retries(self) -> int:

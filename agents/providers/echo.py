@@ -5,6 +5,8 @@
   omitted).
 - Right after tool results it answers `Tool <name> returned: <result>`, one line
   per result, so the tool loop can be followed end to end without any network.
+- With an output_schema, a message that is JSON comes back as it is (the
+  schema is not followed: a test or demo sends what should pass or fail).
 - Anything else is echoed back: `Echo: <message>`, with the turn number so that
   history can be seen to work (`(turn 2)` on the second user message).
 
@@ -53,6 +55,8 @@ class EchoProvider(Provider):
             text.startswith(TOOL_COMMAND + " ") or text == TOOL_COMMAND
         ):
             return self._tool_call(request, text[len(TOOL_COMMAND) :].strip())
+        if request.output_schema and _is_json(text):
+            return self._result(request, text)
         turn = sum(1 for message in request.messages if message["role"] == "user")
         suffix = f" (turn {turn})" if turn > 1 else ""
         return self._result(request, f"Echo: {text}{suffix}")
@@ -100,6 +104,14 @@ class EchoProvider(Provider):
 
     def _result(self, request: ChatRequest, content: str) -> ChatResult:
         return ChatResult(content=content, usage=_usage(request, content))
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _usage(request: ChatRequest, content: str) -> dict:

@@ -108,6 +108,13 @@ class OpenAIProvider(Provider):
             ]
             if not request.allow_tool_calls:
                 params["tool_choice"] = "none"
+        if request.output_schema:
+            # Structured outputs, not strict: strict mode refuses many valid
+            # schemas (optional fields, open objects); agents/output.py checks.
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": request.output_schema},
+            }
         return params
 
     def _read(self, completion) -> ChatResult:

@@ -11,8 +11,11 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from config.accounts import login_throttle, sign_in_events
+from config.accounts import login_throttle, rights, sign_in_events
 from config.accounts.authentication import enforce_csrf
+from config.accounts.rights import requires
+from config.accounts.two_factor import service as two_factor
+from config.accounts.two_factor import sign_in as second_step
 from config.http.errors import ApiError, Throttled
 from flows.workspaces.models import Membership
 
@@ -20,6 +23,12 @@ from flows.workspaces.models import Membership
 class LoginSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    code = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        help_text="With two-factor on: a code from the app, or a recovery code.",
+    )
 
 
 def user_body(user) -> dict:
@@ -34,6 +43,7 @@ UserSerializer = inline_serializer(
 @extend_schema(
     responses=inline_serializer("Csrf", {"csrfToken": serializers.CharField()})
 )
+@requires(get=rights.PUBLIC)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 @ensure_csrf_cookie
@@ -43,6 +53,7 @@ def csrf(request):
 
 
 @extend_schema(request=LoginSerializer, responses=UserSerializer)
+@requires(post=rights.PUBLIC)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 def login_view(request):
@@ -64,15 +75,35 @@ def login_view(request):
         sign_in_events.sign_in_failed(request._request, username)
         raise ApiError("Wrong username or password.", code="invalid_credentials")
     login_throttle.attempt_succeeded(attempt)
+    if two_factor.is_on(user):
+        _check_code(request._request, user, serializer.validated_data.get("code"))
     login(request._request, user)
     sign_in_events.signed_in(request._request, user)
     return Response(user_body(user))
+
+
+def _check_code(request, user, code: str | None) -> None:
+    if not code:
+        raise ApiError(
+            "This account signs in with a code from its authenticator app "
+            "(or a recovery code): send it as `code`.",
+            code="two_factor_required",
+        )
+    try:
+        second_step.check_code(request, user, code)
+    except login_throttle.LoginThrottled as throttled:
+        raise Throttled(throttled.wait, throttled.message) from None
+    except second_step.WrongCode:
+        raise ApiError(
+            "That code is wrong or was used already.", code="invalid_code"
+        ) from None
 
 
 @extend_schema(
     request=None,
     responses=inline_serializer("Success", {"success": serializers.BooleanField()}),
 )
+@requires(post=rights.PUBLIC)
 @api_view(["POST"])
 @permission_classes([AllowAny])
 def logout_view(request):
@@ -103,6 +134,7 @@ SessionSerializer = inline_serializer(
 
 
 @extend_schema(responses=SessionSerializer)
+@requires(get=rights.PUBLIC)
 @api_view(["GET"])
 def session_view(request):
     """The signed-in user with their workspaces and role in each, or 401.

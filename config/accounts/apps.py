@@ -11,7 +11,7 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib import admin
 
-        from config.accounts.views import AdminSignInForm
+        from config.accounts.two_factor.views import admin_login
 
-        # The admin signs in through the same throttle as the site and the API.
-        admin.site.login_form = AdminSignInForm
+        # The admin signs in through /login/: one throttle, one code step.
+        admin.site.login = admin_login

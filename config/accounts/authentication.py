@@ -1,12 +1,16 @@
-"""The API's authentication class and its CSRF check, kept apart so DRF can
+"""The API's authentication classes and the CSRF check, kept apart so DRF can
 import them early (DEFAULT_AUTHENTICATION_CLASSES)."""
 
 from __future__ import annotations
 
+import ipaddress
+
 from django.http.multipartparser import MultiPartParserError
 from rest_framework import authentication
 
-from config.http.errors import CsrfFailed, UnsupportedMediaType
+from config.accounts.tokens import text
+from config.http.client_address import client_address
+from config.http.errors import CsrfFailed, InvalidToken, UnsupportedMediaType
 
 
 def enforce_csrf(request) -> None:
@@ -41,3 +45,47 @@ class SessionAuthentication401(authentication.SessionAuthentication):
 
     def enforce_csrf(self, request):
         enforce_csrf(request)
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer weir_pat_...`, tried before the session.
+
+    A bearer header that does not name a usable token is a 401, never a
+    fall-back to the session cookie: a script must learn its token is bad. A
+    malformed token or a wrong checksum is refused before any query. Bearer
+    requests need no CSRF token: nothing the browser adds by itself
+    authenticates them.
+    """
+
+    def authenticate(self, request):
+        scheme, _, value = authentication.get_authorization_header(request).partition(
+            b" "
+        )
+        if scheme.lower() != b"bearer":
+            return None
+        digest = text.digest_of(value.strip().decode("latin-1"))
+        if digest is None:
+            raise InvalidToken()
+        # Imported here: DRF imports this module before the app registry is ready.
+        from config.accounts.tokens.models import ApiToken
+
+        token = (
+            ApiToken.objects.usable()
+            .select_related("user")
+            .filter(digest=digest, user__is_active=True)
+            .first()
+        )
+        if token is None:
+            raise InvalidToken()
+        token.touch(_ip_or_none(client_address(request._request)))
+        return token.user, token
+
+    def authenticate_header(self, request):
+        return 'Bearer realm="api"'
+
+
+def _ip_or_none(address: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return None

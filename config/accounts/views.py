@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView, LogoutView
 from django.shortcuts import redirect, render
 
 from config.accounts import login_throttle, sign_in_events
+from config.accounts.two_factor import service as two_factor
+from config.accounts.two_factor import sign_in as second_step
 
 
 class ThrottledLoginMixin:
@@ -17,6 +18,7 @@ class ThrottledLoginMixin:
     checks nothing."""
 
     throttled = False
+    needs_code = False
 
     def clean(self):
         username = self.cleaned_data.get("username")
@@ -38,7 +40,10 @@ class ThrottledLoginMixin:
             sign_in_events.sign_in_failed(self.request, username)
             raise
         login_throttle.attempt_succeeded(attempt)
-        sign_in_events.signed_in(self.request, self.get_user())
+        # With two-factor on, the sign-in happens (and is recorded) after the code.
+        self.needs_code = two_factor.is_on(self.get_user())
+        if not self.needs_code:
+            sign_in_events.signed_in(self.request, self.get_user())
         return cleaned
 
 
@@ -46,15 +51,18 @@ class SignInForm(ThrottledLoginMixin, AuthenticationForm):
     pass
 
 
-class AdminSignInForm(ThrottledLoginMixin, AdminAuthenticationForm):
-    pass
-
-
 class SignInView(LoginView):
-    """Django's login page with the shared throttle; 429 while it holds."""
+    """Django's login page with the shared throttle; 429 while it holds. With
+    two-factor on, a right password leads to the code page, not in."""
 
     form_class = SignInForm
     redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        if form.needs_code:
+            second_step.hold(self.request, form.get_user(), self.get_redirect_url())
+            return redirect("login-code")
+        return super().form_valid(form)
 
     def form_invalid(self, form):
         response = super().form_invalid(form)

@@ -88,6 +88,17 @@ class NotAuthenticated(ApiError):
     default_detail = DEFAULT_MESSAGES[401]
 
 
+class InvalidToken(ApiError):
+    """A bearer token that is malformed, unknown, expired or revoked (RFC 6750)."""
+
+    status_code = 401
+    default_code = "invalid_token"
+    default_detail = "The API token is not valid: mistyped, expired or revoked."
+
+    def __init__(self):
+        super().__init__(headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+
 class CsrfFailed(ApiError):
     """An unsafe request on a session without a valid CSRF token."""
 

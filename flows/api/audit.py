@@ -12,7 +12,9 @@ from django import forms
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import IsAdminUser
+from rest_framework.settings import api_settings
 
+from config.accounts import rights
 from config.http.pagination import NewestFirstCursor
 from flows.api.run_filters import TimeFilterForm, parse_filters
 from flows.audit.models import AuditEvent
@@ -81,7 +83,9 @@ class AuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     serializer_class = AuditEventSerializer
     pagination_class = NewestFirstCursor
-    permission_classes = [IsAdminUser]
+    # The defaults first: a token still needs the audit:read scope.
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, IsAdminUser]
+    rights = {"list": rights.AUDIT_READ}
 
     def get_queryset(self):
         filters = parse_filters(AuditFilterForm(self.request.query_params))

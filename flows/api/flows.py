@@ -13,9 +13,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
+from config.accounts import rights
 from config.http.admission import admitted
 from config.http.body import object_body
 from config.http.conditional import etag, parse_if_match
@@ -54,7 +55,7 @@ from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
 from flows.workspaces.personal import personal_workspace
-from flows.workspaces.roles import FLOWS_EDIT, FLOWS_VIEW, RUNS_START
+from flows.workspaces.roles import FLOWS_EDIT
 
 TRUE = ("1", "true", "yes")
 
@@ -279,24 +280,24 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     any other flow answers 404, and an action the member's role lacks 403."""
 
     serializer_class = FlowSerializer
-    permission_classes = [IsAuthenticated, WorkspaceRole]
-    rights = {
-        "list": FLOWS_VIEW,
-        "retrieve": FLOWS_VIEW,
-        "export": FLOWS_VIEW,
-        "runs": FLOWS_VIEW,
-        "versions": FLOWS_VIEW,
-        "version": FLOWS_VIEW,
-        "version_diff": FLOWS_VIEW,
-        "create": FLOWS_EDIT,
-        "partial_update": FLOWS_EDIT,
-        "destroy": FLOWS_EDIT,
-        "import_flow": FLOWS_EDIT,
-        "restore": FLOWS_EDIT,
-        "run": RUNS_START,
-        "run_node": RUNS_START,
-    }
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "export": rights.FLOWS_VIEW,
+        "runs": rights.FLOWS_VIEW,
+        "versions": rights.FLOWS_VIEW,
+        "version": rights.FLOWS_VIEW,
+        "version_diff": rights.FLOWS_VIEW,
+        "create": rights.FLOWS_EDIT,
+        "partial_update": rights.FLOWS_EDIT,
+        "destroy": rights.FLOWS_EDIT,
+        "import_flow": rights.FLOWS_EDIT,
+        "restore": rights.FLOWS_EDIT,
+        "run": rights.RUNS_START,
+        "run_node": rights.RUNS_START,
+    }
 
     # Each action's `FlowVersion.source`.
     SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}

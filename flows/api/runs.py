@@ -11,9 +11,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
+from config.accounts import rights
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
@@ -22,9 +23,7 @@ from flows.audit.record import record
 from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
-from flows.workspaces.access import can
-from flows.workspaces.permissions import WorkspaceRole
-from flows.workspaces.roles import FLOWS_VIEW, RUNS_DATA, RUNS_START
+from flows.workspaces.permissions import WorkspaceRole, allows
 
 
 class RunStepSerializer(serializers.ModelSerializer):
@@ -194,12 +193,15 @@ class RunViewSet(
     """
 
     pagination_class = PagePagination
-    permission_classes = [IsAuthenticated, WorkspaceRole]
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
+    # One run is FLOWS_VIEW; its input, results and steps only for a role (and
+    # a token) holding RUNS_DATA: a viewer sees that a run failed, not what it
+    # carried.
     rights = {
-        "list": FLOWS_VIEW,
-        "retrieve": FLOWS_VIEW,
-        "stats": FLOWS_VIEW,
-        "cancel": RUNS_START,
+        "list": rights.FLOWS_VIEW,
+        "stats": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "cancel": rights.RUNS_START,
     }
 
     def get_queryset(self):
@@ -216,7 +218,7 @@ class RunViewSet(
     def retrieve(self, request, *args, **kwargs):
         run = self.get_object()
         data = RunSerializer(run, context={"request": request}).data
-        if not can(request.user, run.flow.workspace_id, RUNS_DATA):
+        if not allows(request, run.flow.workspace_id, rights.RUNS_DATA):
             data.update(HIDDEN_RUN_DATA)
         return Response(data)
 

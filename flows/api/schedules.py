@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.accounts import rights
 from config.http.errors import ValidationFailed
 from flows.schedules.cron import cron_problem, describe, next_ticks, zone_of
 
@@ -30,6 +31,8 @@ REQUEST = inline_serializer(
 
 
 class SchedulePreviewView(APIView):
+    rights = {"post": rights.FLOWS_EDIT}
+
     @extend_schema(request=REQUEST, responses={200: PREVIEW}, tags=["flows"])
     def post(self, request):
         """The next 5 fire times (in the zone) and a sentence, or field errors."""

@@ -13,8 +13,8 @@ from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.generics import get_object_or_404
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from config.http.errors import Conflict, ValidationFailed
 from flows.audit.actor import Actor
@@ -47,7 +47,7 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
     serializer_class = WorkspaceSerializer
     pagination_class = None
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
-    permission_classes = [IsAuthenticated, WorkspaceRole]
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     # Making a workspace is anyone's; they become its owner.
     rights = {
         "list": FLOWS_VIEW,
@@ -159,7 +159,6 @@ class MemberViewSet(viewsets.ModelViewSet):
     serializer_class = MemberSerializer
     pagination_class = None
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
-    permission_classes = [IsAuthenticated]
     # Checked in each action: owners are touched only by owners, and anyone
     # may remove themselves (leave).
     rights = {

@@ -12,9 +12,10 @@ import re
 from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
+from config.accounts import rights
 from config.http.errors import Conflict
 from flows.audit.actor import Actor
 from flows.audit.record import record
@@ -29,7 +30,7 @@ from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
 from flows.workspaces.personal import personal_workspace
-from flows.workspaces.roles import CREDENTIALS_EDIT, FLOWS_VIEW
+from flows.workspaces.roles import CREDENTIALS_EDIT
 
 MAX_SECRET_BYTES = 8 * 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -250,15 +251,15 @@ class CredentialViewSet(viewsets.ModelViewSet):
     and kinds (never a value), editors change them; others' do not exist (404)."""
 
     serializer_class = CredentialSerializer
-    permission_classes = [IsAuthenticated, WorkspaceRole]
-    rights = {
-        "list": FLOWS_VIEW,
-        "retrieve": FLOWS_VIEW,
-        "create": CREDENTIALS_EDIT,
-        "partial_update": CREDENTIALS_EDIT,
-        "destroy": CREDENTIALS_EDIT,
-    }
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    rights = {
+        "list": rights.FLOWS_VIEW,
+        "retrieve": rights.FLOWS_VIEW,
+        "create": rights.CREDENTIALS_EDIT,
+        "partial_update": rights.CREDENTIALS_EDIT,
+        "destroy": rights.CREDENTIALS_EDIT,
+    }
 
     def get_queryset(self):
         return Credential.objects.for_user(self.request.user)

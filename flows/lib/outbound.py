@@ -28,7 +28,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 
-from flows.lib.storable import storable_text
+from flows.lib.http_body import BodyError, decode_body
 
 MAX_REDIRECTS = 5
 REDIRECTS = (301, 302, 303, 307, 308)
@@ -131,11 +131,11 @@ def _fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: f
             )
             url = target
             continue
-        return {
-            "status": response.status,
-            "headers": _headers(response),
-            "body": _decode(raw, response.getheader("Content-Type", "")),
-        }
+        try:
+            body = decode_body(raw, response.getheader("Content-Type", ""))
+        except BodyError as error:
+            raise OutboundError("invalid_output", str(error)) from None
+        return {"status": response.status, "headers": _headers(response), **body}
     raise OutboundError("too_many_redirects", f"More than {MAX_REDIRECTS} redirects.")
 
 
@@ -216,31 +216,6 @@ def _headers(response) -> dict[str, str]:
         key = name.lower()
         headers[key] = f"{headers[key]}, {value}" if key in headers else value
     return headers
-
-
-def _decode(raw: bytes, content_type: str) -> Any:
-    charset = "utf-8"
-    for part in content_type.split(";")[1:]:
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "charset" and value:
-            charset = value.strip('"')
-    try:
-        text_body = raw.decode(charset, errors="replace")
-    except LookupError:
-        text_body = raw.decode("utf-8", errors="replace")
-    # A binary body's NUL bytes would make the run unstorable (flows/lib/storable.py).
-    text_body = storable_text(text_body)
-    media_type = content_type.split(";")[0].strip().lower()
-    if media_type == "application/json" or media_type.endswith("+json"):
-        try:
-            return json.loads(text_body)
-        except RecursionError:
-            raise OutboundError(
-                "invalid_output", "The response's JSON is nested too deep."
-            ) from None
-        except ValueError:
-            return text_body
-    return text_body
 
 
 # Address checks ------------------------------------------------------------

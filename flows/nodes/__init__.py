@@ -25,6 +25,7 @@ from flows.nodes.delay import DelayNode
 from flows.nodes.for_each import ForEachNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.list import ListNode
+from flows.nodes.mcp_tool import McpToolNode
 from flows.nodes.postgres_query import PostgresQueryNode
 from flows.nodes.response import ResponseNode
 from flows.nodes.schedule import ScheduleNode
@@ -81,6 +82,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     StopNode(),
     SendEmailNode(),
     PostgresQueryNode(),
+    McpToolNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)

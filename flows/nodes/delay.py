@@ -1,4 +1,9 @@
-"""The delay node: waits, then passes its input on."""
+"""The delay node: waits, then passes its input on.
+
+It sleeps in ticks of `CANCEL_CHECK_SECONDS` and stops as soon as the run is
+cancelled (the lease thread notes a cancel within its tick, flows/engine/lease.py),
+as a retry wait does, instead of holding a cancelled run `running` to the end.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,18 @@ from typing import Any
 
 from django.conf import settings
 
-from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind, NodeTimeout
+from flows.nodes.base import (
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+    NodeTimeout,
+)
 from flows.nodes.checks import integer_between
+
+# A set lookup per tick; the lease thread sees a cancel within its own tick.
+CANCEL_CHECK_SECONDS = 0.1
 
 
 class DelayNode(NodeKind):
@@ -26,9 +41,23 @@ class DelayNode(NodeKind):
         seconds = data["ms"] / 1000
         remaining = ctx.deadline - time.monotonic()
         if seconds > remaining:
-            time.sleep(max(0.0, remaining))
+            _sleep(ctx, remaining)
             raise NodeTimeout(
                 "run_timeout", "The delay would outlast the run's time limit."
             )
-        time.sleep(seconds)
+        _sleep(ctx, seconds)
         return ctx.prev
+
+
+def _sleep(ctx: NodeContext, seconds: float) -> None:
+    """Sleep `seconds`; raise `cancelled` at once if the run is cancelled."""
+    end = time.monotonic() + seconds
+    while (remaining := end - time.monotonic()) > 0:
+        if ctx.calls is not None and ctx.calls.cancelled():
+            waited = int((seconds - remaining) * 1000)
+            raise NodeError(
+                "cancelled",
+                f"The run was cancelled during the delay, after {waited} of "
+                f"{int(seconds * 1000)} ms.",
+            )
+        time.sleep(min(remaining, CANCEL_CHECK_SECONDS))

@@ -1,18 +1,19 @@
 """`WorkspaceRole`: the DRF permission that checks a member's role on an object.
 
-A view names the right each action needs in `rights` (a dict keyed by action
-name for a ViewSet, by lower-case method otherwise; the names are
-flows/workspaces/roles.py's). Its queryset already holds only the workspaces
+A view names the right each action needs in `rights` (config/accounts/
+rights.py: a dict keyed by action name for a ViewSet, by lower-case method
+otherwise); TokenScopes checks it against a token's scopes, this class against
+the member's role. Its queryset already holds only the workspaces
 the user is a member of (anything else is 404); this class answers 403 when
 the member's role lacks the right, for the object the view fetched.
 """
 
 from __future__ import annotations
 
-from django.core.exceptions import ImproperlyConfigured
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import BasePermission
 
+from config.accounts import rights
 from flows.workspaces.access import role_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.roles import grants
@@ -24,16 +25,6 @@ ROLE_NAMES = {
     "admin": "an admin",
     "owner": "an owner",
 }
-
-
-def required_right(view, request) -> str:
-    """The right this request needs by the view's `rights`; a view or action
-    that declares none is a programming error, never an open door."""
-    rights = getattr(view, "rights", None) or {}
-    key = getattr(view, "action", None) or request.method.lower()
-    if key not in rights:
-        raise ImproperlyConfigured(f"{type(view).__name__} declares no right for {key}")
-    return rights[key]
 
 
 def workspace_id_of(obj):
@@ -60,5 +51,15 @@ class WorkspaceRole(BasePermission):
     """Object level: the user holds the action's right in the object's workspace."""
 
     def has_object_permission(self, request, view, obj) -> bool:
-        require(request.user, workspace_id_of(obj), required_right(view, request))
+        right = rights.required(view, request)
+        if right != rights.PUBLIC:
+            require(request.user, workspace_id_of(obj), right)
         return True
+
+
+def allows(request, workspace_id, right: str) -> bool:
+    """Whether the request may use `right` in the workspace: the user's role
+    grants it and, for a request with an API token, so do its scopes."""
+    granted = getattr(request.auth, "granted", None)
+    token_allows = granted is None or right in granted
+    return token_allows and grants(role_of(request.user, workspace_id), right)

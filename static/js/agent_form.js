@@ -2,6 +2,7 @@
 // The API is the one place settings are checked; its 400 details are shown
 // next to the field they name, and a stale edit (412) says so.
 import { api } from "./api.js";
+import { fillServers, serversValue, showServerProblems } from "./agent_form/mcp_servers.js";
 
 const data = JSON.parse(document.getElementById("agent-form-data").textContent);
 const form = document.getElementById("agent-form");
@@ -15,6 +16,7 @@ const FIELDS = [
   "model",
   "credential",
   "tool_flows",
+  "mcp_servers",
   "max_cost_per_day",
   "max_cost_per_turn",
 ];
@@ -76,6 +78,7 @@ function fill() {
     }),
   );
   document.getElementById("agent-no-flows").hidden = data.flows.length > 0;
+  fillServers(data.credentials, agent ? agent.mcp_servers : []);
   const [provider, modelName] = agent ? splitModel(agent.model) : ["echo", "demo"];
   form.elements.provider.value = provider;
   form.elements.model_name.value = modelName;
@@ -122,12 +125,17 @@ function body() {
     max_cost_per_day: capValue("max_cost_per_day"),
     max_cost_per_turn: capValue("max_cost_per_turn"),
     tool_flows: [...form.querySelectorAll("input[name=tool_flows]:checked")].map((box) => box.value),
+    mcp_servers: serversValue(),
   };
 }
 
 function showProblems(error) {
   let placed = false;
   for (const [field, messages] of Object.entries(error.details || {})) {
+    if (field === "mcp_servers" && showServerProblems(messages)) {
+      placed = true;
+      continue;
+    }
     const text = Array.isArray(messages) ? messages.join(" ") : String(messages);
     placed = showError(`agent-${field}-error`, text) || placed;
   }

@@ -27,7 +27,12 @@ def test_agent_lists_its_tools_by_function_name_without_flow_ids(api, bob):
     response = api.get("/api/agents")
 
     assert response.json()[0]["tools"] == [
-        {"name": "look_up_order", "title": "Look up order", "description": "Finds one."}
+        {
+            "name": "look_up_order",
+            "title": "Look up order",
+            "description": "Finds one.",
+            "requires_approval": False,
+        }
     ]
     # A flow id would let any user call the owner's unauthenticated webhook.
     assert str(flow.id) not in response.content.decode()
@@ -49,7 +54,8 @@ def test_listing_agents_costs_a_fixed_number_of_queries(
         agent = AgentFactory(owner=bob, name=f"Agent {n}")
         agent.tools.add(FlowFactory(owner=bob))
 
-    with django_assert_max_num_queries(4):
+    # session, user, agents, their tools, the tools that ask first
+    with django_assert_max_num_queries(5):
         response = api.get("/api/agents")
 
     assert len(response.json()) == 4

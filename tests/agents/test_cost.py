@@ -214,6 +214,17 @@ def test_usage_sums_by_day_user_and_conversation(api, alice, bob, llm_server):
     }
 
 
+def test_the_owner_of_a_shared_agent_does_not_read_other_users_titles(api, alice, bob):
+    agent = AgentFactory(owner=alice, shared=True)
+    spend(agent, alice, Decimal("1"))
+    spend(agent, bob, Decimal("0.25"))
+
+    body = api.get(f"/api/agents/{agent.id}/usage").json()
+
+    titles = {row["cost_usd"]: row["title"] for row in body["by_conversation"]}
+    assert titles == {1.0: "old", 0.25: None}
+
+
 def test_users_of_a_shared_agent_see_only_their_own_usage(bob_api, alice, bob):
     agent = AgentFactory(owner=alice, shared=True)
     spend(agent, alice, Decimal("1"))

@@ -63,7 +63,7 @@ def test_nodes_and_edges_are_typed_as_the_graph_format(schema):
     assert flow["edges"]["items"]["required"] == ["id", "source", "target"]
 
 
-def test_unsafe_operations_need_the_session_and_the_csrf_header(schema):
+def test_unsafe_operations_need_a_token_or_the_session_and_the_csrf_header(schema):
     schemes = schema["components"]["securitySchemes"]
     assert schemes["cookieAuth"] == {
         "type": "apiKey",
@@ -72,8 +72,19 @@ def test_unsafe_operations_need_the_session_and_the_csrf_header(schema):
     }
     assert schemes["csrfHeader"]["name"] == "X-CSRFToken"
     create = schema["paths"]["/api/flows"]["post"]
-    assert create["security"] == [{"cookieAuth": [], "csrfHeader": []}]
-    assert schema["paths"]["/api/flows"]["get"]["security"] == [{"cookieAuth": []}]
+    assert create["security"] == [
+        {"bearerAuth": []},
+        {"cookieAuth": [], "csrfHeader": []},
+    ]
+    assert schema["paths"]["/api/flows"]["get"]["security"] == [
+        {"bearerAuth": []},
+        {"cookieAuth": []},
+    ]
+
+
+def test_the_schema_lists_the_bearer_scheme_and_a_tokens_403(schema):
+    assert schema["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+    assert "403" in schema["paths"]["/api/flows"]["get"]["responses"]
 
 
 def test_the_contract_check_refuses_an_undocumented_status(db):
@@ -94,7 +105,11 @@ def test_the_contract_check_refuses_a_body_unlike_the_schema(db):
 
 def test_the_contract_check_passes_what_the_schema_describes(db):
     check_response(
-        "GET", "/api/auth/session", 200, "application/json", {"id": 1, "username": "a"}
+        "GET",
+        "/api/auth/session",
+        200,
+        "application/json",
+        {"id": 1, "username": "a", "workspaces": []},
     )
     check_response(
         "POST",

@@ -67,6 +67,16 @@ def test_production_settings_mark_cookies_secure_for_https():
     assert result.stdout.split() == ["True", "True", "Lax", "True"], result.stderr
 
 
+def test_production_settings_require_two_factor_for_staff_debug_does_not():
+    production = print_settings("s.REQUIRE_2FA_FOR_STAFF", env=PRODUCTION_ENV)
+    debug = print_settings(
+        "s.REQUIRE_2FA_FOR_STAFF", env={**PRODUCTION_ENV, "DEBUG": "true"}
+    )
+
+    assert production.stdout.split() == ["True"], production.stderr
+    assert debug.stdout.split() == ["False"], debug.stderr
+
+
 def test_missing_secret_key_refuses_to_start_outside_debug():
     env = {key: value for key, value in PRODUCTION_ENV.items() if key != "SECRET_KEY"}
 

@@ -14,6 +14,9 @@ import flows
 
 ROOT = Path(flows.__file__).parent
 UPPER_APPS = ("agents", "webhooks", "config.accounts")
+# Imports nothing of Weir's: every view declares its rights with it (the one
+# exception pyproject.toml's contracts name too).
+SHARED = {"config.accounts.rights"}
 
 
 def flows_layers() -> list[set[str]]:
@@ -38,10 +41,16 @@ def imported_modules(path: Path) -> set[str]:
             names |= {alias.name for alias in statement.names}
         elif isinstance(statement, ast.ImportFrom) and statement.level == 0:
             module = statement.module or ""
-            names.add(module)
             # `from flows import sandbox` imports the child flows.sandbox.
-            names |= {f"{module}.{alias.name}" for alias in statement.names}
-    return names
+            children = {f"{module}.{alias.name}" for alias in statement.names}
+            names |= children
+            if not all(shared(child) for child in children):
+                names.add(module)  # not for `from config.accounts import rights`
+    return {name for name in names if not shared(name)}
+
+
+def shared(module: str) -> bool:
+    return any(module == name or module.startswith(f"{name}.") for name in SHARED)
 
 
 def layer_of(module: str, layers: list[set[str]]) -> int | None:
@@ -102,4 +111,19 @@ def test_the_check_sees_an_import_of_agents(tmp_path):
     assert upward_imports(tmp_path / "flows", flows_layers()) == {
         "flows/nodes/tool: agents.chat",
         "flows/nodes/tool: agents.chat.send_message",
+    }
+
+
+def test_the_check_lets_every_layer_import_the_rights_vocabulary(tmp_path):
+    package = tmp_path / "flows" / "nodes"
+    package.mkdir(parents=True)
+    (package / "kind.py").write_text(
+        "from config.accounts import rights\n"
+        "from config.accounts.rights import FLOWS_VIEW\n"
+        "from config.accounts import api\n"
+    )
+
+    assert upward_imports(tmp_path / "flows", flows_layers()) == {
+        "flows/nodes/kind: config.accounts",
+        "flows/nodes/kind: config.accounts.api",
     }

@@ -168,6 +168,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "stop",
         "send_email",
         "postgres_query",
+        "mcp_tool",
         "agent",
     ]
     assert 'data-kind="http_request"' in left_panel(html)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from django.test import Client
 
 from flows.engine import run_flow
 from flows.engine.waits import resume_path
-from flows.models import FlowRun
+from flows.models import FlowRun, RunStep
 from flows.views import readable_error
 from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import chain, node, trigger
@@ -133,3 +134,29 @@ def test_a_timed_wait_shows_no_resume_link(alice_client, alice):
 
     assert "Waiting at Approve the refund" in html
     assert "/api/resume/" not in html
+
+
+@pytest.mark.timing
+def test_the_run_page_of_a_thousand_failed_steps_renders_in_time(alice_client, alice):
+    # A thrown message of blank lines cost the stack-line regex quadratic time:
+    # 300 such steps took 4.5 s to render (issue 27, item 15).
+    run = FlowRunFactory(flow=FlowFactory(owner=alice), status="succeeded")
+    message = "A {{ }} expression failed: Error: no\n    at x (<input>)" + "\n" * 2000
+    RunStep.objects.bulk_create(
+        RunStep(
+            run=run,
+            position=position,
+            node_id=f"n{position}",
+            node_type="transform",
+            status="failed",
+            error={"code": "expression_error", "message": message},
+        )
+        for position in range(1000)
+    )
+    started = time.monotonic()
+
+    response = alice_client.get(f"/runs/{run.id}/")
+
+    assert time.monotonic() - started < 5.0
+    assert response.status_code == 200
+    assert "    at x (&lt;input&gt;)" not in response.content.decode()

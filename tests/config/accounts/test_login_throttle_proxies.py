@@ -72,20 +72,6 @@ def test_an_attacker_cannot_lock_alice_out_of_the_login_page(alice, behind_one_p
     assert client.session["_auth_user_id"] == str(alice.pk)
 
 
-def test_an_attacker_cannot_lock_an_admin_out_of_the_admin_login(
-    alice, behind_one_proxy
-):
-    alice.is_staff = True
-    alice.save()
-    for _ in range(4):
-        page_login("/admin/login/", "wrong", **via_proxy(ATTACKER))
-
-    response, client = page_login("/admin/login/", PASSWORD, **via_proxy(ALICE_HOME))
-
-    assert response.status_code == 302
-    assert client.session["_auth_user_id"] == str(alice.pk)
-
-
 def test_a_spoofed_forwarded_address_does_not_escape_the_throttle(
     alice, behind_one_proxy
 ):

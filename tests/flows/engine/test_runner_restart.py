@@ -5,15 +5,13 @@ cut off mid-flight resume and end exactly once."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import time
 
 import psycopg
 import pytest
 
-from tests.processes import ROOT, Processes, base_env, request
+from tests.processes import Processes, manage_py, request
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.processes
@@ -47,19 +45,9 @@ print(Flow.objects.create(owner=owner, name="bg", nodes=nodes, edges=edges).id)
 def test_a_database_restart_leaves_no_run_running_and_no_answer_wrong(
     private_postgres, tmp_path
 ):
-    env = {**base_env(), "DATABASE_URL": private_postgres.url}
+    env = private_postgres.migrated_env()
     env["WEBHOOK_RATE_LIMIT"] = "10000/min"
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    made = subprocess.run(
-        [*manage, "shell", "-c", MAKE_FLOW],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    flow_id = made.stdout.split()[-1]
+    flow_id = manage_py(env, "shell", "-c", MAKE_FLOW).split()[-1]
     processes = Processes(env, tmp_path)
     try:
         processes.supervisor()
@@ -124,18 +112,8 @@ def unfinished_and_mid_flight(url: str) -> tuple[int, int]:
 def test_background_runs_mid_flight_when_the_database_restarts_each_end_once(
     private_postgres, tmp_path
 ):
-    env = {**base_env(), "DATABASE_URL": private_postgres.url}
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    made = subprocess.run(
-        [*manage, "shell", "-c", MAKE_BACKGROUND_FLOW],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    flow_id = made.stdout.split()[-1]
+    env = private_postgres.migrated_env()
+    flow_id = manage_py(env, "shell", "-c", MAKE_BACKGROUND_FLOW).split()[-1]
     processes = Processes(env, tmp_path)
     try:
         processes.supervisor()

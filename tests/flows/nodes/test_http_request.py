@@ -7,6 +7,7 @@ its timeout and how the client's failures become the run's error.
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 
@@ -115,3 +116,22 @@ def test_a_templated_url_that_is_not_http_fails(allow_loopback):
     run = run_request({"url": "file:///etc/passwd"}, url="{{ input.url }}")
 
     assert run.error["code"] == "invalid_url"
+
+
+@pytest.mark.timing
+def test_a_body_in_a_costly_codec_is_kept_as_base64_within_the_timeout(
+    server, allow_loopback, settings
+):
+    # Decoding 1 MiB as punycode took longer than any timeout_ms (issue 27, item 14).
+    settings.RUN_MAX_OUTPUT_BYTES = 2 * 1024 * 1024  # room for 1 MiB in base64
+    started = time.monotonic()
+
+    run = run_request(
+        url=base(server) + "/charset?name=punycode&size=1048576", timeout_ms=2000
+    )
+
+    assert time.monotonic() - started < 2.0
+    assert run.status == "succeeded"
+    output = run.results["call"]
+    assert output["body_encoding"] == "base64"
+    assert output["body"] == base64.b64encode(b"x" * 1048576).decode()

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from flows.models import FlowRun
 from tests.factories import FlowRunFactory
-from tests.processes import ROOT, base_env, needs_postgres
+from tests.processes import ROOT, manage_py, needs_postgres
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.processes
@@ -75,12 +75,14 @@ def test_the_loop_keeps_finding_stranded_runs(processes):
 
 
 def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
-    env = {**base_env(), "DATABASE_URL": private_postgres.url}
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    env = private_postgres.migrated_env()
     log = (tmp_path / "supervise.log").open("wb")
     supervisor = subprocess.Popen(
-        [*manage, "supervise"], cwd=ROOT, env=env, stdout=log, stderr=log
+        [sys.executable, "manage.py", "supervise"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=log,
     )
     try:
         private_postgres.restart()
@@ -90,15 +92,8 @@ def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
             "r = F(status='running', lease_expires_at=timezone.now());"
             "print(r.pk)"
         )
-        made = subprocess.run(
-            [*manage, "shell", "-c", make_stranded_run],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        run_id = made.stdout.strip().splitlines()[-1]
+        made = manage_py(env, "shell", "-c", make_stranded_run)
+        run_id = made.strip().splitlines()[-1]
 
         def status():
             with psycopg.connect(private_postgres.url) as conn:
@@ -107,9 +102,7 @@ def test_the_loop_outlives_a_database_restart(private_postgres, tmp_path):
                 ).fetchone()
             return row[0]
 
-        assert wait_until(lambda: status() == "interrupted", 10, interval=0.2), (
-            made.stdout
-        )
+        assert wait_until(lambda: status() == "interrupted", 10, interval=0.2), made
         assert supervisor.poll() is None
     finally:
         supervisor.kill()

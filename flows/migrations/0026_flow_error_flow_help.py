@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('flows', '0024_flow_change_notify_workspace'),
+        ('flows', '0025_flow_change_notify_workspace'),
     ]
 
     operations = [

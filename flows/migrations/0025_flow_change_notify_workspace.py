@@ -36,7 +36,7 @@ def on_postgresql(sql):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("flows", "0023_workspaces_required")]
+    dependencies = [("flows", "0024_merge_mcp_workspaces")]
 
     operations = [
         migrations.RunPython(

@@ -1,0 +1,184 @@
+"""`POST /api/mcp`: the caller's flows as MCP tools, for Claude Desktop or any client.
+
+Streamable HTTP in stateless JSON-response mode, so one request is one
+exchange and a WSGI thread serves it like any API call (no session, no open
+stream). The protocol is the official SDK's (`mcp.server.lowlevel.Server`
+behind its `StreamableHTTPSessionManager`, run for this one request on an
+event loop of its own); authentication is DRF's, so a session or an API token
+(`Authorization: Bearer weir_pat_…`) signs the caller in before the SDK sees
+the request.
+
+Tools are the caller's own flows with an input schema (the schema is the
+tool's `inputSchema`), named as agents name them (`agents.tools.Toolbox`). A
+call is a run with trigger `mcp`; the result is the run's summary (as an agent
+tool gets it) plus its `run_id`, which the caller may open: the flow is theirs.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
+from rest_framework.views import APIView
+
+from agents.providers import ToolCall
+from agents.tools import Toolbox
+from config.accounts import rights
+from flows.models import Flow
+
+
+def offered_flows(user) -> list[Flow]:
+    """The caller's flows that describe their input: only those are tools."""
+    flows = (
+        Flow.objects.for_user(user)
+        .exclude(input_schema={})
+        .order_by("created_at", "pk")
+    )
+    return [flow for flow in flows if isinstance(flow.input_schema, dict)]
+
+
+def list_tools(user) -> ListToolsResult:
+    toolbox = Toolbox(offered_flows(user))
+    return ListToolsResult(
+        tools=[
+            Tool(
+                name=spec.name,
+                title=spec.title,
+                description=spec.description,
+                input_schema=spec.parameters,
+            )
+            for spec in toolbox.specs
+        ]
+    )
+
+
+def call_tool(user, may_run: bool, name: str, arguments: dict) -> CallToolResult:
+    """Run the flow behind `name`; an unknown name or a token without
+    `flows:run` is a tool error the client reads, not a protocol failure."""
+    if not may_run:
+        return _error("This token lacks the scope this needs: flows:run.")
+    toolbox = Toolbox(offered_flows(user))
+    outcome = toolbox.call(
+        ToolCall(id=str(uuid.uuid4()), name=name, arguments=arguments),
+        depth=0,
+        trigger="mcp",
+    )
+    result = outcome.result if isinstance(outcome.result, dict) else {}
+    summary = {
+        **result,
+        "run_id": str(outcome.run.pk) if outcome.run is not None else None,
+    }
+    if not isinstance(outcome.result, dict):  # cut at MAX_RESULT_CHARS
+        summary["output"] = outcome.content
+    return CallToolResult(
+        content=[TextContent(text=json.dumps(summary, default=str))],
+        structured_content=summary,
+        is_error=not summary.get("success", False),
+    )
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(text=message)], is_error=True)
+
+
+def build_server(user, may_run: bool) -> Server:
+    """An SDK server for this caller alone: what it lists and runs is theirs."""
+
+    async def on_list_tools(ctx, params) -> ListToolsResult:
+        return await sync_to_async(list_tools)(user)
+
+    async def on_call_tool(ctx, params) -> CallToolResult:
+        return await sync_to_async(call_tool)(
+            user, may_run, params.name, params.arguments or {}
+        )
+
+    return Server(
+        "weir",
+        version="1.0",
+        instructions="Each tool runs one of your Weir flows; the result names its run.",
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+def serve(request, server: Server) -> tuple[int, list, bytes]:
+    """One HTTP exchange through the SDK's transport: status, headers, body."""
+    manager = StreamableHTTPSessionManager(
+        app=server, json_response=True, stateless=True
+    )
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "raw_path": request.path.encode(),
+        "query_string": request.META.get("QUERY_STRING", "").encode(),
+        "root_path": "",
+        "headers": [
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in request.headers.items()
+        ],
+        "client": (request.META.get("REMOTE_ADDR") or "", 0),
+        "server": (request.get_host(), 0),
+    }
+    body = request.body
+    answer: dict = {"status": 500, "headers": [], "body": b""}
+    sent = False
+
+    async def receive():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+            answer["headers"] = message.get("headers", [])
+        elif message["type"] == "http.response.body":
+            answer["body"] += message.get("body", b"")
+
+    async def exchange():
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
+
+    async_to_sync(exchange)()
+    return answer["status"], answer["headers"], answer["body"]
+
+
+class McpView(APIView):
+    """The MCP endpoint; DRF signs the caller in (session or API token)."""
+
+    # Listing needs flows.view; a call also checks flows:run for a token.
+    rights = {"post": rights.FLOWS_VIEW}
+
+    @extend_schema(
+        operation_id="mcp_create",
+        request=dict,
+        responses={200: dict},
+        description="Model Context Protocol, Streamable HTTP (stateless, JSON "
+        "answers): initialize, tools/list, tools/call. Tools are your flows "
+        "with an input schema; each call is a run with trigger `mcp`.",
+    )
+    def post(self, request):
+        user = request.user
+        # A token (request.auth) holds scopes; a session (auth None) holds all.
+        granted = getattr(request.auth, "granted", None)
+        may_run = granted is None or rights.RUNS_START in granted
+        status, headers, body = serve(request._request, build_server(user, may_run))
+        response = HttpResponse(body, status=status)
+        for name, value in headers:
+            key = name.decode("latin-1")
+            if key.lower() in ("content-length",):
+                continue
+            response[key] = value.decode("latin-1")
+        return response

@@ -1,0 +1,6 @@
+"""API tokens: their text (`text`), the model (`models`), the API (`api`).
+
+The DRF authentication and permission classes are in
+`config/accounts/authentication.py` and `config/accounts/permissions.py`,
+because DRF imports those while it is still loading.
+"""

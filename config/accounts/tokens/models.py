@@ -1,0 +1,96 @@
+"""`ApiToken`: a personal token a program uses instead of a browser session."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from config.accounts import rights
+from config.accounts.tokens import text
+
+DEFAULT_DAYS = 30
+# last_used_at and last_used_ip are written at most this often per token.
+TOUCH_INTERVAL = timedelta(minutes=1)
+SCOPES = tuple(rights.SCOPE_RIGHTS)
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """The tokens page and API reach tokens only through this: someone
+        else's token does not exist."""
+        return self.filter(user=user)
+
+    def usable(self):
+        """Neither revoked nor expired."""
+        return self.filter(revoked_at__isnull=True, expires_at__gt=timezone.now())
+
+
+class ApiToken(models.Model):
+    """A bearer token: its maker's rights, narrowed by its scopes, until it
+    expires or is revoked. Only the SHA-256 digest of its text is kept; the
+    text is shown once, in the answer that creates it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=100)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    scopes = models.JSONField(default=list)
+    prefix = models.CharField(max_length=text.DISPLAY_LENGTH)
+    # Every bearer request looks its token up by this (unique, so indexed).
+    digest = models.CharField(max_length=64, unique=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    last_used_ip = models.GenericIPAddressField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"
+
+    @classmethod
+    def issue(cls, user, name: str, scopes, expires_at) -> tuple[ApiToken, str]:
+        """A new token and its text, which is not kept anywhere."""
+        value = text.new_token()
+        token = cls.objects.create(
+            user=user,
+            name=name,
+            scopes=[scope for scope in SCOPES if scope in set(scopes)],
+            prefix=text.display_prefix(value),
+            digest=text.digest_of(value),
+            expires_at=expires_at,
+        )
+        return token, value
+
+    @property
+    def granted(self) -> frozenset[str]:
+        """The rights its scopes grant (its maker's role narrows them further)."""
+        return rights.granted_by(self.scopes)
+
+    def touch(self, address: str | None) -> None:
+        """Note the use; one UPDATE a minute at most, whatever the traffic (the
+        condition also holds between processes that both saw an old value)."""
+        now = timezone.now()
+        if self.last_used_at is not None and now - self.last_used_at < TOUCH_INTERVAL:
+            return
+        stale = Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - TOUCH_INTERVAL)
+        ApiToken.objects.filter(stale, pk=self.pk).update(
+            last_used_at=now, last_used_ip=address or None
+        )
+        self.last_used_at, self.last_used_ip = now, address or None
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class TwoFactorConfig(AppConfig):
+    """TOTP two-factor sign-in for every account (docs/security.md)."""
+
+    name = "config.accounts.two_factor"
+    label = "two_factor"
+    verbose_name = "Two-factor sign-in"
+    default_auto_field = "django.db.models.BigAutoField"

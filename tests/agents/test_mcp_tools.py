@@ -1,0 +1,203 @@
+"""An agent's MCP servers as tools: the SDK's own server in a test thread,
+reached through the chat API with the echo model calling the tools."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from agents.chat import ChatFailed, send_message
+from agents.models import Message
+from tests.factories import AgentFactory, make_credential
+
+
+def chat(client, agent, content):
+    return client.post(
+        f"/api/agents/{agent.id}/chat", {"content": content}, format="json"
+    )
+
+
+def mcp_agent(owner, url, **server):
+    return AgentFactory(
+        owner=owner,
+        model="echo:demo",
+        mcp_servers=[{"name": "test", "url": url, **server}],
+    )
+
+
+def test_the_servers_tools_are_called_by_prefixed_name(
+    api, alice, mcp_server, allow_loopback
+):
+    agent = mcp_agent(alice, mcp_server)
+    response = chat(api, agent, '/tool mcp_test_add {"a": 2, "b": 40}')
+    assert response.status_code == 200, response.content
+    [call] = response.json()["tool_calls"]
+    assert call["name"] == "mcp_test_add"
+    assert call["status"] == "succeeded"
+    assert call["run_id"] is None
+    assert call["result"]["success"] is True
+    assert call["result"]["output"] == {"result": 42}
+    assert "42" in response.json()["message"]["content"]
+    tool_message = Message.objects.get(role="tool")
+    assert tool_message.tool_name == "mcp_test_add"
+
+
+def test_the_credential_goes_in_the_authorization_header(
+    api, alice, mcp_server, allow_loopback
+):
+    key = make_credential(alice, secrets={"token": "mcp-s3cret"})
+    agent = mcp_agent(alice, mcp_server, credential=str(key.pk))
+    response = chat(api, agent, '/tool mcp_test_echo {"text": "hi"}')
+    [call] = response.json()["tool_calls"]
+    assert call["result"]["output"] == {"result": "hi (auth: Bearer mcp-s3cret)"}
+
+
+def test_someone_elses_credential_offers_no_tools(
+    api, alice, bob, mcp_server, allow_loopback
+):
+    key = make_credential(bob, secrets={"token": "bobs"})
+    agent = mcp_agent(alice, mcp_server, credential=str(key.pk))
+    response = chat(api, agent, '/tool mcp_test_add {"a": 1, "b": 1}')
+    assert response.json()["tool_calls"] == []
+
+
+def test_allowed_tools_limit_what_is_offered(api, alice, mcp_server, allow_loopback):
+    agent = mcp_agent(alice, mcp_server, allowed_tools=["echo"])
+    response = chat(api, agent, '/tool mcp_test_add {"a": 1, "b": 1}')
+    assert response.json()["tool_calls"] == []
+    assert "no tool" in response.json()["message"]["content"].lower()
+
+
+def test_a_tool_error_reaches_the_model_as_a_failed_result(
+    api, alice, mcp_server, allow_loopback
+):
+    agent = mcp_agent(alice, mcp_server)
+    response = chat(api, agent, "/tool mcp_test_fail {}")
+    [call] = response.json()["tool_calls"]
+    assert call["status"] == "failed"
+    assert call["result"]["error"]["code"] == "tool_error"
+    assert "always fails" in call["result"]["error"]["message"]
+
+
+def test_a_tool_may_outlast_a_short_fixed_limit_within_the_turns_time(
+    alice, mcp_server, allow_loopback
+):
+    """No fixed per-call limit: the server's timeout (here 5 s) and the turn's
+    deadline decide, so a 1.5 s tool answers."""
+    agent = mcp_agent(alice, mcp_server, timeout_seconds=5)
+    reply = send_message(
+        agent,
+        alice,
+        '/tool mcp_test_slow {"seconds": 1.5}',
+        deadline=time.monotonic() + 10,
+    )
+    assert reply.tool_calls[0]["result"]["output"] == {"result": "slept 1.5"}
+
+
+@pytest.mark.parametrize("limit", ["deadline", "server"])
+def test_a_slow_tool_ends_at_the_smaller_of_deadline_and_server_timeout(
+    alice, mcp_server, allow_loopback, limit
+):
+    agent = mcp_agent(alice, mcp_server, timeout_seconds=1 if limit == "server" else 60)
+    deadline = time.monotonic() + (1.5 if limit == "deadline" else 30)
+    started = time.monotonic()
+    try:
+        send_message(
+            agent, alice, '/tool mcp_test_slow {"seconds": 20}', deadline=deadline
+        )
+    except ChatFailed as failed:  # the deadline: no time is left for the model
+        assert limit == "deadline"
+        assert failed.error.code == "timeout"
+    elapsed = time.monotonic() - started
+    tool_message = Message.objects.get(role="tool")
+    assert json.loads(tool_message.content)["error"]["code"] == "timeout"
+    assert elapsed < 4
+
+
+def test_a_server_on_a_private_address_is_refused(api, alice, mcp_server, settings):
+    settings.HTTP_NODE_ALLOWLIST = []
+    agent = mcp_agent(alice, mcp_server)
+    response = chat(api, agent, '/tool mcp_test_add {"a": 1, "b": 1}')
+    assert response.status_code == 200
+    assert response.json()["tool_calls"] == []
+
+
+def test_the_owner_reads_and_writes_mcp_servers(api, alice, mcp_server):
+    key = make_credential(alice, secrets={"token": "t"})
+    response = api.post(
+        "/api/agents",
+        {
+            "name": "With MCP",
+            "model": "echo:demo",
+            "mcp_servers": [
+                {
+                    "name": "github",
+                    "url": "https://mcp.example.com/mcp",
+                    "credential": str(key.pk),
+                }
+            ],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["mcp_servers"] == [
+        {
+            "name": "github",
+            "url": "https://mcp.example.com/mcp",
+            "credential": str(key.pk),
+            "allowed_tools": [],
+            "timeout_seconds": 300,
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("server", "field"),
+    [
+        ({"name": "Bad Name!", "url": "https://x.example/mcp"}, "name"),
+        ({"name": "ok", "url": "ftp://x.example/mcp"}, "url"),
+        (
+            {"name": "ok", "url": "https://x.example/mcp", "timeout_seconds": 0},
+            "timeout_seconds",
+        ),
+    ],
+)
+def test_a_bad_server_is_a_validation_error_naming_the_field(api, server, field):
+    response = api.post(
+        "/api/agents",
+        {"name": "A", "model": "echo:demo", "mcp_servers": [server]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+    assert field in response.json()["error"]["details"]["mcp_servers"]["0"]
+
+
+def test_someone_elses_credential_is_refused_on_save(api, bob):
+    key = make_credential(bob, secrets={"token": "t"})
+    response = api.post(
+        "/api/agents",
+        {
+            "name": "A",
+            "model": "echo:demo",
+            "mcp_servers": [
+                {"name": "x", "url": "https://x.example/mcp", "credential": str(key.pk)}
+            ],
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "credential" in response.json()["error"]["details"]["mcp_servers"]["0"]
+
+
+def test_two_servers_with_one_name_are_refused(api):
+    server = {"name": "x", "url": "https://x.example/mcp"}
+    response = api.post(
+        "/api/agents",
+        {"name": "A", "model": "echo:demo", "mcp_servers": [server, server]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "mcp_servers" in response.json()["error"]["details"]
