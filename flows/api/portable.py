@@ -33,7 +33,7 @@ def export_node_data(node: dict) -> dict:
     The one place an export touches node data. Today it blanks the values of
     secret-looking headers of an `http_request` node (a literal `Authorization:
     Bearer ...` typed into the node). Credential references become `{name,
-    kind}` in `export_flow`, which needs the owner's credentials.
+    kind}` in `export_flow`, which needs the workspace's credentials.
     """
     data = dict(node.get("data") or {})
     headers = data.get("headers")
@@ -84,9 +84,9 @@ def export_flow(flow) -> dict:
             node = {**node, "data": data}
         nodes.append(node)
     document["nodes"] = nodes
-    document, literals = LiteralSecrets.of_owner(flow.owner_id).flow(document)
+    document, literals = LiteralSecrets.of_workspace(flow.workspace_id).flow(document)
     document["nodes"], document["credentials"] = export_nodes(
-        document["nodes"], flow.owner_id
+        document["nodes"], flow.workspace_id
     )
     document["redacted"] = redacted + literals
     return document

@@ -120,7 +120,7 @@ class VersionsMixin:
         replaced (listed in `redacted`)."""
         flow = self.get_object()
         version = self.get_version(flow, number)
-        literals = LiteralSecrets.of_owner(flow.owner_id)
+        literals = LiteralSecrets.of_workspace(flow.workspace_id)
         data, redacted = literals.flow(VersionSerializer(version).data)
         return Response({**data, "redacted": redacted})
 
@@ -154,7 +154,7 @@ class VersionsMixin:
                 "against must be a version number.",
                 details={"against": ["Must be a version number."]},
             )
-        literals = LiteralSecrets.of_owner(flow.owner_id)
+        literals = LiteralSecrets.of_workspace(flow.workspace_id)
         before = literals.flow(old.snapshot())[0] if old else {}
         after = literals.flow(new.snapshot())[0]
         return Response(

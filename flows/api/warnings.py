@@ -22,7 +22,7 @@ def own_webhook_calls(flow) -> list[str]:
 
 def flow_warnings(flow, request) -> list[str]:
     """Every warning; the literal-secret check only on a save (it decrypts the
-    owner's credentials: one query)."""
+    workspace's credentials: one query)."""
     saving = request is not None and request.method in ("POST", "PATCH", "PUT")
-    literal = save_warnings(flow.nodes, flow.owner_id) if saving else []
+    literal = save_warnings(flow.nodes, flow.workspace_id) if saving else []
     return literal + own_webhook_calls(flow)

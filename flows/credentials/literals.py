@@ -66,12 +66,12 @@ class LiteralSecrets:
         self.redactor = redactor
 
     @classmethod
-    def of_owner(cls, owner_id) -> LiteralSecrets:
-        """Decrypts each of the owner's credentials; one query. One that no
+    def of_workspace(cls, workspace_id) -> LiteralSecrets:
+        """Decrypts each of the workspace's credentials; one query. One that no
         key opens (a key dropped before rotation) cannot be looked for, and
         must not turn every save and export into a 500: it is skipped."""
         redactor = Redactor()
-        for credential in Credential.objects.filter(owner_id=owner_id):
+        for credential in Credential.objects.filter(workspace_id=workspace_id):
             try:
                 secrets = credential.secrets()
             except crypto.UndecryptableValue:
@@ -141,10 +141,10 @@ class LiteralSecrets:
 FLOW_FIELDS = ("name", "description", "input_schema")
 
 
-def save_warnings(nodes: list, owner_id) -> list[str]:
+def save_warnings(nodes: list, workspace_id) -> list[str]:
     """A flow API `warnings` entry for each literal secret in a saved graph:
     it works, but belongs in a credential (and exports will drop it)."""
-    _, redacted = LiteralSecrets.of_owner(owner_id).nodes(nodes)
+    _, redacted = LiteralSecrets.of_workspace(workspace_id).nodes(nodes)
     return [
         f"Node {entry['node_id']!r} has a secret typed into {entry['field']}: "
         "save it as a credential and use {{ secrets.NAME }} (or pick the "
