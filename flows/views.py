@@ -16,6 +16,8 @@ from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.workspaces.access import can
+from flows.workspaces.roles import RUNS_DATA
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -114,12 +116,19 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
 
 @login_required
 def run_detail(request: HttpRequest, run_id) -> HttpResponse:
-    """One run's steps as a timeline; runs of other users' flows are 404."""
+    """One run's steps as a timeline; runs of other users' flows are 404.
+
+    Without `runs.data` (a viewer) the page shows that the run ran and how it
+    ended, never what it carried: no input, step output, logs or step errors,
+    as the API's HIDDEN_RUN_DATA."""
     run = get_object_or_404(
         FlowRun.objects.for_user(request.user).select_related("flow"), pk=run_id
     )
+    shows_data = can(request.user, run.flow.workspace_id, RUNS_DATA)
     steps = list(run.steps.all())
     for step in steps:
+        if not shows_data:
+            step.output, step.logs, step.error, step.attempts = None, [], None, []
         step.output_json = pretty_json(step.output)
         step.error_text = readable_error(step.error)
     names = {step.node_id: step.node_name for step in steps}
@@ -141,7 +150,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "run": run,
             "flow": run.flow,
             "steps": steps,
-            "input_json": pretty_json(run.input),
+            "shows_data": shows_data,
+            "input_json": pretty_json(run.input) if shows_data else "",
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             # A for_each may start a thousand: the page lists the first ones.
             "called_runs": run.called_runs.select_related("flow").order_by(
