@@ -16,8 +16,8 @@ from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
-from flows.workspaces.access import can
-from flows.workspaces.roles import RUNS_DATA
+from flows.workspaces.access import can, workspace_ids_where
+from flows.workspaces.roles import RUNS_DATA, RUNS_START
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -141,6 +141,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     if run.error and run.error.get("node_id"):
         failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
     wait = wait_of(run)
+    if wait and not can(request.user, run.flow.workspace_id, RUNS_START):
+        wait["resume_url"] = None  # the link resumes the run: runners only
     if wait:
         wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
     return render(
@@ -177,8 +179,19 @@ def runs(request: HttpRequest) -> HttpResponse:
     page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    waiting = []
     for run in page.object_list:
         run.wait = wait_of(run)
+        if run.wait:
+            waiting.append(run)
+    if waiting:  # one query, only for a page with waiting runs
+        # A resume link resumes the run: only where the user may start runs.
+        starts = {
+            row["workspace_id"] for row in workspace_ids_where(request.user, RUNS_START)
+        }
+        for run in waiting:
+            if run.flow.workspace_id not in starts:
+                run.wait["resume_url"] = None
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)

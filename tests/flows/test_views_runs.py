@@ -10,7 +10,7 @@ from django.test import Client
 
 from flows.engine import run_flow
 from flows.engine.waits import resume_path
-from flows.models import FlowRun, Membership, RunStep, Workspace
+from flows.models import Flow, FlowRun, Membership, RunStep, Workspace
 from flows.views import readable_error
 from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import chain, node, trigger
@@ -201,3 +201,21 @@ def test_a_runner_sees_the_run_pages_data(alice, bob):
     assert "Your role does not show run data" not in html
     for secret in ("S3CRET-IN", "S3CRET-OUT", "S3CRET-LOG"):
         assert secret in html
+
+
+def test_a_viewer_sees_a_waiting_run_but_no_resume_link(alice, bob):
+    run = waiting_run(alice, mode="callback")
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    Flow.objects.filter(pk=run.flow_id).update(workspace=team)
+    page = Client()
+    page.force_login(bob)
+
+    listed = page.get("/runs/?status=waiting").content.decode()
+    detail = page.get(f"/runs/{run.pk}/").content.decode()
+
+    [row] = run_rows(listed)
+    assert "Waiting" in row
+    assert "Waiting at Approve the refund" in detail
+    assert "/api/resume/" not in listed + detail
