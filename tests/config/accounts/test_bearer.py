@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from config.accounts.tokens import text
 from config.accounts.tokens.models import ApiToken
+from flows.audit.models import AuditEvent
 from tests.factories import FlowRunFactory
 
 CHALLENGE = 'Bearer error="invalid_token"'
@@ -188,3 +189,14 @@ def test_a_run_token_runs_a_flow_without_csrf(alice, alice_flow):
     assert response.status_code == 200
     assert response.json()["success"] is True
     assert alice_flow.runs.count() == 1
+
+
+def test_a_change_made_with_a_token_is_audited_with_the_token(alice):
+    token, value = issue(alice, "flows:write")
+
+    bearer(value).post("/api/flows", {"name": "from CI"}, format="json")
+
+    event = AuditEvent.objects.get(action="flow.created")
+    assert event.actor == alice
+    assert event.token_label == token.prefix
+    assert value[13:] not in str(event.as_log())
