@@ -228,3 +228,13 @@ def test_a_token_reaches_only_its_own_workspace(alice, alice_flow):
     assert renamed.status_code == 404
     team_flow.refresh_from_db()
     assert team_flow.name == "Team flow"
+
+
+def test_the_session_probe_shows_a_token_only_its_workspace(alice):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="editor")
+    _, value = issue(alice)
+
+    body = bearer(value).get("/api/auth/session").json()
+
+    assert [workspace["name"] for workspace in body["workspaces"]] == ["alice"]
