@@ -108,6 +108,9 @@ class McpServerSerializer(serializers.Serializer):
     allowed_tools = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=100, default=list
     )
+    approval_tools = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=100, default=list
+    )
     timeout_seconds = serializers.IntegerField(
         min_value=1,
         max_value=mcp_tools.MAX_TIMEOUT_SECONDS,
@@ -126,6 +129,7 @@ class McpServerSerializer(serializers.Serializer):
             "url": instance.get("url"),
             "credential": instance.get("credential"),
             "allowed_tools": instance.get("allowed_tools") or [],
+            "approval_tools": instance.get("approval_tools") or [],
             "timeout_seconds": instance.get(
                 "timeout_seconds", mcp_tools.DEFAULT_TIMEOUT_SECONDS
             ),

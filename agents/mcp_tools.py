@@ -1,7 +1,7 @@
 """An agent's MCP servers: their tools offered to the model, and calling one.
 
 An agent keeps its servers in `Agent.mcp_servers`, each `{name, url,
-credential, allowed_tools, timeout_seconds}`. At the start of a turn each
+credential, allowed_tools, approval_tools, timeout_seconds}`. At the start of a turn each
 server's tools are listed once (`remote_tools`; the list is the turn's, so a
 tool loop asks each server once) and offered as `mcp_<server>_<tool>`. A
 server that cannot be listed (down, refused by the address wall, a stale
@@ -46,6 +46,8 @@ class RemoteTarget:
     headers: dict
     tool: str
     timeout_seconds: float
+    # The person chatting approves each call first (agents/approval.py).
+    asks_first: bool = False
 
 
 def function_name(server: str, tool: str) -> str:
@@ -101,6 +103,7 @@ def remote_tools(
             )
             continue
         allowed = set(server.get("allowed_tools") or [])
+        asking = set(server.get("approval_tools") or [])
         for tool in tools:
             if allowed and tool.name not in allowed:
                 continue
@@ -111,9 +114,10 @@ def remote_tools(
                 or f"Tool {tool.name!r} of the MCP server {server['name']!r}.",
                 parameters=object_schema(tool.input_schema),
             )
-            offered.append(
-                (spec, RemoteTarget(server["url"], headers, tool.name, timeout))
+            target = RemoteTarget(
+                server["url"], headers, tool.name, timeout, tool.name in asking
             )
+            offered.append((spec, target))
     return offered
 
 

@@ -1,5 +1,6 @@
 // The agent page's MCP servers: one row per server (name, URL, the credential
-// sent as its Authorization or other header, allowed tools, timeout), read
+// sent as its Authorization or other header, allowed tools, the tools whose
+// calls ask the person chatting first, timeout), read
 // back as the API's `mcp_servers` list. A 400 detail for a row shows under it.
 
 const list = () => document.getElementById("agent-mcp-servers");
@@ -46,6 +47,7 @@ export function addServerRow(credentials, server = {}) {
     input("Server URL", "url", server.url, { required: true, type: "url", placeholder: "https://mcp.example.com/mcp" }),
     credentialSelect(credentials, server.credential),
     input("Allowed tools", "allowed_tools", (server.allowed_tools || []).join(", "), { placeholder: "all" }),
+    input("Ask approval for", "approval_tools", (server.approval_tools || []).join(", "), { placeholder: "none" }),
     input("Timeout (s)", "timeout_seconds", server.timeout_seconds ?? 300, { type: "number", min: 1, max: 3600 }),
     remove,
     error,
@@ -64,6 +66,8 @@ export function fillServers(credentials, servers) {
   });
 }
 
+const names = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
+
 export function serversValue() {
   return [...list().children].map((row) => {
     const value = (name) => row.querySelector(`[name=mcp_${name}]`).value.trim();
@@ -71,7 +75,8 @@ export function serversValue() {
       name: value("name"),
       url: value("url"),
       credential: value("credential") || null,
-      allowed_tools: value("allowed_tools").split(",").map((t) => t.trim()).filter(Boolean),
+      allowed_tools: names(value("allowed_tools")),
+      approval_tools: names(value("approval_tools")),
       timeout_seconds: Number(value("timeout_seconds") || 300),
     };
   });
