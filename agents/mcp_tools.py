@@ -1,11 +1,12 @@
 """An agent's MCP servers: their tools offered to the model, and calling one.
 
 An agent keeps its servers in `Agent.mcp_servers`, each `{name, url,
-credential, allowed_tools, approval_tools, timeout_seconds}`. At the start of a turn each
-server's tools are listed once (`remote_tools`; the list is the turn's, so a
-tool loop asks each server once) and offered as `mcp_<server>_<tool>`. A
-server that cannot be listed (down, refused by the address wall, a stale
-credential) simply offers no tools that turn: the chat goes on.
+credential, allowed_tools, approval_tools, timeout_seconds}`. At the start
+of a turn each server's tools are listed once (`remote_tools`; the list is
+the turn's, so a tool loop asks each server once) and offered as
+`mcp_<server>_<tool>`. A server that cannot be listed (down, refused by the
+address wall, a stale credential) simply offers no tools that turn: the chat
+goes on.
 
 Each call waits the smaller of the server's `timeout_seconds` and the time
 left in the turn (a flow run's deadline for an agent node): no fixed limit,
