@@ -86,8 +86,8 @@ class OwnKeyCredentialField(serializers.PrimaryKeyRelatedField):
     }
 
     def get_queryset(self):
-        return Credential.objects.filter(
-            owner=self.context["request"].user, kind__in=KEY_KINDS
+        return Credential.objects.for_user(self.context["request"].user).filter(
+            kind__in=KEY_KINDS
         )
 
 
@@ -108,13 +108,15 @@ class McpServerSerializer(serializers.Serializer):
     allowed_tools = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=100, default=list
     )
-    approval_tools = serializers.ListField(
-        child=serializers.CharField(max_length=200), max_length=100, default=list
-    )
     timeout_seconds = serializers.IntegerField(
         min_value=1,
         max_value=mcp_tools.MAX_TIMEOUT_SECONDS,
         default=mcp_tools.DEFAULT_TIMEOUT_SECONDS,
+    )
+    requires_approval = serializers.BooleanField(
+        default=False,
+        help_text="Every tool of this server waits for the chatting person's "
+        "approval (refused inside flow runs).",
     )
 
     def to_internal_value(self, data):
@@ -129,7 +131,7 @@ class McpServerSerializer(serializers.Serializer):
             "url": instance.get("url"),
             "credential": instance.get("credential"),
             "allowed_tools": instance.get("allowed_tools") or [],
-            "approval_tools": instance.get("approval_tools") or [],
+            "requires_approval": bool(instance.get("requires_approval")),
             "timeout_seconds": instance.get(
                 "timeout_seconds", mcp_tools.DEFAULT_TIMEOUT_SECONDS
             ),

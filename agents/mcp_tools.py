@@ -1,9 +1,10 @@
 """An agent's MCP servers: their tools offered to the model, and calling one.
 
 An agent keeps its servers in `Agent.mcp_servers`, each `{name, url,
-credential, allowed_tools, approval_tools, timeout_seconds}`. At the start
-of a turn each server's tools are listed once (`remote_tools`; the list is
-the turn's, so a tool loop asks each server once) and offered as
+credential, allowed_tools, timeout_seconds, requires_approval}`; every tool of
+a server that requires approval asks first (agents/approval.py). At the start
+of a turn each server's tools are listed once (`remote_tools`; the list is the
+turn's, so a tool loop asks each server once) and offered as
 `mcp_<server>_<tool>`. A server that cannot be listed (down, refused by the
 address wall, a stale credential) simply offers no tools that turn: the chat
 goes on.
@@ -47,8 +48,7 @@ class RemoteTarget:
     headers: dict
     tool: str
     timeout_seconds: float
-    # The person chatting approves each call first (agents/approval.py).
-    asks_first: bool = False
+    asks_first: bool = False  # the server's `requires_approval`
 
 
 def function_name(server: str, tool: str) -> str:
@@ -104,7 +104,6 @@ def remote_tools(
             )
             continue
         allowed = set(server.get("allowed_tools") or [])
-        asking = set(server.get("approval_tools") or [])
         for tool in tools:
             if allowed and tool.name not in allowed:
                 continue
@@ -116,7 +115,11 @@ def remote_tools(
                 parameters=object_schema(tool.input_schema),
             )
             target = RemoteTarget(
-                server["url"], headers, tool.name, timeout, tool.name in asking
+                server["url"],
+                headers,
+                tool.name,
+                timeout,
+                asks_first=bool(server.get("requires_approval")),
             )
             offered.append((spec, target))
     return offered

@@ -19,14 +19,12 @@ def test_a_user_connects_an_mcp_server_and_the_agent_calls_its_tool(
     alice_page.get_by_label("Server name").fill("calc")
     alice_page.get_by_label("Server URL").fill(mcp_server)
     alice_page.get_by_label("Credential").select_option(label="mcp_key (bearer)")
-    alice_page.get_by_label("Ask approval for").fill("echo")
     alice_page.get_by_role("button", name="Create agent").click()
 
     expect(alice_page.locator(".chat-header h1")).to_have_text("Calculator")
     agent = Agent.objects.get(name="Calculator")
     assert agent.mcp_servers[0]["url"] == mcp_server
     assert agent.mcp_servers[0]["credential"] == str(key.pk)
-    assert agent.mcp_servers[0]["approval_tools"] == ["echo"]
 
     alice_page.locator("#chat-input").fill('/tool mcp_calc_add {"a": 20, "b": 22}')
     alice_page.locator("#chat-input").press("Enter")

@@ -1,6 +1,6 @@
 // The agent page's MCP servers: one row per server (name, URL, the credential
-// sent as its Authorization or other header, allowed tools, the tools whose
-// calls ask the person chatting first, timeout), read
+// sent as its Authorization or other header, allowed tools, timeout, whether
+// its tools require approval), read
 // back as the API's `mcp_servers` list. A 400 detail for a row shows under it.
 
 const list = () => document.getElementById("agent-mcp-servers");
@@ -47,8 +47,8 @@ export function addServerRow(credentials, server = {}) {
     input("Server URL", "url", server.url, { required: true, type: "url", placeholder: "https://mcp.example.com/mcp" }),
     credentialSelect(credentials, server.credential),
     input("Allowed tools", "allowed_tools", (server.allowed_tools || []).join(", "), { placeholder: "all" }),
-    input("Ask approval for", "approval_tools", (server.approval_tools || []).join(", "), { placeholder: "none" }),
     input("Timeout (s)", "timeout_seconds", server.timeout_seconds ?? 300, { type: "number", min: 1, max: 3600 }),
+    input("Its tools require approval", "requires_approval", "", { type: "checkbox", checked: Boolean(server.requires_approval) }),
     remove,
     error,
   );
@@ -66,8 +66,6 @@ export function fillServers(credentials, servers) {
   });
 }
 
-const names = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
-
 export function serversValue() {
   return [...list().children].map((row) => {
     const value = (name) => row.querySelector(`[name=mcp_${name}]`).value.trim();
@@ -75,9 +73,9 @@ export function serversValue() {
       name: value("name"),
       url: value("url"),
       credential: value("credential") || null,
-      allowed_tools: names(value("allowed_tools")),
-      approval_tools: names(value("approval_tools")),
+      allowed_tools: value("allowed_tools").split(",").map((t) => t.trim()).filter(Boolean),
       timeout_seconds: Number(value("timeout_seconds") || 300),
+      requires_approval: row.querySelector("[name=mcp_requires_approval]").checked,
     };
   });
 }
