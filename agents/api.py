@@ -44,6 +44,8 @@ from config.http.errors import (
     Throttled,
 )
 from config.http.pagination import PagePagination
+from flows.workspaces.permissions import require
+from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 
 
 class AgentSerializer(serializers.ModelSerializer):
@@ -154,8 +156,9 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         """The agent in the URL, if the caller owns it: 403 for a shared agent
         of someone else (they can see it), 404 for one they cannot see."""
         agent = self.get_object()
-        if agent.owner_id != self.request.user.pk:
+        if agent.workspace_id is None:
             raise PermissionDenied("Only the agent's owner may change it.")
+        require(self.request.user, agent.workspace_id, AGENTS_EDIT)
         return agent
 
     def perform_create(self, serializer):
@@ -215,6 +218,8 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         """Send a message; 200 with the agent's reply, its tool calls and usage
         (streamed as Server-Sent Events with `Accept: text/event-stream`)."""
         agent = self.get_object()
+        if not agent.shared:  # a shared agent is everyone's to chat with
+            require(request.user, agent.workspace_id, AGENTS_CHAT)
         body = ChatInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         conversation = self._conversation(agent, body.validated_data)

@@ -86,8 +86,8 @@ class OwnKeyCredentialField(serializers.PrimaryKeyRelatedField):
     }
 
     def get_queryset(self):
-        return Credential.objects.filter(
-            owner=self.context["request"].user, kind__in=KEY_KINDS
+        return Credential.objects.for_user(self.context["request"].user).filter(
+            kind__in=KEY_KINDS
         )
 
 

@@ -44,6 +44,8 @@ from agents.providers import (
 from agents.replies import AgentTooDeep, ChatCancelled, ChatFailed, ChatReply
 from agents.tools import Toolbox, refusal
 from flows.lib.storable import storable_text, storable_value
+from flows.workspaces.access import can
+from flows.workspaces.roles import RUNS_DATA
 
 MAX_CONTENT_CHARS = 32_000
 # Agents may reach agents through flows (agent node inside a tool flow); this
@@ -359,8 +361,8 @@ class _Turn:
     def _record_tool(self, call, outcome) -> None:
         """Store the tool message and report the call to the person chatting.
 
-        The run's id is reported only to the flow's owner: anyone else could
-        not open the run anyway.
+        The run's id is reported only to a member who may read the run's data:
+        anyone else could not open it anyway.
         """
         message = self._store(
             role=Message.Role.TOOL,
@@ -373,7 +375,9 @@ class _Turn:
 
     def report_tool(self, call, message: Message, outcome) -> None:
         run = outcome.run
-        caller_owns_run = run is not None and run.flow.owner_id == self.user.pk
+        caller_owns_run = run is not None and can(
+            self.user, run.flow.workspace_id, RUNS_DATA
+        )
         report = {
             **call.as_dict(),
             "message_id": str(message.pk),

@@ -10,7 +10,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from flows.workspaces.access import member_workspace_ids, workspace_ids_where
 from flows.workspaces.personal import personal_workspace
+from flows.workspaces.roles import AGENTS_EDIT
 
 PROVIDERS = ("openai", "anthropic", "ollama", "echo")
 # Credential kinds that hold a single API key.
@@ -32,17 +34,22 @@ class AgentQuerySet(models.QuerySet):
         return self.filter(is_active=True)
 
     def for_user(self, user):
-        """The active agents `user` may list and chat with: their own, and those
-        shared with everyone (by an admin)."""
+        """The active agents `user` may list: those of their workspaces, and
+        those shared with everyone (by an admin)."""
         if not user.is_authenticated:
             return self.none()
-        return self.active().filter(models.Q(owner=user) | models.Q(shared=True))
+        return self.active().filter(
+            models.Q(workspace__in=member_workspace_ids(user)) | models.Q(shared=True)
+        )
 
     def owned_by(self, user):
-        """The active agents `user` may edit and delete: their own only."""
+        """The active agents `user` may edit and delete: those of the
+        workspaces where their role holds `agents.edit`."""
         if not user.is_authenticated:
             return self.none()
-        return self.active().filter(owner=user)
+        return self.active().filter(
+            workspace__in=workspace_ids_where(user, AGENTS_EDIT)
+        )
 
 
 class Agent(models.Model):
@@ -174,9 +181,13 @@ class Agent(models.Model):
         credential = self.credential
         if credential is None:
             return
-        if credential.owner_id != self.owner_id:
+        # The admin's form is cleaned before save() fills in the workspace.
+        workspace_id = self.workspace_id or (
+            personal_workspace(self.owner).pk if self.owner_id else None
+        )
+        if credential.workspace_id != workspace_id:
             raise ValidationError(
-                {"credential": "The credential must belong to the agent's owner."}
+                {"credential": "The credential must belong to the agent's workspace."}
             )
         if credential.kind not in KEY_KINDS:
             raise ValidationError(
@@ -191,17 +202,25 @@ class Agent(models.Model):
         if self.credential_id is None:
             return None
         credential = self.credential
-        if credential.kind not in KEY_KINDS or credential.owner_id != self.owner_id:
+        if (
+            credential.kind not in KEY_KINDS
+            or credential.workspace_id != self.workspace_id
+        ):
             return None
         secrets = credential.secrets()
         return secrets.get("token") or secrets.get("value")
 
     def usable_tools(self) -> list:
-        """The flows this agent may run: its owner's only, even if others slipped in.
+        """The flows this agent may run: its workspace's only, even if others
+        slipped in (an agent of no workspace has none).
 
         Filtered in Python so a prefetched `tools` costs no query per agent.
         """
-        flows = [flow for flow in self.tools.all() if flow.owner_id == self.owner_id]
+        flows = [
+            flow
+            for flow in self.tools.all()
+            if self.workspace_id is not None and flow.workspace_id == self.workspace_id
+        ]
         return sorted(flows, key=lambda flow: (flow.created_at, str(flow.pk)))
 
 

@@ -49,7 +49,7 @@ def agent_edit(request, agent_id):
 def _agent_form(request, agent):
     """The form's choices (the user's key credentials and flows) and the agent's
     settings reach the script as JSON; it saves through the API."""
-    credentials = Credential.objects.filter(owner=request.user, kind__in=KEY_KINDS)
+    credentials = Credential.objects.for_user(request.user).filter(kind__in=KEY_KINDS)
     flows = Flow.objects.for_user(request.user).order_by("name")
     form_data = {
         "agent": AgentEditSerializer(agent, context={"request": request}).data

@@ -136,6 +136,12 @@ EXTRA_ERRORS = {
     "runs_list": ("400",),
     "runs_stats_retrieve": ("400",),
     "credentials_destroy": ("409",),
+    # A personal workspace, or one holding things; the last owner (409).
+    "workspaces_destroy": ("409",),
+    "workspaces_members_list": ("404",),
+    "workspaces_members_create": ("404", "409"),
+    "workspaces_members_partial_update": ("409",),
+    "workspaces_members_destroy": ("409",),
     "agents_chat_create": ("409", "429", "502", "503", "504"),
     "conversations_tool_calls_create": ("409", "429", "502", "503", "504"),
     "agents_partial_update": ("412",),

@@ -331,6 +331,9 @@ SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
 # A tick the scheduler sees later than this is "missed" (skipped, or run once).
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
 SCHEDULED_FLOWS_PER_OWNER = env.int("SCHEDULED_FLOWS_PER_OWNER", default=50)
+# Background runs one account may have queued before a request adding one is 429
+# (flows/engine/fair_queue.py).
+QUEUED_RUNS_PER_OWNER = env.int("QUEUED_RUNS_PER_OWNER", default=100)
 # Tests only: a 6th (seconds) cron field, for per-second schedules.
 SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 

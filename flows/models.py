@@ -83,7 +83,7 @@ class Flow(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="On failure, run this flow (one of the same owner's, not this "
+        help_text="On failure, run this flow (one of the same workspace's, not this "
         "one) with trigger `error` and input {run_id, flow_id, node_id, error}.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
@@ -124,9 +124,9 @@ class Flow(models.Model):
     def clean(self):
         """Refuse a broken graph (the admin's form) with the API's messages."""
         errors = validate_graph(self.nodes, self.edges)
-        if not errors and self.owner_id is not None:
-            check_called_flows(self.nodes, self.owner_id, errors)
-            check_owned(self.nodes, self.owner_id, errors)
+        if not errors and self.workspace_id is not None:
+            check_called_flows(self.nodes, self.workspace_id, errors)
+            check_owned(self.nodes, self.workspace_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
 

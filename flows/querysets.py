@@ -10,14 +10,14 @@ from django.db import models
 from django.utils import timezone
 
 from flows.lib.run_stats import run_stats
+from flows.workspaces.access import in_workspaces_of
 
 
 class FlowQuerySet(models.QuerySet):
     def for_user(self, user):
-        """The only way views and the API reach flows; others' flows do not exist."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(owner=user)
+        """The only way views and the API reach flows: those of the workspaces
+        `user` is a member of; any other flow does not exist."""
+        return in_workspaces_of(self, user)
 
     def scheduled(self):
         """Flows with a schedule trigger, enabled or not (enabled_schedule tells)."""
@@ -26,10 +26,8 @@ class FlowQuerySet(models.QuerySet):
 
 class FlowRunQuerySet(models.QuerySet):
     def for_user(self, user):
-        """Runs of the user's own flows only."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(flow__owner=user)
+        """Runs of the flows of the workspaces `user` is a member of."""
+        return in_workspaces_of(self, user, "flow__workspace")
 
     def prunable(self):
         """Runs retention may delete: finished (a waiting run is not) and not

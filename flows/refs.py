@@ -9,10 +9,10 @@ from django.apps import apps
 CALLING_KINDS = ("call_flow", "for_each")
 
 
-def check_called_flows(nodes: list, owner_id, errors) -> None:
+def check_called_flows(nodes: list, workspace_id, errors) -> None:
     """Refuse, at save, a call_flow or for_each node whose `flow_id` is not one
-    of the owner's flows: a node error (GraphErrors.node) for each. Another
-    user's flow reads exactly like a missing one. The engine checks again at
+    of the workspace's flows: a node error (GraphErrors.node) for each. Another
+    workspace's flow reads exactly like a missing one. The engine checks again at
     run time (flows/engine/calls.py). One query when any node calls a flow."""
     wanted: dict[int, uuid.UUID | None] = {}
     for index, node in enumerate(nodes):
@@ -27,7 +27,9 @@ def check_called_flows(nodes: list, owner_id, errors) -> None:
     ids = [value for value in wanted.values() if value]
     flows = apps.get_model("flows", "Flow")  # models.Flow.clean calls this module
     owned = set(
-        flows.objects.filter(owner_id=owner_id, pk__in=ids).values_list("pk", flat=True)
+        flows.objects.filter(workspace_id=workspace_id, pk__in=ids).values_list(
+            "pk", flat=True
+        )
     )
     for index, flow_id in wanted.items():
         if flow_id not in owned:

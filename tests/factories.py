@@ -65,11 +65,16 @@ class AgentFactory(factory.django.DjangoModelFactory):
     shared = True
 
 
-def make_credential(owner, name="api_key", kind="bearer", secrets=None, **public):
-    """A stored credential; `secrets` defaults to a bearer token."""
+def make_credential(
+    owner, name="api_key", kind="bearer", secrets=None, workspace=None, **public
+):
+    """A stored credential (in `owner`'s personal workspace unless `workspace`);
+    `secrets` defaults to a bearer token."""
     from flows.models import Credential
 
-    credential = Credential(owner=owner, name=name, kind=kind, public=public)
+    credential = Credential(
+        owner=owner, workspace=workspace, name=name, kind=kind, public=public
+    )
     credential.set_secrets(secrets or {"token": "tok-" + name + "-s3cr3t-value"})
     credential.save()
     return credential

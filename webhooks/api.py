@@ -11,22 +11,29 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from config.accounts import rights
 from flows.audit.actor import Actor
 from flows.history.save import save_flow
 from flows.models import Flow
+from flows.workspaces.permissions import WorkspaceRole
 from webhooks.signatures import generate_secret
 
 
 class WebhookSecretView(APIView):
-    """Create, rotate or remove the signing secret of one of the caller's flows."""
+    """Create, rotate or remove the signing secret of a flow of the caller's
+    workspaces (an editor's right)."""
+
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
 
     rights = {"post": rights.FLOWS_EDIT, "delete": rights.FLOWS_EDIT}
 
     def get_flow(self, pk) -> Flow:
-        return get_object_or_404(Flow.objects.for_user(self.request.user), pk=pk)
+        flow = get_object_or_404(Flow.objects.for_user(self.request.user), pk=pk)
+        self.check_object_permissions(self.request, flow)
+        return flow
 
     @extend_schema(
         request=None,

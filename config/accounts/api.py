@@ -17,6 +17,7 @@ from config.accounts.rights import requires
 from config.accounts.two_factor import service as two_factor
 from config.accounts.two_factor import sign_in as second_step
 from config.http.errors import ApiError, Throttled
+from flows.workspaces.models import Membership
 
 
 class LoginSerializer(serializers.Serializer):
@@ -112,9 +113,45 @@ def logout_view(request):
     return Response({"success": True})
 
 
-@extend_schema(responses=UserSerializer)
+SessionSerializer = inline_serializer(
+    "Session",
+    {
+        "id": serializers.IntegerField(),
+        "username": serializers.CharField(),
+        "workspaces": inline_serializer(
+            "SessionWorkspace",
+            {
+                "id": serializers.UUIDField(),
+                "name": serializers.CharField(),
+                "slug": serializers.CharField(),
+                "personal": serializers.BooleanField(),
+                "role": serializers.CharField(),
+            },
+            many=True,
+        ),
+    },
+)
+
+
+@extend_schema(responses=SessionSerializer)
 @requires(get=rights.PUBLIC)
 @api_view(["GET"])
 def session_view(request):
-    """The signed-in user, or 401."""
-    return Response(user_body(request.user))
+    """The signed-in user with their workspaces and role in each, or 401.
+    One query for the memberships."""
+    memberships = Membership.objects.filter(user=request.user).select_related(
+        "workspace"
+    )
+    workspaces = [
+        {
+            "id": m.workspace_id,
+            "name": m.workspace.name,
+            "slug": m.workspace.slug,
+            "personal": m.workspace.is_personal,
+            "role": m.role,
+        }
+        for m in sorted(
+            memberships, key=lambda m: (not m.workspace.is_personal, m.workspace.name)
+        )
+    ]
+    return Response({**user_body(request.user), "workspaces": workspaces})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
 
 from django.db import transaction
 from drf_spectacular.utils import (
@@ -13,6 +14,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from config.accounts import rights
 from config.http.admission import admitted
@@ -36,11 +38,12 @@ from flows.api.runs import (
 )
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
+from flows.api.warnings import flow_warnings
 from flows.audit.actor import Actor
 from flows.audit.record import record
 from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
-from flows.engine import run_flow
+from flows.engine import fair_queue, run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
@@ -49,8 +52,21 @@ from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
+from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.models import Workspace
+from flows.workspaces.permissions import WorkspaceRole, require
+from flows.workspaces.personal import personal_workspace
+from flows.workspaces.roles import FLOWS_EDIT
 
 TRUE = ("1", "true", "yes")
+
+
+def _uuid_or_none(value: str):
+    """A query parameter as a UUID; a malformed one matches nothing."""
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 def record_started(request, run: FlowRun) -> None:
@@ -79,7 +95,14 @@ class FlowSerializer(serializers.ModelSerializer):
     webhook_url = serializers.CharField(read_only=True)
     webhook_signed = serializers.SerializerMethodField()
     warnings = serializers.SerializerMethodField()
-    # Another user's flow reads exactly like a missing one.
+    # Set on create only (moving is its own action); a workspace the user is
+    # not a member of reads exactly like a missing one.
+    workspace = serializers.PrimaryKeyRelatedField(
+        queryset=Workspace.objects.all(),
+        required=False,
+        error_messages={"does_not_exist": "No workspace of yours has this id."},
+    )
+    # Another workspace's flow reads exactly like a missing one.
     error_flow = serializers.PrimaryKeyRelatedField(
         queryset=Flow.objects.all(),
         allow_null=True,
@@ -91,6 +114,7 @@ class FlowSerializer(serializers.ModelSerializer):
         model = Flow
         fields = [
             "id",
+            "workspace",
             "name",
             "description",
             "nodes",
@@ -118,28 +142,34 @@ class FlowSerializer(serializers.ModelSerializer):
         return bool(flow.webhook_secret)
 
     def get_warnings(self, flow) -> list[str]:
-        """Saved, but probably a mistake: an http_request calling this flow's own
-        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
-        own_hook = f"/api/webhooks/{flow.pk}"
-        return [
-            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
-            "starts another, until the webhook refuses the chain (508)."
-            for node in flow.nodes
-            if isinstance(node, dict)
-            and node.get("type") == "http_request"
-            and isinstance(node.get("data"), dict)
-            and own_hook in str(node["data"].get("url", ""))
-        ]
+        return flow_warnings(flow, self.context.get("request"))
+
+    def validate_workspace(self, value):
+        """On create: a workspace where the user may edit flows (a non-member's
+        reads as missing, 400; a member without the right is 403). Ignored on
+        update: `POST /api/flows/:id/move` moves a flow."""
+        if self.instance is not None:
+            return self.instance.workspace
+        user = self.context["request"].user
+        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
+            raise serializers.ValidationError("No workspace of yours has this id.")
+        require(user, value.pk, FLOWS_EDIT)
+        return value
+
+    def target_workspace_id(self, attrs=None):
+        """The workspace this save is in: the flow's, the one posted, or the
+        user's personal one (looked up once, then kept in `attrs`)."""
+        if self.instance is not None:
+            return self.instance.workspace_id
+        attrs = attrs if attrs is not None else {}
+        if attrs.get("workspace") is None:
+            attrs["workspace"] = personal_workspace(self.context["request"].user)
+        return attrs["workspace"].pk
 
     def validate_error_flow(self, value):
-        """One of the same owner's flows, and not this one."""
+        """Not this flow (`validate` checks it is of the same workspace)."""
         if value is None:
             return value
-        owner_id = (
-            self.instance.owner_id if self.instance else self.context["request"].user.pk
-        )
-        if value.owner_id != owner_id:
-            raise serializers.ValidationError("No flow of yours has this id.")
         if self.instance is not None and value.pk == self.instance.pk:
             raise serializers.ValidationError(
                 "A flow cannot be its own error flow: its failure would start it."
@@ -170,16 +200,20 @@ class FlowSerializer(serializers.ModelSerializer):
         return value
 
     def validate(self, attrs):
+        error_flow = attrs.get("error_flow")
+        if error_flow and error_flow.workspace_id != self.target_workspace_id(attrs):
+            raise serializers.ValidationError(
+                {"error_flow": ["No flow of yours has this id."]}
+            )
         if self.instance is None or "nodes" in attrs or "edges" in attrs:
             nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
             edges = attrs.get("edges", self.instance.edges if self.instance else [])
             errors = validate_graph(nodes, edges)
             if not errors:
-                owner = self.instance.owner if self.instance else None
-                owner_id = owner.pk if owner else self.context["request"].user.pk
-                check_owned(nodes, owner_id, errors)
-                check_called_flows(nodes, owner_id, errors)
-                check_schedule_quota(nodes, owner_id, self.instance, errors)
+                workspace_id = self.target_workspace_id(attrs)
+                check_owned(nodes, workspace_id, errors)
+                check_called_flows(nodes, workspace_id, errors)
+                check_schedule_quota(nodes, workspace_id, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
@@ -232,9 +266,11 @@ def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
     partial_update=extend_schema(parameters=[IF_MATCH]),
 )
 class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
-    """The signed-in user's flows. Anyone else's flow answers 404."""
+    """The flows of the user's workspaces (`?workspace=` narrows to one);
+    any other flow answers 404, and an action the member's role lacks 403."""
 
     serializer_class = FlowSerializer
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     rights = {
         "list": rights.FLOWS_VIEW,
@@ -257,7 +293,11 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
     SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}
 
     def get_queryset(self):
-        return Flow.objects.for_user(self.request.user)
+        flows = Flow.objects.for_user(self.request.user)
+        workspace = self.request.query_params.get("workspace")
+        if self.action == "list" and workspace:
+            flows = flows.filter(workspace_id=_uuid_or_none(workspace))
+        return flows
 
     def get_serializer_context(self):
         source = self.SOURCES.get(self.action, "edit")
@@ -332,8 +372,12 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         document = request.data
         check_weir_version(document)
         fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
+        workspace = self.import_workspace(request)
+        fields["workspace"] = workspace.pk
         if isinstance(fields.get("nodes"), list):
-            fields["nodes"] = self._with_own_credentials(document, fields["nodes"])
+            fields["nodes"] = self._with_own_credentials(
+                document, fields["nodes"], workspace.pk
+            )
         serializer = self.get_serializer(data=fields)
         try:
             serializer.is_valid(raise_exception=True)
@@ -342,13 +386,25 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         serializer.save(owner=request.user)
         return Response(serializer.data, status=201)
 
-    def _with_own_credentials(self, document, nodes: list) -> list:
-        """The nodes with credential references mapped to the importer's own
-        credentials by name and kind; 400 naming those the importer lacks."""
+    def import_workspace(self, request) -> Workspace:
+        """Where an import lands: `?workspace=` (one where the user may edit
+        flows; another reads as missing, 400) or the user's personal one."""
+        wanted = request.query_params.get("workspace")
+        if not wanted:
+            return personal_workspace(request.user)
+        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+        workspace = mine.filter(pk=_uuid_or_none(wanted)).first()
+        if workspace is None:
+            message = "No workspace of yours has this id."
+            raise ValidationFailed(message, details={"workspace": [message]})
+        require(request.user, workspace.pk, FLOWS_EDIT)
+        return workspace
+
+    def _with_own_credentials(self, document, nodes: list, workspace_id) -> list:
+        """The nodes with credential references mapped to the workspace's
+        credentials by name and kind; 400 naming those it lacks."""
         try:
-            imported = import_nodes(
-                nodes, document.get("credentials"), self.request.user.pk
-            )
+            imported = import_nodes(nodes, document.get("credentials"), workspace_id)
         except ValueError as malformed:
             raise ValidationFailed(
                 str(malformed), details={"credentials": [str(malformed)]}
@@ -386,6 +442,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
+            fair_queue.check_room(flow)
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
@@ -405,4 +462,5 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         filters = parse_run_filters(request.query_params)
         runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
-        return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
+        runs = RunSummarySerializer(page, many=True, context={"request": request})
+        return self.get_paginated_response(runs.data)

@@ -12,6 +12,7 @@ from drf_spectacular.utils import (
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from config.accounts import rights
 from config.http.errors import ValidationFailed
@@ -22,6 +23,7 @@ from flows.audit.record import record
 from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
+from flows.workspaces.permissions import WorkspaceRole, allows
 
 
 class RunStepSerializer(serializers.ModelSerializer):
@@ -85,8 +87,13 @@ class RunSummarySerializer(serializers.ModelSerializer):
 
     @extend_schema_field(WaitSerializer(allow_null=True))
     def get_wait(self, run) -> dict | None:
-        """A waiting run's wait and resume link (flows/engine/waits.py)."""
-        return wait_of(run)
+        """A waiting run's wait and resume link (flows/engine/waits.py). The
+        link resumes the run, so only callers who may start runs see it."""
+        wait = wait_of(run)
+        request = self.context.get("request")
+        if wait and request and not rights.token_allows(request, rights.RUNS_START):
+            wait["resume_url"] = None
+        return wait
 
 
 class RunListItemSerializer(RunSummarySerializer):
@@ -146,6 +153,11 @@ class RunSerializer(RunSummarySerializer):
         ]
 
 
+# What a member without `runs.data` (a viewer) reads instead of a run's data:
+# they see that it ran, how long and how it ended, never what it carried.
+HIDDEN_RUN_DATA = {"input": None, "results": None, "response": None, "steps": []}
+
+
 class RunResultSerializer(serializers.Serializer):
     """The run result of docs/api.md, section 3 (documentation only)."""
 
@@ -180,18 +192,20 @@ RUN_FILTER_PARAMETERS = [
 class RunViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
-    """The user's runs across flows, and one run with its steps.
-
-    Runs of someone else's flow do not exist here (404).
+    """The runs of the flows of the user's workspaces, and one run with its
+    steps (its data only for a role with `runs.data`: a viewer sees that a run
+    failed, not what it carried). Any other run does not exist here (404).
     """
 
     pagination_class = PagePagination
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
+    # One run is FLOWS_VIEW; its input, results and steps only for a role (and
+    # a token) holding RUNS_DATA: a viewer sees that a run failed, not what it
+    # carried.
     rights = {
         "list": rights.FLOWS_VIEW,
         "stats": rights.FLOWS_VIEW,
-        # It answers the run's input, results and steps (a view without them,
-        # for those who may only see that a run failed, would be FLOWS_VIEW).
-        "retrieve": rights.RUNS_DATA,
+        "retrieve": rights.FLOWS_VIEW,
         "cancel": rights.RUNS_START,
     }
 
@@ -205,6 +219,13 @@ class RunViewSet(
 
     def get_serializer_class(self):
         return RunSerializer if self.action == "retrieve" else RunListItemSerializer
+
+    def retrieve(self, request, *args, **kwargs):
+        run = self.get_object()
+        data = RunSerializer(run, context={"request": request}).data
+        if not allows(request, run.flow.workspace_id, rights.RUNS_DATA):
+            data.update(HIDDEN_RUN_DATA)
+        return Response(data)
 
     @extend_schema(
         parameters=[OpenApiParameter("range", str, enum=list(RANGES))],

@@ -13,6 +13,7 @@ from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from config.accounts import rights
 from config.http.errors import Conflict
@@ -25,6 +26,11 @@ from flows.credentials.models import (
     Credential,
 )
 from flows.credentials.usage import flows_using
+from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.models import Workspace
+from flows.workspaces.permissions import WorkspaceRole, require
+from flows.workspaces.personal import personal_workspace
+from flows.workspaces.roles import CREDENTIALS_EDIT
 
 MAX_SECRET_BYTES = 8 * 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -79,11 +85,18 @@ class CredentialSerializer(serializers.ModelSerializer):
         allow_empty=False,
     )
     has_value = serializers.BooleanField(read_only=True)
+    # Set on create only; a workspace the user is not a member of reads as missing.
+    workspace = serializers.PrimaryKeyRelatedField(
+        queryset=Workspace.objects.all(),
+        required=False,
+        error_messages={"does_not_exist": "No workspace of yours has this id."},
+    )
 
     class Meta:
         model = Credential
         fields = [
             "id",
+            "workspace",
             "name",
             "kind",
             "header_name",
@@ -105,6 +118,8 @@ class CredentialSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["id", "last_used_at", "created_at", "updated_at"]
+        # (workspace, name) is checked by `check_name_free`, with its message.
+        validators = []
 
     def to_representation(self, credential):
         data = super().to_representation(credential)
@@ -122,13 +137,37 @@ class CredentialSerializer(serializers.ModelSerializer):
                 "Use letters, digits and underscores, not starting with a digit, "
                 "so templates can read it as {{ secrets.NAME }}."
             )
-        owner = self.context["request"].user
-        taken = Credential.objects.for_user(owner).filter(name=value)
+        return value
+
+    def validate_workspace(self, value):
+        """On create: one where the user may edit credentials (403 for a member
+        without the right). Ignored on update: a credential never moves."""
+        if self.instance is not None:
+            return self.instance.workspace
+        user = self.context["request"].user
+        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
+            raise serializers.ValidationError("No workspace of yours has this id.")
+        require(user, value.pk, CREDENTIALS_EDIT)
+        return value
+
+    def check_name_free(self, attrs) -> None:
+        """One credential per name in a workspace (the constraint's rule, said
+        as a field error before the INSERT would fail)."""
+        if self.instance is not None:
+            workspace = self.instance.workspace
+        else:
+            workspace = attrs.get("workspace") or personal_workspace(
+                self.context["request"].user
+            )
+            attrs["workspace"] = workspace
+        name = attrs.get("name")
+        taken = Credential.objects.filter(workspace=workspace, name=name)
         if self.instance is not None:
             taken = taken.exclude(pk=self.instance.pk)
-        if taken.exists():
-            raise serializers.ValidationError("You already have a credential so named.")
-        return value
+        if name is not None and taken.exists():
+            raise serializers.ValidationError(
+                {"name": ["You already have a credential so named."]}
+            )
 
     def validate_host(self, value):
         if not HOST.match(value):
@@ -141,6 +180,7 @@ class CredentialSerializer(serializers.ModelSerializer):
         return value
 
     def validate(self, attrs):
+        self.check_name_free(attrs)
         kind = attrs.get("kind", self.instance.kind if self.instance else None)
         if self.instance is not None and kind != self.instance.kind:
             raise serializers.ValidationError(
@@ -207,9 +247,11 @@ class CredentialSerializer(serializers.ModelSerializer):
 
 
 class CredentialViewSet(viewsets.ModelViewSet):
-    """A user's credentials; anyone else's do not exist (404)."""
+    """The credentials of the user's workspaces: every member sees their names
+    and kinds (never a value), editors change them; others' do not exist (404)."""
 
     serializer_class = CredentialSerializer
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     rights = {
         "list": rights.FLOWS_VIEW,

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from flows.credentials import crypto
+from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.personal import personal_workspace
 
 # Per kind: the fields shown back (public) and the write-only ones (secret).
@@ -52,10 +53,9 @@ MIN_REDACTED_CHARS = 4
 
 class CredentialQuerySet(models.QuerySet):
     def for_user(self, user):
-        """The only way views and the API reach credentials: others' do not exist."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(owner=user)
+        """The only way views and the API reach credentials: those of the
+        workspaces `user` is a member of; others' do not exist."""
+        return in_workspaces_of(self, user)
 
 
 class Credential(models.Model):

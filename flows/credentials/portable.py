@@ -1,9 +1,9 @@
 """Credentials in exported flows: references by name and kind, never values.
 
-`export_nodes(nodes, owner_id)` turns each node's `credential_id` into
+`export_nodes(nodes, workspace_id)` turns each node's `credential_id` into
 `credential: {name, kind}` and lists every credential the flow uses (by id or
 as `secrets.NAME`) for the export's `credentials` section. `import_nodes(nodes,
-credentials, owner_id)` maps those references by name to the importer's own
+credentials, workspace_id)` maps those references by name to the target workspace's
 credentials (same name and kind), giving back the nodes with fresh
 `credential_id`s and the references the importer lacks; the import endpoint
 refuses the import (400, naming them) while any is missing.
@@ -20,15 +20,15 @@ from flows.credentials.usage import credential_id_of, refers_to
 REF_KEY = "credential"
 
 
-def export_nodes(nodes: list, owner_id) -> tuple[list, list[dict]]:
+def export_nodes(nodes: list, workspace_id) -> tuple[list, list[dict]]:
     """The nodes with references instead of ids, and `[{name, kind}]` they use.
 
-    A `credential_id` that is no longer the owner's becomes no reference at all
+    A `credential_id` no longer in the workspace becomes no reference at all
     (the flow already could not run it). Costs one query.
     """
     owned = {
         str(credential.pk): credential
-        for credential in Credential.objects.filter(owner_id=owner_id)
+        for credential in Credential.objects.filter(workspace_id=workspace_id)
     }
     exported = copy.deepcopy(nodes)
     used: dict[str, Credential] = {}
@@ -64,7 +64,7 @@ def is_ref(ref) -> bool:
     )
 
 
-def import_nodes(nodes: list, credentials: list, owner_id) -> ImportedNodes:
+def import_nodes(nodes: list, credentials: list, workspace_id) -> ImportedNodes:
     """Map references to the importer's credentials of the same name and kind.
 
     Raises ValueError(MALFORMED) for a `credentials` list, or a node's
@@ -75,7 +75,7 @@ def import_nodes(nodes: list, credentials: list, owner_id) -> ImportedNodes:
         raise ValueError(MALFORMED)
     mine = {
         (credential.name, credential.kind): credential
-        for credential in Credential.objects.filter(owner_id=owner_id)
+        for credential in Credential.objects.filter(workspace_id=workspace_id)
     }
     wanted = {(ref.get("name"), ref.get("kind")) for ref in credentials or []}
     imported = copy.deepcopy(nodes)

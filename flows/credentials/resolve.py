@@ -1,4 +1,4 @@
-"""Run-time access to the run owner's credentials, for the engine only.
+"""Run-time access to the run's workspace's credentials, for the engine only.
 
 Nothing is read or decrypted until a node asks: `credential(id)` for an
 http_request node's `credential_id`, `template_values()` for a node whose own
@@ -26,19 +26,21 @@ def mentions_secrets(data: Any) -> bool:
 
 
 class RunSecrets:
-    """One run's view of its owner's credentials."""
+    """One run's view of its flow's workspace's credentials (whoever started
+    it: a run acts for the workspace, not for a person)."""
 
-    def __init__(self, owner_id):
-        self.owner_id = owner_id
+    def __init__(self, workspace_id):
+        self.workspace_id = workspace_id
         self.redactor = Redactor()
         self._opened: dict[Any, dict] = {}  # credential id → its secrets
         self._template_values: dict | None = None
 
     def credential(self, credential_id, node_label: str) -> tuple[Credential, dict]:
-        """The owner's credential and its secrets; `credential_missing` if gone."""
+        """The workspace's credential and its secrets; `credential_missing` if
+        gone (or planted from another workspace)."""
         try:
             credential = Credential.objects.get(
-                pk=credential_id, owner_id=self.owner_id
+                pk=credential_id, workspace_id=self.workspace_id
             )
         except (Credential.DoesNotExist, ValidationError, ValueError):
             raise NodeError(
@@ -52,7 +54,7 @@ class RunSecrets:
         """`secrets` for templates and code: every credential's value by name."""
         if self._template_values is None:
             values = {}
-            for credential in Credential.objects.filter(owner_id=self.owner_id):
+            for credential in Credential.objects.filter(workspace_id=self.workspace_id):
                 secrets = self._open(credential, node_label)
                 values[credential.name] = credential.template_value(secrets)
             self._template_values = values

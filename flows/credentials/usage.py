@@ -1,7 +1,7 @@
 """Where flows refer to credentials: by id (`data.credential_id`) or by name
 (`secrets.NAME` in a template or code).
 
-`check_owned` refuses a graph naming someone else's (or no) credential;
+`check_owned` refuses a graph naming another workspace's (or no) credential;
 `flows_using` answers which flows a deletion would break.
 """
 
@@ -25,10 +25,11 @@ def node_label(node: dict, index: int) -> str:
     return f"{name!r} (node {index})"
 
 
-def check_owned(nodes: list, owner_id, errors) -> None:
-    """Add a node error (GraphErrors.node) for each credential_id not the owner's.
+def check_owned(nodes: list, workspace_id, errors) -> None:
+    """Add a node error (GraphErrors.node) for each credential_id not of the
+    flow's workspace.
 
-    Another user's credential reads exactly like a missing one: whether it
+    Another workspace's credential reads exactly like a missing one: whether it
     exists is not the caller's to learn. Costs one query when any node has one.
     """
     wanted: dict[int, object] = {}
@@ -46,7 +47,7 @@ def check_owned(nodes: list, owner_id, errors) -> None:
             valid[index] = None
     owned = set(
         Credential.objects.filter(
-            owner_id=owner_id, pk__in=[v for v in valid.values() if v]
+            workspace_id=workspace_id, pk__in=[v for v in valid.values() if v]
         ).values_list("pk", flat=True)
     )
     for index, credential_id in valid.items():
@@ -77,13 +78,14 @@ def refers_to(nodes: list, credential: Credential) -> bool:
 
 
 def flows_using(credential: Credential) -> list:
-    """The owner's flows that refer to `credential` (one query, scanned in Python)."""
+    """The workspace's flows that refer to `credential` (one query, scanned
+    in Python)."""
     # Through the app registry: flows.models imports this package's model.
     flow_model = apps.get_model("flows", "Flow")
     return [
         flow
-        for flow in flow_model.objects.filter(owner_id=credential.owner_id).only(
-            "id", "name", "nodes"
-        )
+        for flow in flow_model.objects.filter(
+            workspace_id=credential.workspace_id
+        ).only("id", "name", "nodes")
         if refers_to(flow.nodes, credential)
     ]

@@ -8,7 +8,7 @@ whatever the worker count. `start` queues it. Each child has the delivery id
 already ran (one row, never run twice once finished); a child left `running`
 by a dead process is marked interrupted and run again in the same row.
 
-The called flow is checked again at run time (the owner's, not gone): the
+The called flow is checked again at run time (in the run's workspace, not gone): the
 save-time check in flows/refs.py may be stale. Depth counts the calls
 above a run (`request_meta.call_depth`); past FLOW_CALL_MAX_DEPTH the call
 fails `call_too_deep`, which stops a flow that calls itself.
@@ -57,9 +57,9 @@ class ChildRuns:
         self.root = str(self.parent.request_meta.get("call_root") or self.parent.id)
 
     def flow(self, flow_id: Any) -> Flow:
-        """The flow to call: the run owner's, else `flow_missing`."""
+        """The flow to call: one of the run's workspace, else `flow_missing`."""
         flow = Flow.objects.filter(
-            pk=_uuid_or_none(flow_id), owner_id=self.execution.flow.owner_id
+            pk=_uuid_or_none(flow_id), workspace_id=self.execution.flow.workspace_id
         ).first()
         if flow is None:
             raise NodeError(

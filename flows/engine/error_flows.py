@@ -32,14 +32,14 @@ def start_error_flow(run: FlowRun) -> FlowRun | None:
     """The error flow's queued run for `run`, or None when there is none to start."""
     if run.status not in FAILED_STATES or run.trigger == FlowRun.Trigger.ERROR:
         return None
-    flow = Flow.objects.filter(pk=run.flow_id).values("owner_id", "error_flow_id")
+    flow = Flow.objects.filter(pk=run.flow_id).values("workspace_id", "error_flow_id")
     flow = flow.first()
     if flow is None or not flow["error_flow_id"]:
         return None
-    # The owner is checked again: the setting was valid when saved, but the
-    # error flow could have changed hands since (admin).
+    # The workspace is checked again: the setting was valid when saved, but
+    # the error flow could have moved since.
     target = Flow.objects.filter(
-        pk=flow["error_flow_id"], owner_id=flow["owner_id"]
+        pk=flow["error_flow_id"], workspace_id=flow["workspace_id"]
     ).first()
     if target is None or target.pk == run.flow_id:
         return None

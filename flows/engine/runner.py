@@ -91,8 +91,9 @@ class Execution(FinalWrite, StepLog):
         self.run = run
         self.depth = depth
         self.hops = hops
-        # The owner's credentials, opened as nodes ask; every value opened is redacted.
-        self.secrets = RunSecrets(flow.owner_id)
+        # The workspace's credentials, opened as nodes ask; every value opened
+        # is redacted.
+        self.secrets = RunSecrets(flow.workspace_id)
         self.redactor = self.secrets.redactor
         # A background run stores each step as it completes, to be resumed.
         self.step_by_step = run.background

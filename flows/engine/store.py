@@ -46,6 +46,7 @@ FINAL_FIELDS = (
 WEBHOOK_FIELDS = (
     "id",
     "owner",
+    "workspace",
     "version",
     "nodes",
     "edges",

@@ -4,7 +4,7 @@ A restore is a new save (append-only history), validated like any other by
 the flow API. Before that, the old content is fitted to the flow as it is now:
 a trigger that is off now stays off (an old version must not silently re-arm
 a schedule or a webhook someone turned off since), and an error flow that no
-longer exists, or is no longer the owner's, is dropped rather than refused.
+longer exists, or is no longer in the flow's workspace, is dropped rather than refused.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def restored_fields(flow, version: FlowVersion) -> dict:
     error_flow = settings.get("error_flow_id")
     if error_flow and not (
         type(flow)
-        .objects.filter(pk=error_flow, owner_id=flow.owner_id)
+        .objects.filter(pk=error_flow, workspace_id=flow.workspace_id)
         .exclude(pk=flow.pk)
         .exists()
     ):

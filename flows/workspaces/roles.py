@@ -1,22 +1,39 @@
 """The one table of rights per role (docs/security.md, "Workspaces and roles").
 
-Rights are the names of `config/accounts/rights.py` (docs/api.md); they are
-repeated here as plain strings because flows sits below config.accounts in
-the layers, and a test checks that both spell them alike.
+The rights are config/accounts/rights.py's names (the vocabulary every view
+declares); re-exported here for the flows code that checks roles.
 """
 
 from __future__ import annotations
 
-FLOWS_VIEW = "flows.view"
-RUNS_DATA = "runs.data"
-RUNS_START = "runs.start"
-AGENTS_CHAT = "agents.chat"
-FLOWS_EDIT = "flows.edit"
-CREDENTIALS_EDIT = "credentials.edit"
-AGENTS_EDIT = "agents.edit"
-MEMBERS_MANAGE = "members.manage"
-AUDIT_READ = "audit.read"
-WORKSPACE_OWN = "workspace.own"
+from config.accounts.rights import (
+    AGENTS_CHAT,
+    AGENTS_EDIT,
+    AUDIT_READ,
+    CREDENTIALS_EDIT,
+    FLOWS_EDIT,
+    FLOWS_VIEW,
+    MEMBERS_MANAGE,
+    RUNS_DATA,
+    RUNS_START,
+    WORKSPACE_OWN,
+)
+
+__all__ = [
+    "AGENTS_CHAT",
+    "AGENTS_EDIT",
+    "AUDIT_READ",
+    "CREDENTIALS_EDIT",
+    "FLOWS_EDIT",
+    "FLOWS_VIEW",
+    "MEMBERS_MANAGE",
+    "ROLES",
+    "ROLE_RIGHTS",
+    "RUNS_DATA",
+    "RUNS_START",
+    "WORKSPACE_OWN",
+    "grants",
+]
 
 VIEWER = frozenset({FLOWS_VIEW})
 RUNNER = VIEWER | {RUNS_DATA, RUNS_START, AGENTS_CHAT}

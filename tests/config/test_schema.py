@@ -105,7 +105,11 @@ def test_the_contract_check_refuses_a_body_unlike_the_schema(db):
 
 def test_the_contract_check_passes_what_the_schema_describes(db):
     check_response(
-        "GET", "/api/auth/session", 200, "application/json", {"id": 1, "username": "a"}
+        "GET",
+        "/api/auth/session",
+        200,
+        "application/json",
+        {"id": 1, "username": "a", "workspaces": []},
     )
     check_response(
         "POST",

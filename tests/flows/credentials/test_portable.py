@@ -8,6 +8,7 @@ import json
 import pytest
 
 from flows.credentials.portable import export_nodes, import_nodes
+from flows.workspaces.personal import personal_workspace
 from tests.factories import make_credential
 from tests.flows.graphs import code, node, trigger
 
@@ -34,7 +35,7 @@ def test_export_names_credentials_without_ids_or_values(alice):
     make_credential(alice, "other", "header", {"value": "hv-1234"}, header_name="X")
     make_credential(alice, "unused")
 
-    exported, refs = export_nodes(nodes_using(api), alice.pk)
+    exported, refs = export_nodes(nodes_using(api), personal_workspace(alice).pk)
 
     assert exported[1]["data"]["credential"] == {"name": "api", "kind": "bearer"}
     assert "credential_id" not in exported[1]["data"]
@@ -50,7 +51,7 @@ def test_export_leaves_the_flow_itself_unchanged(alice):
     api = make_credential(alice, "api")
     nodes = nodes_using(api)
 
-    export_nodes(nodes, alice.pk)
+    export_nodes(nodes, personal_workspace(alice).pk)
 
     assert nodes[1]["data"]["credential_id"] == str(api.id)
 
@@ -58,11 +59,11 @@ def test_export_leaves_the_flow_itself_unchanged(alice):
 def test_import_maps_by_name_and_kind_to_the_importers_credentials(alice, bob):
     api = make_credential(alice, "api")
     make_credential(alice, "other", "header", {"value": "hv-1234"}, header_name="X")
-    exported, refs = export_nodes(nodes_using(api), alice.pk)
+    exported, refs = export_nodes(nodes_using(api), personal_workspace(alice).pk)
     bobs_api = make_credential(bob, "api")
     make_credential(bob, "other", "header", {"value": "b-123456"}, header_name="X")
 
-    result = import_nodes(exported, refs, bob.pk)
+    result = import_nodes(exported, refs, personal_workspace(bob).pk)
 
     assert result.missing == []
     assert result.nodes[1]["data"]["credential_id"] == str(bobs_api.id)
@@ -72,10 +73,10 @@ def test_import_maps_by_name_and_kind_to_the_importers_credentials(alice, bob):
 def test_import_reports_missing_names_and_kind_mismatches(alice, bob):
     api = make_credential(alice, "api")
     make_credential(alice, "other", "header", {"value": "hv-1234"}, header_name="X")
-    exported, refs = export_nodes(nodes_using(api), alice.pk)
+    exported, refs = export_nodes(nodes_using(api), personal_workspace(alice).pk)
     make_credential(bob, "api", "query", {"value": "q-123456"}, param_name="k")
 
-    result = import_nodes(exported, refs, bob.pk)
+    result = import_nodes(exported, refs, personal_workspace(bob).pk)
 
     assert result.missing == [
         {"name": "api", "kind": "bearer"},
@@ -87,6 +88,6 @@ def test_import_reports_missing_names_and_kind_mismatches(alice, bob):
 def test_import_drops_a_raw_credential_id_from_elsewhere(alice, bob):
     alices = make_credential(alice, "api")
 
-    result = import_nodes(nodes_using(alices), [], bob.pk)
+    result = import_nodes(nodes_using(alices), [], personal_workspace(bob).pk)
 
     assert "credential_id" not in result.nodes[1]["data"]

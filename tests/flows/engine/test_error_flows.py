@@ -7,6 +7,7 @@ import pytest
 
 from flows.engine import background, run_flow
 from flows.models import FlowRun
+from flows.workspaces.personal import personal_workspace
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
@@ -63,10 +64,10 @@ def test_an_error_flow_that_fails_never_starts_a_chain(alice):
     assert not FlowRun.objects.filter(flow=second).exists()
 
 
-def test_an_error_flow_that_changed_owner_is_not_started(alice, bob):
+def test_an_error_flow_moved_to_another_workspace_is_not_started(alice, bob):
     handler = flow_of(alice, "handler", "return 1;")
     failing = flow_of(alice, "failing", "throw new Error('boom');", error_flow=handler)
-    handler.owner = bob
+    handler.workspace = personal_workspace(bob)
     handler.save()
 
     run_flow(failing, {}, FlowRun.Trigger.MANUAL)

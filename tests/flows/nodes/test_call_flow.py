@@ -7,6 +7,7 @@ from flows.engine import run_flow
 from flows.engine.runner import Execution
 from flows.engine.store import new_run
 from flows.models import FlowRun, RunStep
+from flows.workspaces.personal import personal_workspace
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, edge, node, trigger
 
@@ -159,10 +160,10 @@ def test_start_mode_queues_the_child_and_goes_on(alice):
     assert child_run.request_meta["call_depth"] == 1
 
 
-def test_a_flow_that_is_no_longer_the_owners_fails_at_run_time(alice, bob):
+def test_a_flow_moved_to_another_workspace_fails_at_run_time(alice, bob):
     child = child_flow(alice)
     flow = caller(alice, child)
-    child.owner = bob
+    child.workspace = personal_workspace(bob)
     child.save()
 
     run = run_flow(flow, {"n": 2}, "manual")

@@ -1,0 +1,50 @@
+"""Who may do what: the one place a request, a page or the engine asks.
+
+A user reaches a workspace's flows, runs, credentials and agents only as a
+member (`in_workspaces_of`); anyone else finds nothing (404, as another
+user's flow always has). What a member may do with them is their role's
+rights (flows/workspaces/roles.py), read live from the database on every
+check: a removed or demoted member loses access on their next request.
+"""
+
+from __future__ import annotations
+
+from flows.workspaces.models import Membership
+from flows.workspaces.roles import ROLES, grants
+
+
+def role_of(user, workspace) -> str | None:
+    """`user`'s role in `workspace` (an instance or an id), None if not a
+    member. One query; never cached."""
+    if user is None or not user.is_authenticated:
+        return None
+    workspace_id = getattr(workspace, "pk", workspace)
+    return (
+        Membership.objects.filter(user=user, workspace_id=workspace_id)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def can(user, workspace, right: str) -> bool:
+    """Whether `user` holds `right` in `workspace` (one query)."""
+    return grants(role_of(user, workspace), right)
+
+
+def member_workspace_ids(user):
+    """A subquery of the ids of the workspaces `user` belongs to."""
+    return Membership.objects.filter(user=user).values("workspace_id")
+
+
+def workspace_ids_where(user, right: str):
+    """A subquery of the ids of the workspaces where `user`'s role holds `right`."""
+    roles = [role for role in ROLES if grants(role, right)]
+    return Membership.objects.filter(user=user, role__in=roles).values("workspace_id")
+
+
+def in_workspaces_of(queryset, user, path: str = "workspace"):
+    """`queryset` narrowed to rows whose workspace (`path`, e.g.
+    `flow__workspace`) `user` is a member of; nothing for anonymous users."""
+    if user is None or not user.is_authenticated:
+        return queryset.none()
+    return queryset.filter(**{f"{path}__in": member_workspace_ids(user)})

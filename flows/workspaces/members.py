@@ -1,0 +1,91 @@
+"""Membership changes, each with its audit event in one transaction.
+
+The rules every caller (the API, a future page form) gets: only an owner
+adds, removes or makes owners; a workspace never loses its last owner (409).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from flows.audit.actor import Actor
+from flows.audit.record import record
+from flows.workspaces.models import Membership, Workspace
+
+
+class LastOwner(Exception):
+    """The change would leave the workspace without an owner."""
+
+
+OWNER_ROLE = Membership.Role.OWNER
+
+
+def _owners(workspace_id) -> int:
+    return Membership.objects.filter(workspace_id=workspace_id, role=OWNER_ROLE).count()
+
+
+def _label(membership: Membership) -> str:
+    return f"{membership.user.get_username()} in {membership.workspace.name}"
+
+
+def add_member(workspace: Workspace, user, role: str, actor: Actor) -> Membership:
+    with transaction.atomic():
+        membership = Membership.objects.create(
+            workspace=workspace, user=user, role=role, invited_by=actor.user
+        )
+        record(
+            "member.added",
+            actor,
+            membership,
+            target_label=_label(membership),
+            changes={"workspace_id": str(workspace.pk), "role": role},
+        )
+    return membership
+
+
+def change_role(membership: Membership, role: str, actor: Actor) -> Membership:
+    """Set `membership.role`; `LastOwner` if it demotes the only owner."""
+    with transaction.atomic():
+        # The workspace's row serialises owner changes: two admins demoting the
+        # last two owners at once must not both succeed.
+        Workspace.objects.select_for_update().filter(pk=membership.workspace_id).get()
+        before = Membership.objects.get(pk=membership.pk).role
+        if (
+            before == OWNER_ROLE
+            and role != OWNER_ROLE
+            and _owners(membership.workspace_id) <= 1
+        ):
+            raise LastOwner
+        membership.role = role
+        membership.save(update_fields=["role"])
+        record(
+            "member.role_changed",
+            actor,
+            membership,
+            target_label=_label(membership),
+            changes={
+                "workspace_id": str(membership.workspace_id),
+                "from": before,
+                "to": role,
+            },
+        )
+    return membership
+
+
+def remove_member(membership: Membership, actor: Actor) -> None:
+    """Delete `membership`; `LastOwner` if it is the only owner."""
+    with transaction.atomic():
+        Workspace.objects.select_for_update().filter(pk=membership.workspace_id).get()
+        if membership.role == OWNER_ROLE and _owners(membership.workspace_id) <= 1:
+            raise LastOwner
+        record(
+            "member.removed",
+            actor,
+            membership,
+            target_label=_label(membership),
+            changes={
+                "workspace_id": str(membership.workspace_id),
+                "role": membership.role,
+            },
+        )
+        membership.delete()
