@@ -1,10 +1,10 @@
 """Literal secrets typed into a flow (issue 27 item 17): found and replaced
-wherever a flow leaves its owner's editor: exports and version history.
+wherever a flow leaves its editors: exports and version history.
 
 Two kinds of literal are found in every string of a node's data (URLs, bodies,
 code, header values, keys too):
 
-- the owner's own credential values, in each form a run's redaction knows
+- the credential values of the flow's workspace, in each form a run's redaction knows
   (`Credential.redaction_values`), with the run's Aho-Corasick matcher
   (`Redactor`): replaced by `[redacted:NAME]`, which tells the reader which
   credential to use instead;
@@ -60,7 +60,7 @@ def _replace_shape(match: re.Match) -> str:
 
 
 class LiteralSecrets:
-    """The matcher for one owner's credentials plus the token shapes."""
+    """The matcher for one workspace's credentials plus the token shapes."""
 
     def __init__(self, redactor: Redactor):
         self.redactor = redactor
