@@ -107,9 +107,14 @@ def test_the_agent_page_marks_a_tool_that_asks_first_and_sets_a_schema(
     assert not Agent.objects.exists()
 
     schema.fill('{"type": "object", "properties": {"total": {"type": "number"}}}')
+    alice_page.get_by_role("button", name="Add MCP server").click()
+    alice_page.get_by_label("Server name").fill("billing")
+    alice_page.get_by_label("Server URL").fill("https://mcp.example.com/mcp")
+    alice_page.get_by_label("Its tools require approval").check()
     alice_page.get_by_role("button", name="Create agent").click()
 
     expect(alice_page.locator(".chat-header h1")).to_have_text("Billing")
     agent = Agent.objects.get()
     assert [flow.name for flow in agent.approval_flows.all()] == ["Send invoice"]
     assert agent.output_schema["properties"] == {"total": {"type": "number"}}
+    assert agent.mcp_servers[0]["requires_approval"] is True

@@ -42,8 +42,8 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
-    # The one workspace the token reaches: its maker's personal one for now
-    # (what a token reaches is still what its maker owns, which is that).
+    # The one workspace the token reaches (flows.workspaces.access narrows
+    # every membership query to it): its maker's personal one for now.
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, related_name="api_tokens"
     )

@@ -11,6 +11,7 @@ from cryptography.fernet import Fernet
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.redact import Redactor
 from flows.models import Credential
+from flows.workspaces.personal import personal_workspace
 from tests.factories import make_credential
 
 SHAPES = [
@@ -81,10 +82,10 @@ def test_references_and_ordinary_text_are_kept(text):
     assert shapes_only().scrub(text) == (text, [])
 
 
-def test_the_owners_credential_values_are_replaced_by_their_name(alice):
+def test_the_workspaces_credential_values_are_replaced_by_their_name(alice):
     make_credential(alice, name="crm", secrets={"token": "plain-words-no-shape-42"})
 
-    clean, where = LiteralSecrets.of_owner(alice.pk).scrub(
+    clean, where = LiteralSecrets.of_workspace(personal_workspace(alice).pk).scrub(
         {
             "body": '{"key": "plain-words-no-shape-42"}',
             "url": "https://x/?k=plain-words-no-shape-42",
@@ -98,10 +99,15 @@ def test_the_owners_credential_values_are_replaced_by_their_name(alice):
     assert sorted(where) == ["body", "url"]
 
 
-def test_another_users_credential_values_are_not_looked_for(alice, bob):
+def test_another_workspaces_credential_values_are_not_looked_for(alice, bob):
     make_credential(bob, name="crm", secrets={"token": "plain-words-no-shape-42"})
 
-    assert LiteralSecrets.of_owner(alice.pk).scrub("plain-words-no-shape-42")[1] == []
+    assert (
+        LiteralSecrets.of_workspace(personal_workspace(alice).pk).scrub(
+            "plain-words-no-shape-42"
+        )[1]
+        == []
+    )
 
 
 def test_a_node_list_reports_each_node_and_field(alice):
@@ -133,6 +139,8 @@ def test_a_credential_no_key_opens_is_skipped_not_a_crash(alice, settings):
         encrypted=Fernet(Fernet.generate_key()).encrypt(b"{}").decode()
     )
 
-    clean, _ = LiteralSecrets.of_owner(alice.pk).scrub("plain-words-no-shape-42")
+    clean, _ = LiteralSecrets.of_workspace(personal_workspace(alice).pk).scrub(
+        "plain-words-no-shape-42"
+    )
 
     assert clean == "[redacted:crm]"
