@@ -7,12 +7,13 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.accounts.tokens.models import ApiToken
 from flows.engine import run_flow
-from flows.models import FlowRun
+from flows.models import Flow, FlowRun, Membership, Workspace
 from tests.factories import FlowFactory, webhook_code_graph
 from tests.flows.graphs import chain, code, trigger
 
@@ -182,3 +183,25 @@ def test_a_token_without_runs_read_runs_a_node_without_the_pins(api, alice, flow
     assert body["status"] == "failed"
     assert body["error"]["node_id"] == "fetch"  # it ran again: the pin is unused
     assert "PINNED" not in json.dumps(body)
+
+
+@pytest.mark.parametrize("role, shown", [("viewer", False), ("runner", True)])
+def test_pins_are_shown_only_to_a_role_that_reads_run_data(
+    alice, bob, bob_api, flow, role, shown
+):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role=role)
+    Flow.objects.filter(pk=flow.pk).update(
+        workspace=team, pins={"fetch": {"card": "PINNED-RUN-DATA"}}
+    )
+
+    one = bob_api.get(f"/api/flows/{flow.id}").json()
+    [listed] = bob_api.get("/api/flows").json()
+    page = Client()
+    page.force_login(bob)
+    builder = page.get(f"/flows/{flow.id}/").content.decode()
+
+    assert ("pins" in one) is shown
+    assert ("PINNED-RUN-DATA" in json.dumps(listed)) is shown
+    assert ("PINNED-RUN-DATA" in builder) is shown
