@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-# flows, versions, diffs, runs' status/timing/error, credential names, agents list
+# flows, versions, diffs, runs' status/timing/error, agents list
 FLOWS_VIEW = "flows.view"
+CREDENTIALS_VIEW = "credentials.view"  # credential names and kinds, never values
 RUNS_DATA = "runs.data"  # run input, results, steps, logs
 RUNS_START = "runs.start"  # run by hand, cancel, resume by hand
 AGENTS_CHAT = "agents.chat"  # chat with agents (a chat may run flows)
@@ -35,6 +36,7 @@ PUBLIC = "public"  # sign-in, session probe, webhooks, resume links
 ALL = frozenset(
     {
         FLOWS_VIEW,
+        CREDENTIALS_VIEW,
         RUNS_DATA,
         RUNS_START,
         AGENTS_CHAT,
@@ -52,11 +54,12 @@ ALL = frozenset(
 # What each token scope grants. SESSION_ONLY is in none of them, ever;
 # PUBLIC needs nothing. Listed in the order the tokens page shows them.
 SCOPE_RIGHTS: dict[str, frozenset[str]] = {
-    "flows:read": frozenset({FLOWS_VIEW}),
+    # A flow names its credentials, so reading flows reads their names too.
+    "flows:read": frozenset({FLOWS_VIEW, CREDENTIALS_VIEW}),
     "flows:write": frozenset({FLOWS_EDIT, AGENTS_EDIT}),
     "flows:run": frozenset({RUNS_START}),
     "runs:read": frozenset({FLOWS_VIEW, RUNS_DATA}),
-    "credentials:read": frozenset({FLOWS_VIEW}),
+    "credentials:read": frozenset({CREDENTIALS_VIEW}),
     "credentials:write": frozenset({CREDENTIALS_EDIT}),
     "agents:chat": frozenset({AGENTS_CHAT}),
     "audit:read": frozenset({AUDIT_READ}),

@@ -254,8 +254,8 @@ class CredentialViewSet(viewsets.ModelViewSet):
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     rights = {
-        "list": rights.FLOWS_VIEW,
-        "retrieve": rights.FLOWS_VIEW,
+        "list": rights.CREDENTIALS_VIEW,
+        "retrieve": rights.CREDENTIALS_VIEW,
         "create": rights.CREDENTIALS_EDIT,
         "partial_update": rights.CREDENTIALS_EDIT,
         "destroy": rights.CREDENTIALS_EDIT,

@@ -10,11 +10,11 @@ from config.accounts.tokens.api import ApiTokenSerializer
 from config.accounts.tokens.models import SCOPES
 
 SCOPE_DESCRIPTIONS = {
-    "flows:read": "see flows, their versions and runs' status",
+    "flows:read": "see flows, their versions, runs' status and credential names",
     "flows:write": "create, change and delete flows and agents",
     "flows:run": "run flows by hand, cancel runs",
     "runs:read": "read runs' input, results, steps and logs",
-    "credentials:read": "see credential names (never their values)",
+    "credentials:read": "see credential names only (never their values)",
     "credentials:write": "create, replace and delete credentials",
     "agents:chat": "chat with agents (a chat may run flows)",
     "audit:read": "read the audit log (staff)",

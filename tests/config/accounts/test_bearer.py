@@ -238,3 +238,27 @@ def test_the_session_probe_shows_a_token_only_its_workspace(alice):
     body = bearer(value).get("/api/auth/session").json()
 
     assert [workspace["name"] for workspace in body["workspaces"]] == ["alice"]
+
+
+def test_a_credentials_read_token_lists_credentials_but_reads_no_flow_or_run(
+    alice, alice_flow
+):
+    FlowRunFactory(flow=alice_flow)
+    _, value = issue(alice, "credentials:read")
+    script = bearer(value)
+
+    assert script.get("/api/credentials").status_code == 200
+    for url in (
+        f"/api/flows/{alice_flow.id}",
+        "/api/runs",
+        f"/api/flows/{alice_flow.id}/export",
+    ):
+        response = script.get(url)
+        assert response.status_code == 403, url
+        assert response.json()["error"]["code"] == "permission_denied"
+
+
+def test_a_flows_read_token_also_lists_credentials(alice):
+    _, value = issue(alice, "flows:read")
+
+    assert bearer(value).get("/api/credentials").status_code == 200

@@ -95,6 +95,9 @@ def test_every_api_route_declares_a_right_for_each_method():
     assert found["POST api/agents/<pk>/chat"] == rights.AGENTS_CHAT
     assert found["GET api/audit"] == rights.AUDIT_READ
     assert found["GET api/schema"] == rights.PUBLIC
+    assert found["GET api/credentials"] == rights.CREDENTIALS_VIEW
+    assert found["GET api/credentials/<pk>"] == rights.CREDENTIALS_VIEW
+    assert found["POST api/credentials"] == rights.CREDENTIALS_EDIT
 
 
 class Undeclared(viewsets.ViewSet):
@@ -155,7 +158,7 @@ def test_a_method_the_view_does_not_handle_needs_nothing():
 def test_scopes_grant_the_union_of_their_rights_and_never_session_only():
     granted = rights.granted_by(["flows:read", "runs:read", "nonsense"])
 
-    assert granted == {rights.FLOWS_VIEW, rights.RUNS_DATA}
+    assert granted == {rights.FLOWS_VIEW, rights.CREDENTIALS_VIEW, rights.RUNS_DATA}
     assert rights.SESSION_ONLY not in rights.granted_by(rights.SCOPE_RIGHTS)
 
 
