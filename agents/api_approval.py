@@ -28,6 +28,8 @@ from agents.stream import EventStreamRenderer, stream_turn, wants_stream
 from config.accounts import rights
 from config.http.admission import admitted
 from config.http.errors import Conflict, NotFound
+from flows.workspaces.permissions import require
+from flows.workspaces.roles import AGENTS_CHAT
 
 MAX_REASON_CHARS = 2_000
 
@@ -72,6 +74,10 @@ class ToolCallDecisionView(APIView):
             .select_related("agent"),
             pk=pk,
         )
+        # The role is read again now, as the chat action reads it: a member
+        # demoted to viewer since the call was held may not run it.
+        if not conversation.agent.shared:
+            require(request.user, conversation.agent.workspace_id, AGENTS_CHAT)
         body = DecisionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

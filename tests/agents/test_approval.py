@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from agents.models import Message
-from flows.models import FlowRun
+from agents.models import Agent, Message
+from flows.models import Flow, FlowRun, Membership, Workspace
 from tests.agents.test_chat import agent_with, chat, tool_flow
 from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, node, trigger
@@ -346,3 +346,23 @@ def test_an_mcp_servers_tools_ask_first_when_it_requires_approval(
     assert approved.json()["message"]["content"].startswith(
         "Tool mcp_test_add returned:"
     )
+
+
+@pytest.mark.parametrize("shared, status", [(False, 403), (True, 200)])
+def test_a_member_demoted_to_viewer_may_decide_only_on_a_shared_agent(
+    api, alice, llm_server, order_flow, shared, status
+):
+    body, call_id = held_turn(api, llm_server, "openai", order_flow)
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="viewer")
+    Agent.objects.update(workspace=team, shared=shared)
+    Flow.objects.filter(pk=order_flow.pk).update(workspace=team)
+    llm_server.queue(openai_text("Order 7 has shipped."))
+
+    response = decide(api, body["conversation_id"], call_id, decision="approve")
+
+    assert response.status_code == status, response.content
+    if status == 403:
+        assert response.json()["error"]["code"] == "permission_denied"
+        assert Message.objects.get(role="tool").approval == "pending_approval"
+        assert not FlowRun.objects.exists()
