@@ -3,8 +3,13 @@ right are refused (403), and each role sees and does what its rights say."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from config.accounts.tokens.models import ApiToken
 from flows.models import Credential, Flow, FlowRun, Membership
 from tests.factories import FlowFactory, FlowRunFactory, make_credential
 from tests.flows.graphs import chain, chain_flow, code, node, trigger
@@ -180,3 +185,21 @@ def test_a_flow_may_not_name_another_workspaces_credential(as_member, alice, tea
 
     assert response.status_code == 400
     assert "does not exist" in response.json()["error"]["message"]
+
+
+def test_a_token_is_its_makers_role_narrowed_by_its_scopes(members, team_flow):
+    expires = timezone.now() + timedelta(days=1)
+    _, read_only = ApiToken.issue(members["editor"], "s", ["flows:read"], expires)
+    _, write = ApiToken.issue(members["viewer"], "s", ["flows:write"], expires)
+    scripts = {}
+    for name, value in (("read_only", read_only), ("write", write)):
+        scripts[name] = APIClient()
+        scripts[name].credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+    url = f"/api/flows/{team_flow.id}"
+
+    # An editor's flows:read token may not save; a viewer's flows:write may not.
+    assert (
+        scripts["read_only"].patch(url, {"name": "x"}, format="json").status_code == 403
+    )
+    assert scripts["write"].patch(url, {"name": "x"}, format="json").status_code == 403
+    assert Flow.objects.get(pk=team_flow.pk).name == "Team flow"
