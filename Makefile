@@ -6,6 +6,9 @@ PY := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
+# `make run` is for trying Weir out: the demo superuser is not sent to set up
+# two-factor first (production's default is true; README, "Settings").
+REQUIRE_2FA_FOR_STAFF ?= false
 
 .PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune bench-scale bench-instructions clean credentials-key
 
@@ -36,7 +39,7 @@ run: $(VENV)/.installed .env credentials-key
 	PORT=$(PORT) $(PY) manage.py seed_demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Weir is serving on http://$(HOST):$(PORT)/ with $(WORKERS) run workers and the supervisor; Ctrl+C stops them all."
-	HOST=$(HOST) WEB_PORT=$(PORT) $(BIN)/honcho start --procfile Procfile --port $(PORT) \
+	HOST=$(HOST) WEB_PORT=$(PORT) REQUIRE_2FA_FOR_STAFF=$(REQUIRE_2FA_FOR_STAFF) $(BIN)/honcho start --procfile Procfile --port $(PORT) \
 		--concurrency web=1,worker=$(WORKERS),supervisor=1
 
 lint: $(VENV)/.installed

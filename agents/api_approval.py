@@ -65,8 +65,11 @@ class ToolCallDecisionView(APIView):
         "not in one of your conversations, 409 once it was decided.",
     )
     def post(self, request, pk, call_id):
+        # An agent switched off since is 404 here too, as everywhere.
         conversation = get_object_or_404(
-            Conversation.objects.for_user(request.user).select_related("agent"),
+            Conversation.objects.for_user(request.user)
+            .filter(agent__is_active=True)
+            .select_related("agent"),
             pk=pk,
         )
         body = DecisionSerializer(data=request.data)

@@ -113,6 +113,11 @@ class McpServerSerializer(serializers.Serializer):
         max_value=mcp_tools.MAX_TIMEOUT_SECONDS,
         default=mcp_tools.DEFAULT_TIMEOUT_SECONDS,
     )
+    requires_approval = serializers.BooleanField(
+        default=False,
+        help_text="Every tool of this server waits for the chatting person's "
+        "approval (refused inside flow runs).",
+    )
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
@@ -126,6 +131,7 @@ class McpServerSerializer(serializers.Serializer):
             "url": instance.get("url"),
             "credential": instance.get("credential"),
             "allowed_tools": instance.get("allowed_tools") or [],
+            "requires_approval": bool(instance.get("requires_approval")),
             "timeout_seconds": instance.get(
                 "timeout_seconds", mcp_tools.DEFAULT_TIMEOUT_SECONDS
             ),

@@ -30,6 +30,7 @@ from rest_framework.views import APIView
 from agents.providers import ToolCall
 from agents.tools import Toolbox
 from config.accounts import rights
+from config.http.admission import admitted
 from flows.models import Flow
 
 
@@ -174,7 +175,10 @@ class McpView(APIView):
         # A token (request.auth) holds scopes; a session (auth None) holds all.
         granted = getattr(request.auth, "granted", None)
         may_run = granted is None or rights.RUNS_START in granted
-        status, headers, body = serve(request._request, build_server(user, may_run))
+        # A call runs a flow on this thread: it holds a work slot as the run
+        # endpoint does (503/429 in the envelope when the caller is over).
+        with admitted(request, owner_id=user.pk):
+            status, headers, body = serve(request._request, build_server(user, may_run))
         response = HttpResponse(body, status=status)
         for name, value in headers:
             key = name.decode("latin-1")

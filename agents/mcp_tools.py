@@ -1,11 +1,13 @@
 """An agent's MCP servers: their tools offered to the model, and calling one.
 
 An agent keeps its servers in `Agent.mcp_servers`, each `{name, url,
-credential, allowed_tools, timeout_seconds}`. At the start of a turn each
-server's tools are listed once (`remote_tools`; the list is the turn's, so a
-tool loop asks each server once) and offered as `mcp_<server>_<tool>`. A
-server that cannot be listed (down, refused by the address wall, a stale
-credential) simply offers no tools that turn: the chat goes on.
+credential, allowed_tools, timeout_seconds, requires_approval}`; every tool of
+a server that requires approval asks first (agents/approval.py). At the start
+of a turn each server's tools are listed once (`remote_tools`; the list is the
+turn's, so a tool loop asks each server once) and offered as
+`mcp_<server>_<tool>`. A server that cannot be listed (down, refused by the
+address wall, a stale credential) simply offers no tools that turn: the chat
+goes on.
 
 Each call waits the smaller of the server's `timeout_seconds` and the time
 left in the turn (a flow run's deadline for an agent node): no fixed limit,
@@ -46,6 +48,7 @@ class RemoteTarget:
     headers: dict
     tool: str
     timeout_seconds: float
+    asks_first: bool = False  # the server's `requires_approval`
 
 
 def function_name(server: str, tool: str) -> str:
@@ -111,9 +114,14 @@ def remote_tools(
                 or f"Tool {tool.name!r} of the MCP server {server['name']!r}.",
                 parameters=object_schema(tool.input_schema),
             )
-            offered.append(
-                (spec, RemoteTarget(server["url"], headers, tool.name, timeout))
+            target = RemoteTarget(
+                server["url"],
+                headers,
+                tool.name,
+                timeout,
+                asks_first=bool(server.get("requires_approval")),
             )
+            offered.append((spec, target))
     return offered
 
 

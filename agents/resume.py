@@ -50,6 +50,7 @@ def decide(
         pk=message.pk, approval=Message.Approval.PENDING
     ).update(approval=decision)
     if not claimed:
+        message.refresh_from_db(fields=["approval"])  # the decision that won
         raise AlreadyDecided(message.approval)
     message.approval = decision
     turn = _Turn(

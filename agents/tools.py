@@ -99,6 +99,8 @@ class Toolbox:
                 continue  # a flow's name wins; a server's repeat is dropped
             self.remote[spec.name] = target
             self.specs.append(spec)
+            if target.asks_first:
+                self.asking.add(spec.name)
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:

@@ -13,7 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from config import api_settings, env_values
+from config import api_settings, csp_settings, env_values
 from config.telemetry import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -231,24 +231,8 @@ SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-# Content-Security-Policy (django-csp): scripts only from our own files, so a
-# script that slips into a page (an inline <script>, an onerror= attribute) does
-# not run. Inline styles stay allowed: the admin and the vendored graph editor
-# set style attributes, and CSS cannot run script. See docs/security.md.
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": ["'self'"],
-        "script-src": ["'self'"],
-        "style-src": ["'self'", "'unsafe-inline'"],
-        "img-src": ["'self'", "data:"],
-        "font-src": ["'self'", "data:"],
-        "connect-src": ["'self'"],
-        "object-src": ["'none'"],
-        "base-uri": ["'self'"],
-        "form-action": ["'self'"],
-        "frame-ancestors": ["'none'"],
-    }
-}
+# Content-Security-Policy: fixed, so kept apart (config/csp_settings.py).
+CONTENT_SECURITY_POLICY = csp_settings.CONTENT_SECURITY_POLICY
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
@@ -333,6 +317,9 @@ SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
 # A tick the scheduler sees later than this is "missed" (skipped, or run once).
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
 SCHEDULED_FLOWS_PER_OWNER = env.int("SCHEDULED_FLOWS_PER_OWNER", default=50)
+# Background runs one account may have queued before a request adding one is 429
+# (flows/engine/fair_queue.py).
+QUEUED_RUNS_PER_OWNER = env.int("QUEUED_RUNS_PER_OWNER", default=100)
 # Tests only: a 6th (seconds) cron field, for per-second schedules.
 SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 

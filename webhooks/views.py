@@ -49,7 +49,7 @@ from config.http.errors import (
     ValidationFailed,
 )
 from config.http.respond_async import accepted, prefers_async
-from flows.engine import deliveries, run_flow, targets
+from flows.engine import deliveries, fair_queue, run_flow, targets
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun
@@ -82,6 +82,18 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
         return signatures.verify(flow.webhook_secret, request.headers, body)
     except signatures.SignatureError as exc:
         raise NotAuthenticated(str(exc)) from None
+
+
+def _check_queue_room(flow: Flow, delivery_id: str) -> None:
+    """429 while the owner's queue is full (flows/engine/fair_queue.py), except
+    for a repeated delivery, which is answered as ever (row 8 before row 9)."""
+    try:
+        fair_queue.check_room(flow)
+    except fair_queue.QueueFull:
+        if not delivery_id or not (
+            FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).exists()
+        ):
+            raise
 
 
 def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
@@ -144,6 +156,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
         ):
             # The hop count goes with the queued run, so a loop of webhooks
             # answered at once still stops at WEBHOOK_MAX_HOPS.
+            _check_queue_room(flow, delivery_id)
             run = enqueue_run(
                 flow,
                 payload,

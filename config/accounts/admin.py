@@ -13,6 +13,8 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from config.accounts.tokens import admin as tokens_admin  # noqa: F401  (registers it)
+
 PERMISSION_FIELDS = ("is_superuser", "is_staff", "user_permissions", "groups")
 
 User = get_user_model()

@@ -17,7 +17,7 @@ from config.accounts.rights import requires
 from config.accounts.two_factor import service as two_factor
 from config.accounts.two_factor import sign_in as second_step
 from config.http.errors import ApiError, Throttled
-from flows.workspaces.models import Membership
+from flows.workspaces.access import memberships_of
 
 
 class LoginSerializer(serializers.Serializer):
@@ -139,9 +139,7 @@ SessionSerializer = inline_serializer(
 def session_view(request):
     """The signed-in user with their workspaces and role in each, or 401.
     One query for the memberships."""
-    memberships = Membership.objects.filter(user=request.user).select_related(
-        "workspace"
-    )
+    memberships = memberships_of(request.user).select_related("workspace")
     workspaces = [
         {
             "id": m.workspace_id,

@@ -2,7 +2,8 @@ from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
-    """Signing in and out: `/api/auth/*`, the login pages, their shared throttle."""
+    """Signing in and out: `/api/auth/*`, the login pages, their shared throttle,
+    and API tokens (config/accounts/tokens/)."""
 
     name = "config.accounts"
     label = "accounts"

@@ -78,6 +78,8 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if token is None:
             raise InvalidToken()
         token.touch(_ip_or_none(client_address(request._request)))
+        # Read by flows.workspaces.access: the request reaches this workspace only.
+        token.user.token_workspace_id = token.workspace_id
         return token.user, token
 
     def authenticate_header(self, request):

@@ -19,7 +19,7 @@ class TokenScopes(BasePermission):
         if not isinstance(request.successful_authenticator, BearerTokenAuthentication):
             return True
         right = rights.required(view, request)
-        if right == rights.PUBLIC or right in request.auth.granted:
+        if rights.token_allows(request, right):
             return True
         if right == rights.SESSION_ONLY:
             raise ApiError(

@@ -68,6 +68,17 @@ def granted_by(scopes) -> frozenset[str]:
     return frozenset().union(*(SCOPE_RIGHTS.get(scope, ()) for scope in scopes))
 
 
+def token_allows(request, right: str) -> bool:
+    """Whether the request's API token, if it came with one, grants `right`.
+
+    For what a route shows only to some callers (a resume link needs
+    RUNS_START though the list needs FLOWS_VIEW); sessions are not narrowed
+    here. A token is any `request.auth` with a `granted` set of rights.
+    """
+    granted = getattr(getattr(request, "auth", None), "granted", None)
+    return granted is None or right == PUBLIC or right in granted
+
+
 def required(view, request) -> str:
     """The right `request` needs on `view` (a DRF view instance).
 

@@ -1,4 +1,5 @@
-"""Sign-ins in the audit log, from every way in (the API, /login/, /admin/login/).
+"""Sign-ins in the audit log, from every way in (the API, /login/; the admin
+signs in through /login/).
 
 Called next to the shared throttle (`login_throttle`) by each of them: a
 failed attempt is recorded with the username that was tried (there may be no

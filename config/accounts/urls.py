@@ -1,10 +1,12 @@
-"""The sign-in and sign-out pages."""
+"""The sign-in and sign-out pages, and the API tokens page."""
 
 from django.urls import path
 
+from config.accounts.tokens.page import tokens_page
 from config.accounts.views import SignInView, SignOutView
 
 urlpatterns = [
     path("login/", SignInView.as_view(), name="login"),
     path("logout/", SignOutView.as_view(), name="logout"),
+    path("account/tokens/", tokens_page, name="tokens"),
 ]

@@ -43,6 +43,12 @@ def logging_config(log_format: str, level: str) -> dict:
             }
         },
         "root": {"handlers": ["console"], "level": level},
+        # The MCP SDK logs each stateless exchange's start and end at INFO (three
+        # lines per /api/mcp request), and its HTTP client each request: noise.
+        "loggers": {
+            "mcp": {"level": "WARNING"},
+            "httpx2": {"level": "WARNING"},
+        },
     }
 
 

@@ -38,11 +38,12 @@ from flows.api.runs import (
 )
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
+from flows.api.warnings import flow_warnings
 from flows.audit.actor import Actor
 from flows.audit.record import record
 from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
-from flows.engine import run_flow
+from flows.engine import fair_queue, run_flow
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
@@ -54,7 +55,7 @@ from flows.refs import check_called_flows
 from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
-from flows.workspaces.personal import personal_workspace
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import FLOWS_EDIT
 
 TRUE = ("1", "true", "yes")
@@ -141,18 +142,7 @@ class FlowSerializer(serializers.ModelSerializer):
         return bool(flow.webhook_secret)
 
     def get_warnings(self, flow) -> list[str]:
-        """Saved, but probably a mistake: an http_request calling this flow's own
-        webhook starts a loop that only `WEBHOOK_MAX_HOPS` (508) ends."""
-        own_hook = f"/api/webhooks/{flow.pk}"
-        return [
-            f"Node {node.get('id')!r} calls this flow's own webhook: every run "
-            "starts another, until the webhook refuses the chain (508)."
-            for node in flow.nodes
-            if isinstance(node, dict)
-            and node.get("type") == "http_request"
-            and isinstance(node.get("data"), dict)
-            and own_hook in str(node["data"].get("url", ""))
-        ]
+        return flow_warnings(flow, self.context.get("request"))
 
     def validate_workspace(self, value):
         """On create: a workspace where the user may edit flows (a non-member's
@@ -168,12 +158,15 @@ class FlowSerializer(serializers.ModelSerializer):
 
     def target_workspace_id(self, attrs=None):
         """The workspace this save is in: the flow's, the one posted, or the
-        user's personal one (looked up once, then kept in `attrs`)."""
+        default one (looked up once, then kept in `attrs`; 403 when the role,
+        or the token, may not edit flows there)."""
         if self.instance is not None:
             return self.instance.workspace_id
         attrs = attrs if attrs is not None else {}
         if attrs.get("workspace") is None:
-            attrs["workspace"] = personal_workspace(self.context["request"].user)
+            user = self.context["request"].user
+            attrs["workspace"] = default_workspace(user)
+            require(user, attrs["workspace"].pk, FLOWS_EDIT)
         return attrs["workspace"].pk
 
     def validate_error_flow(self, value):
@@ -401,7 +394,9 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         flows; another reads as missing, 400) or the user's personal one."""
         wanted = request.query_params.get("workspace")
         if not wanted:
-            return personal_workspace(request.user)
+            workspace = default_workspace(request.user)
+            require(request.user, workspace.pk, FLOWS_EDIT)
+            return workspace
         mine = in_workspaces_of(Workspace.objects, request.user, "pk")
         workspace = mine.filter(pk=_uuid_or_none(wanted)).first()
         if workspace is None:
@@ -452,6 +447,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
+            fair_queue.check_room(flow)
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
@@ -471,4 +467,5 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         filters = parse_run_filters(request.query_params)
         runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
-        return self.get_paginated_response(RunSummarySerializer(page, many=True).data)
+        runs = RunSummarySerializer(page, many=True, context={"request": request})
+        return self.get_paginated_response(runs.data)

@@ -4,13 +4,15 @@ The format is versioned by `weir_version` (`FORMAT_VERSION`) so a later Weir can
 read an old file, or refuse one from the future, instead of guessing. It carries
 the flow's name, description, input schema and graph, and never a secret: not the
 webhook signing secret, not owner, ids of runs or anything tied to this server
-beyond the node ids the graph itself uses.
+beyond the node ids the graph itself uses. Literal secrets typed into node data
+are replaced (`flows.credentials.literals`) and listed under `redacted`.
 """
 
 from __future__ import annotations
 
 import re
 
+from flows.credentials.literals import LiteralSecrets
 from flows.credentials.portable import export_nodes
 
 FORMAT_VERSION = 1
@@ -48,21 +50,45 @@ def export_node_data(node: dict) -> dict:
     return data
 
 
+def _blanked(node: dict, data: dict) -> list[dict]:
+    """Where `export_node_data` blanked a header, as `redacted` entries."""
+    before = (node.get("data") or {}).get("headers")
+    after = data.get("headers")
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return []
+    return [
+        {"node_id": node.get("id"), "field": f"data.headers.{name}"}
+        for name, value in before.items()
+        if value and after.get(name) == ""
+    ]
+
+
 def export_flow(flow) -> dict:
     """The flow as a portable document (`weir_version` first).
 
     Credentials travel by name and kind, never by id or value: `credentials`
     lists those the flow uses, and a node's `credential_id` becomes
-    `credential: {name, kind}` (flows.credentials.portable). One query.
+    `credential: {name, kind}` (flows.credentials.portable). Literal secrets
+    (the owner's credential values, known token shapes) become `[redacted:NAME]`
+    or `[redacted]`, each listed in `redacted` as `{node_id, field}`. Two
+    queries (the owner's credentials, decrypted once here).
     """
     document = {"weir_version": FORMAT_VERSION}
     for field in EXPORTED_FIELDS:
         document[field] = getattr(flow, field)
-    nodes = [
-        {**node, "data": export_node_data(node)} if isinstance(node, dict) else node
-        for node in flow.nodes
-    ]
-    document["nodes"], document["credentials"] = export_nodes(nodes, flow.workspace_id)
+    nodes, redacted = [], []
+    for node in flow.nodes:
+        if isinstance(node, dict):
+            data = export_node_data(node)
+            redacted += _blanked(node, data)
+            node = {**node, "data": data}
+        nodes.append(node)
+    document["nodes"] = nodes
+    document, literals = LiteralSecrets.of_workspace(flow.workspace_id).flow(document)
+    document["nodes"], document["credentials"] = export_nodes(
+        document["nodes"], flow.workspace_id
+    )
+    document["redacted"] = redacted + literals
     return document
 
 

@@ -3,6 +3,10 @@
 List (newest first, paged), one version's snapshot, the diff between two
 versions (flows/history/diff.py) and restore, which writes the old content as
 a new version through the flow API's own validation and `If-Match` check.
+
+A version and a diff show literal secrets typed into nodes replaced, as an
+export does (`flows.credentials.literals`): a secret moved into a credential
+stays out of sight in the history. A restore brings back the version as stored.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from config.http.admission import admitted
 from config.http.conditional import etag
 from config.http.errors import NotFound, PreconditionFailed, ValidationFailed
 from config.http.pagination import PagePagination
+from flows.credentials.literals import LiteralSecrets
 from flows.history.diff import diff
 from flows.history.models import FlowVersion
 from flows.history.restore import restored_fields
@@ -39,6 +44,11 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
 
 class VersionSerializer(VersionSummarySerializer):
+    # Where literal secrets were replaced: [{node_id, field}] (set by the view).
+    redacted = serializers.ListField(
+        child=serializers.DictField(), read_only=True, default=list
+    )
+
     class Meta:
         model = FlowVersion
         fields = [
@@ -49,6 +59,7 @@ class VersionSerializer(VersionSummarySerializer):
             "nodes",
             "edges",
             "settings",
+            "redacted",
         ]
 
 
@@ -105,10 +116,13 @@ class VersionsMixin:
     @extend_schema(responses=VersionSerializer)
     @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]+)")
     def version(self, request, pk=None, number=None):
-        """One version: what the flow was at that number."""
-        return Response(
-            VersionSerializer(self.get_version(self.get_object(), number)).data
-        )
+        """One version: what the flow was at that number, literal secrets
+        replaced (listed in `redacted`)."""
+        flow = self.get_object()
+        version = self.get_version(flow, number)
+        literals = LiteralSecrets.of_workspace(flow.workspace_id)
+        data, redacted = literals.flow(VersionSerializer(version).data)
+        return Response({**data, "redacted": redacted})
 
     @extend_schema(
         parameters=[
@@ -140,12 +154,14 @@ class VersionsMixin:
                 "against must be a version number.",
                 details={"against": ["Must be a version number."]},
             )
-        before = old.snapshot() if old else {}
+        literals = LiteralSecrets.of_workspace(flow.workspace_id)
+        before = literals.flow(old.snapshot())[0] if old else {}
+        after = literals.flow(new.snapshot())[0]
         return Response(
             {
                 "from": old.number if old else None,
                 "to": new.number,
-                **diff(before, new.snapshot()),
+                **diff(before, after),
             }
         )
 

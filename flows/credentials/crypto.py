@@ -55,6 +55,16 @@ def decrypt(token: str) -> dict:
     return json.loads(plain)
 
 
+# Columns of other apps encrypted with the same key, as (label, model, field):
+# plugged in from their AppConfig.ready() (flows may not import them), so that
+# `rotate_credentials_key` re-encrypts them too.
+ALSO_ENCRYPTED: list[tuple[str, type, str]] = []
+
+
+def register_encrypted(label: str, model: type, field: str) -> None:
+    ALSO_ENCRYPTED.append((label, model, field))
+
+
 def rotate(token: str) -> str:
     """The same values, re-encrypted with the first key."""
     try:

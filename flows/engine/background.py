@@ -21,7 +21,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django_tasks import task
 
-from flows.engine import enqueue_db, lease, store
+from flows.engine import enqueue_db, fair_queue, lease, store
 from flows.engine.attempts import RequeueForRetry
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution
@@ -36,6 +36,8 @@ logger = logging.getLogger("weir.engine")
 # after it was stored or last enqueued. A second copy of a task is harmless:
 # only one claims the run.
 QUEUED_RECHECK_SECONDS = 60
+# Another worker may claim the run fair claiming picked first; then look again.
+CLAIM_TRIES = 3
 
 STEP_FIELDS = [
     "run_id",
@@ -133,10 +135,24 @@ def claim(run_id: str) -> bool:
     )
 
 
-def execute_queued(run_id: str) -> str | None:
-    """Execute a queued background run to its end; its final status, or None
-    when it was not this worker's to run."""
-    if not claim(run_id):
+def claim_fairly(task_run_id: str) -> str | None:
+    """Claim the run the task for `task_run_id` should execute (its own, or
+    another owner's: flows/engine/fair_queue.py); its id, or None if none is left."""
+    for _ in range(CLAIM_TRIES):
+        run_id = fair_queue.next_run_id(task_run_id)
+        if claim(run_id):
+            return run_id
+        if run_id == task_run_id:
+            return None
+    return task_run_id if claim(task_run_id) else None
+
+
+def execute_queued(task_run_id: str) -> str | None:
+    """Execute a queued background run to its end (the task's own, or the one
+    fair claiming gives it); its final status, or None when no run was this
+    worker's to run."""
+    run_id = claim_fairly(task_run_id)
+    if run_id is None:
         return None
     run = FlowRun.objects.select_related("flow").get(pk=run_id)
     # The graph it was queued with, though the flow was edited since.

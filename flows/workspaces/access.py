@@ -13,6 +13,15 @@ from flows.workspaces.models import Membership
 from flows.workspaces.roles import ROLES, grants
 
 
+def memberships_of(user):
+    """`user`'s memberships; for a request made with an API token, only the
+    one in the token's workspace (`token_workspace_id`, which the bearer
+    authentication sets on the request's user): a token reaches one workspace."""
+    memberships = Membership.objects.filter(user=user)
+    only = getattr(user, "token_workspace_id", None)
+    return memberships if only is None else memberships.filter(workspace_id=only)
+
+
 def role_of(user, workspace) -> str | None:
     """`user`'s role in `workspace` (an instance or an id), None if not a
     member. One query; never cached."""
@@ -20,7 +29,8 @@ def role_of(user, workspace) -> str | None:
         return None
     workspace_id = getattr(workspace, "pk", workspace)
     return (
-        Membership.objects.filter(user=user, workspace_id=workspace_id)
+        memberships_of(user)
+        .filter(workspace_id=workspace_id)
         .values_list("role", flat=True)
         .first()
     )
@@ -33,13 +43,13 @@ def can(user, workspace, right: str) -> bool:
 
 def member_workspace_ids(user):
     """A subquery of the ids of the workspaces `user` belongs to."""
-    return Membership.objects.filter(user=user).values("workspace_id")
+    return memberships_of(user).values("workspace_id")
 
 
 def workspace_ids_where(user, right: str):
     """A subquery of the ids of the workspaces where `user`'s role holds `right`."""
     roles = [role for role in ROLES if grants(role, right)]
-    return Membership.objects.filter(user=user, role__in=roles).values("workspace_id")
+    return memberships_of(user).filter(role__in=roles).values("workspace_id")
 
 
 def in_workspaces_of(queryset, user, path: str = "workspace"):

@@ -16,6 +16,8 @@ const FIELDS = [
   "model",
   "credential",
   "tool_flows",
+  "approval_flows",
+  "output_schema",
   "mcp_servers",
   "max_cost_per_day",
   "max_cost_per_turn",
@@ -63,6 +65,7 @@ function fill() {
     form.elements.credential.append(option);
   }
   const chosen = new Set(agent ? agent.tool_flows : []);
+  const asking = new Set(agent ? agent.approval_flows : []);
   document.getElementById("agent-tools").replaceChildren(
     ...data.flows.map((flow) => {
       const item = document.createElement("li");
@@ -73,7 +76,21 @@ function fill() {
       box.value = flow.id;
       box.checked = chosen.has(flow.id);
       label.append(box, " ", flow.name);
-      item.append(label);
+      // Only a tool can ask first: the second box follows the first.
+      const askLabel = document.createElement("label");
+      askLabel.className = "agent-tool-approval";
+      const ask = document.createElement("input");
+      ask.type = "checkbox";
+      ask.name = "approval_flows";
+      ask.value = flow.id;
+      ask.checked = asking.has(flow.id);
+      ask.disabled = !box.checked;
+      box.addEventListener("change", () => {
+        ask.disabled = !box.checked;
+        if (!box.checked) ask.checked = false;
+      });
+      askLabel.append(ask, " requires approval");
+      item.append(label, askLabel);
       return item;
     }),
   );
@@ -91,6 +108,7 @@ function fill() {
     form.elements.credential.value = agent.credential || "";
     form.elements.max_cost_per_day.value = agent.max_cost_per_day ?? "";
     form.elements.max_cost_per_turn.value = agent.max_cost_per_turn ?? "";
+    form.elements.output_schema.value = agent.output_schema ? JSON.stringify(agent.output_schema, null, 2) : "";
   }
   fillSuggestions();
 }
@@ -113,6 +131,17 @@ function capValue(name) {
   return raw === "" ? null : raw;
 }
 
+// Empty is no schema; text that is not JSON is refused here, next to the field.
+function outputSchema() {
+  const raw = form.elements.output_schema.value.trim();
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw Object.assign(new Error("Not JSON."), { details: { output_schema: ["This is not valid JSON."] } });
+  }
+}
+
 function body() {
   return {
     name: form.elements.name.value,
@@ -125,6 +154,8 @@ function body() {
     max_cost_per_day: capValue("max_cost_per_day"),
     max_cost_per_turn: capValue("max_cost_per_turn"),
     tool_flows: [...form.querySelectorAll("input[name=tool_flows]:checked")].map((box) => box.value),
+    approval_flows: [...form.querySelectorAll("input[name=approval_flows]:checked")].map((box) => box.value),
+    output_schema: outputSchema(),
     mcp_servers: serversValue(),
   };
 }

@@ -4,8 +4,11 @@
 // Message HTML comes from the server already sanitised (agents/markdown.py, nh3);
 // everything else (tokens, tool names, arguments, results, errors) is set as text.
 // Stop aborts the request; the server keeps the text so far as a cancelled reply.
+// A tool call that asks first ends the turn with `approval_required`: the page
+// shows Approve / Deny (chat_approval.js), and the decision streams the rest.
 
 import { csrfToken } from "./api.js";
+import { approvalCard } from "./chat_approval.js";
 
 const data = JSON.parse(document.getElementById("chat-data").textContent);
 const list = document.getElementById("chat-messages");
@@ -16,6 +19,8 @@ const send = document.getElementById("chat-send");
 const stop = document.getElementById("chat-stop");
 
 let conversationId = data.conversation_id;
+let waiting = 0; // tool calls shown for a decision
+const toolsById = {}; // shown tool calls, so a decided one fills in its result
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -83,9 +88,13 @@ function finishToolCall(details, { name, status, result, runId }) {
   }
 }
 
-// A stored result names its run's status; one without (no run was made) was refused.
+// A stored result names its run's status; one without (no run was made) was
+// refused, or denied by the person chatting.
 function toolStatus(result) {
-  if (result && typeof result === "object") return result.status || "refused";
+  if (result && typeof result === "object") {
+    if (result.error && result.error.code === "denied") return "denied";
+    return result.status || "refused";
+  }
   return "done"; // cut at 16,000 characters: no longer JSON
 }
 
@@ -95,7 +104,11 @@ function renderHistory(messages) {
     if (message.role === "assistant" && message.tool_calls.length) {
       for (const call of message.tool_calls) argumentsById[call.id] = call.arguments;
     }
-    if (message.role === "tool") {
+    if (message.role === "tool" && message.approval === "pending_approval") {
+      const call = { id: message.tool_call_id, name: message.tool_name, arguments: argumentsById[message.tool_call_id] };
+      toolsById[call.id] = addToolCall({ name: call.name, status: "waiting for approval", args: call.arguments });
+      askApproval(call);
+    } else if (message.role === "tool") {
       const result = parseJson(message.content);
       addToolCall({
         name: message.tool_name,
@@ -158,7 +171,7 @@ async function* readEvents(response) {
 class LiveTurn {
   constructor() {
     this.bubble = null;
-    this.tools = {};
+    this.tools = toolsById;
   }
 
   token(text) {
@@ -177,7 +190,18 @@ class LiveTurn {
 
   toolResult(call) {
     const details = this.tools[call.id] || addToolCall({ name: call.name, status: call.status, args: call.arguments });
-    finishToolCall(details, { name: call.name, status: call.status, result: call.result, runId: call.run_id });
+    const status = toolStatus(call.result) === "denied" ? "denied" : call.status;
+    finishToolCall(details, { name: call.name, status, result: call.result, runId: call.run_id });
+  }
+
+  // The turn stopped for calls that ask first: each gets Approve / Deny.
+  awaiting(answer) {
+    this.close();
+    for (const call of answer.pending) {
+      const details = this.tools[call.id];
+      if (details) details.querySelector("summary").textContent = `Tool ${call.name} · waiting for approval`;
+      askApproval(call);
+    }
   }
 
   done(answer) {
@@ -195,26 +219,27 @@ class LiveTurn {
 
 let controller = null;
 
-async function submit(event) {
-  event.preventDefault();
-  const content = input.value;
-  if (!content.trim()) return;
-  if (content.length > data.max_chars) {
-    addError(`Messages are limited to ${data.max_chars} characters.`);
-    return;
-  }
-  addBubble("user", { text: content });
-  input.value = "";
+// Keyboard users land on the next decision to make, else back in the input.
+function focusNext() {
+  const approve = waiting && list.querySelector(".chat-approval button.primary");
+  (approve || input).focus();
+}
+
+function askApproval(call) {
+  waiting += 1;
+  show(approvalCard(call, (body) => decide(call, body)));
+}
+
+// POSTs `body` and shows the turn's events as they come; throws what went wrong.
+async function streamTurn(url, body, title) {
+  const turn = new LiveTurn();
+  controller = new AbortController();
   send.disabled = true;
   stop.hidden = false;
   typing.hidden = false;
   scrollToEnd();
-  const turn = new LiveTurn();
-  controller = new AbortController();
   try {
-    const body = { content };
-    if (conversationId) body.conversation_id = conversationId;
-    const response = await fetch(`/api/agents/${data.agent.id}/chat`, {
+    const response = await fetch(url, {
       method: "POST",
       credentials: "same-origin",
       headers: { Accept: "text/event-stream", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
@@ -226,33 +251,80 @@ async function submit(event) {
       throw Object.assign(new Error(error.message || `The server answered ${response.status}.`), { details: error.details });
     }
     for await (const { event, data: payload } of readEvents(response)) {
-      if (event === "start") rememberConversation(payload.conversation_id, content.slice(0, 80));
+      if (event === "start") rememberConversation(payload.conversation_id, title);
       else if (event === "token") turn.token(payload.text);
       else if (event === "tool_call") turn.toolCall(payload);
       else if (event === "tool_result") turn.toolResult(payload);
+      else if (event === "approval_required") turn.awaiting(payload);
       else if (event === "done") turn.done(payload);
       else if (event === "error") {
         turn.close();
         addError(payload.message);
       }
     }
-  } catch (error) {
-    turn.close();
-    if (error.name === "AbortError") {
-      addBubble("note", { text: "Stopped. The reply so far is kept in the conversation." });
-    } else {
-      // A failed reply still stores the user's message in its conversation.
-      if (error.details && error.details.conversation_id) {
-        rememberConversation(error.details.conversation_id, content.slice(0, 80));
-      }
-      addError(error instanceof TypeError ? "Weir could not be reached. Check your connection and try again." : error.message);
-    }
   } finally {
+    turn.close();
     controller = null;
     typing.hidden = true;
     stop.hidden = true;
     send.disabled = false;
-    input.focus();
+  }
+}
+
+function reportFailure(error, title) {
+  if (error.name === "AbortError") {
+    addBubble("note", { text: "Stopped. The reply so far is kept in the conversation." });
+    return;
+  }
+  // A failed reply still stores the user's message in its conversation.
+  if (error.details && error.details.conversation_id) {
+    rememberConversation(error.details.conversation_id, title);
+  }
+  addError(error instanceof TypeError ? "Weir could not be reached. Check your connection and try again." : error.message);
+}
+
+// Sends a decision on `call`; resolves to null once the resumed turn is shown,
+// or to the message of a refusal (shown on the card, which stays).
+async function decide(call, body) {
+  const url = `/api/conversations/${conversationId}/tool-calls/${encodeURIComponent(call.id)}`;
+  waiting -= 1;
+  try {
+    await streamTurn(url, body, "");
+    return null;
+  } catch (error) {
+    if (error.name === "AbortError") {
+      reportFailure(error, ""); // decided; the reply was stopped
+      return null;
+    }
+    waiting += 1; // refused or unreachable: the call still waits
+    return error instanceof TypeError ? "Weir could not be reached. Try again." : error.message;
+  } finally {
+    focusNext();
+  }
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const content = input.value;
+  if (!content.trim()) return;
+  if (waiting) {
+    addError("Approve or deny the tool call above first.");
+    return;
+  }
+  if (content.length > data.max_chars) {
+    addError(`Messages are limited to ${data.max_chars} characters.`);
+    return;
+  }
+  addBubble("user", { text: content });
+  input.value = "";
+  const body = { content };
+  if (conversationId) body.conversation_id = conversationId;
+  try {
+    await streamTurn(`/api/agents/${data.agent.id}/chat`, body, content.slice(0, 80));
+  } catch (error) {
+    reportFailure(error, content.slice(0, 80));
+  } finally {
+    focusNext();
   }
 }
 
@@ -268,4 +340,4 @@ input.addEventListener("keydown", (event) => {
 });
 
 renderHistory(data.messages);
-input.focus();
+focusNext();

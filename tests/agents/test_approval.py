@@ -180,6 +180,7 @@ def test_a_second_decision_is_409_and_changes_nothing(api, llm_server, order_flo
 
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "already_decided"
+    assert "denied" in again.json()["error"]["message"]
     assert not FlowRun.objects.exists()
     assert len(llm_server.requests) == 2
 
@@ -192,6 +193,16 @@ def test_another_users_conversation_is_404(api, bob_api, llm_server, order_flow)
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
     assert Message.objects.get(role="tool").approval == "pending_approval"
+
+
+def test_a_call_of_an_agent_switched_off_since_is_404(api, llm_server, order_flow):
+    body, call_id = held_turn(api, llm_server, "openai", order_flow)
+    order_flow.agents.update(is_active=False)
+
+    response = decide(api, body["conversation_id"], call_id, decision="approve")
+
+    assert response.status_code == 404
+    assert not FlowRun.objects.exists()
 
 
 def test_an_unknown_call_id_is_404(api, llm_server, order_flow):
@@ -306,3 +317,32 @@ def test_the_owner_marks_tool_flows_that_ask_first(api, alice, order_flow):
     # Taking the flow off the tools takes its approval setting with it.
     emptied = api.patch(f"/api/agents/{agent.id}", {"tool_flows": []}, format="json")
     assert emptied.json()["approval_flows"] == []
+
+
+def test_an_mcp_servers_tools_ask_first_when_it_requires_approval(
+    api, alice, mcp_server, allow_loopback
+):
+    agent = AgentFactory(
+        owner=alice,
+        model="echo:demo",
+        mcp_servers=[{"name": "test", "url": mcp_server, "requires_approval": True}],
+    )
+
+    held = chat(api, agent, '/tool mcp_test_add {"a": 2, "b": 40}')
+
+    assert held.status_code == 202
+    [pending] = held.json()["pending"]
+    assert pending["name"] == "mcp_test_add"
+    approved = decide(
+        api,
+        held.json()["conversation_id"],
+        pending["id"],
+        decision="approve",
+        arguments={"a": 1, "b": 1},
+    )
+    assert approved.status_code == 200
+    [call] = approved.json()["tool_calls"]
+    assert call["result"]["output"] == {"result": 2}
+    assert approved.json()["message"]["content"].startswith(
+        "Tool mcp_test_add returned:"
+    )

@@ -148,6 +148,7 @@ def test_the_owner_reads_and_writes_mcp_servers(api, alice, mcp_server):
             "url": "https://mcp.example.com/mcp",
             "credential": str(key.pk),
             "allowed_tools": [],
+            "requires_approval": False,
             "timeout_seconds": 300,
         }
     ]

@@ -35,10 +35,12 @@ def anthropic_output(data: dict) -> dict:
     return answer
 
 
+@pytest.mark.parametrize("model", ["openai:gpt-test", "ollama:llama3.2"])
 def test_openai_asks_for_structured_output_and_the_reply_is_parsed(
-    api, alice, llm_server
+    api, alice, llm_server, model
 ):
-    agent = AgentFactory(owner=alice, model="openai:gpt-test", output_schema=WEATHER)
+    # Ollama speaks the same protocol (its OpenAI-compatible /v1), so the same.
+    agent = AgentFactory(owner=alice, model=model, output_schema=WEATHER)
     llm_server.queue(openai_text('{"city": "Paris", "celsius": 21}'))
 
     response = chat(api, agent, "Weather in Paris?")

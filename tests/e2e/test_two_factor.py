@@ -9,6 +9,7 @@ import pyotp
 from playwright.sync_api import expect
 
 from config.accounts.two_factor import service
+from tests.e2e.accessibility import severe_violations
 from tests.factories import PASSWORD
 
 
@@ -51,3 +52,27 @@ def test_turn_on_two_factor_sign_out_and_sign_in_with_the_code(
     expect(page.get_by_role("link", name="alice")).to_be_visible()
     expect(page).to_have_url(f"{live_url}/")
     assert page_errors == []
+
+
+def test_the_two_factor_pages_have_no_serious_violations(alice_page, live_url, alice):
+    page = alice_page
+    page.goto(f"{live_url}/account/two-factor/")
+    assert severe_violations(page) == [], "off"
+    page.get_by_role("button", name="Set up two-factor sign-in").click()
+    expect(page.locator(".qr-code svg")).to_be_visible()
+    assert severe_violations(page) == [], "set up"
+    secret = page.locator("#two-factor-secret").inner_text().replace(" ", "")
+    page.get_by_label("Then type the 6-digit code the app shows").fill(
+        pyotp.TOTP(secret).now()
+    )
+    page.get_by_role("button", name="Turn on").click()
+    expect(page.locator("#recovery-codes li")).to_have_count(10)
+    assert severe_violations(page) == [], "recovery codes"
+
+    page.get_by_role("button", name="Sign out").click()
+    page.goto(f"{live_url}/login/")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Enter your code")).to_be_visible()
+    assert severe_violations(page) == [], "code step"

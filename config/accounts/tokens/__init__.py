@@ -1,4 +1,5 @@
-"""API tokens: their text (`text`), the model (`models`), the API (`api`).
+"""API tokens: their text (`text`), the model (`models`), `/api/tokens`
+(`api`), the tokens page (`page`) and the admin (`admin`).
 
 The DRF authentication and permission classes are in
 `config/accounts/authentication.py` and `config/accounts/permissions.py`,

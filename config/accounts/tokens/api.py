@@ -38,13 +38,20 @@ class ApiTokenSerializer(serializers.ModelSerializer):
             "id",
             "name",
             "scopes",
+            "workspace",
             "prefix",
             "expires_at",
             "last_used_at",
             "last_used_ip",
             "created_at",
         ]
-        read_only_fields = ["id", "prefix", "last_used_at", "last_used_ip"]
+        read_only_fields = [
+            "id",
+            "workspace",
+            "prefix",
+            "last_used_at",
+            "last_used_ip",
+        ]
 
     def validate_expires_at(self, value):
         now = timezone.now()

@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from config.accounts import rights
 from config.accounts.tokens import text
+from flows.workspaces.models import Workspace
+from flows.workspaces.personal import personal_workspace
 
 DEFAULT_DAYS = 30
 # last_used_at and last_used_ip are written at most this often per token.
@@ -40,6 +42,11 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
+    # The one workspace the token reaches (flows.workspaces.access narrows
+    # every membership query to it): its maker's personal one for now.
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="api_tokens"
+    )
     scopes = models.JSONField(default=list)
     prefix = models.CharField(max_length=text.DISPLAY_LENGTH)
     # Every bearer request looks its token up by this (unique, so indexed).
@@ -65,6 +72,7 @@ class ApiToken(models.Model):
         value = text.new_token()
         token = cls.objects.create(
             user=user,
+            workspace=personal_workspace(user),
             name=name,
             scopes=[scope for scope in SCOPES if scope in set(scopes)],
             prefix=text.display_prefix(value),

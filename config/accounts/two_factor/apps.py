@@ -8,3 +8,10 @@ class TwoFactorConfig(AppConfig):
     label = "two_factor"
     verbose_name = "Two-factor sign-in"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from config.accounts.two_factor.models import TwoFactor
+        from flows.credentials import crypto
+
+        # Encrypted with CREDENTIALS_KEY: rotated by `rotate_credentials_key`.
+        crypto.register_encrypted("two-factor secret", TwoFactor, "secret_encrypted")

@@ -1,5 +1,6 @@
 // The agent page's MCP servers: one row per server (name, URL, the credential
-// sent as its Authorization or other header, allowed tools, timeout), read
+// sent as its Authorization or other header, allowed tools, timeout, whether
+// its tools require approval), read
 // back as the API's `mcp_servers` list. A 400 detail for a row shows under it.
 
 const list = () => document.getElementById("agent-mcp-servers");
@@ -47,6 +48,7 @@ export function addServerRow(credentials, server = {}) {
     credentialSelect(credentials, server.credential),
     input("Allowed tools", "allowed_tools", (server.allowed_tools || []).join(", "), { placeholder: "all" }),
     input("Timeout (s)", "timeout_seconds", server.timeout_seconds ?? 300, { type: "number", min: 1, max: 3600 }),
+    input("Its tools require approval", "requires_approval", "", { type: "checkbox", checked: Boolean(server.requires_approval) }),
     remove,
     error,
   );
@@ -73,6 +75,7 @@ export function serversValue() {
       credential: value("credential") || null,
       allowed_tools: value("allowed_tools").split(",").map((t) => t.trim()).filter(Boolean),
       timeout_seconds: Number(value("timeout_seconds") || 300),
+      requires_approval: row.querySelector("[name=mcp_requires_approval]").checked,
     };
   });
 }

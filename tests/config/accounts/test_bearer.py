@@ -10,7 +10,9 @@ from rest_framework.test import APIClient
 
 from config.accounts.tokens import text
 from config.accounts.tokens.models import ApiToken
-from tests.factories import FlowRunFactory
+from flows.audit.models import AuditEvent
+from flows.workspaces.models import Membership, Workspace
+from tests.factories import FlowFactory, FlowRunFactory
 
 CHALLENGE = 'Bearer error="invalid_token"'
 
@@ -178,3 +180,61 @@ def test_a_run_s_data_needs_the_runs_read_scope(alice, alice_flow):
     assert allowed.status_code == 200
     assert allowed.json()["input"] == {"card": "4242"}
     assert bearer(flows_read).get("/api/runs").status_code == 200
+
+
+def test_a_run_token_runs_a_flow_without_csrf(alice, alice_flow):
+    _, value = issue(alice, "flows:run")
+
+    response = bearer(value).post(
+        f"/api/flows/{alice_flow.id}/run", {"name": "Ada"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["success"] is True
+    assert alice_flow.runs.count() == 1
+
+
+def test_a_change_made_with_a_token_is_audited_with_the_token(alice):
+    token, value = issue(alice, "flows:write")
+
+    bearer(value).post("/api/flows", {"name": "from CI"}, format="json")
+
+    event = AuditEvent.objects.get(action="flow.created")
+    assert event.actor == alice
+    assert event.token_label == token.prefix
+    assert value[13:] not in str(event.as_log())
+
+
+def test_a_token_reaches_only_its_own_workspace(alice, alice_flow):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="editor")
+    team_flow = FlowFactory(owner=alice, workspace=team, name="Team flow")
+    _, value = issue(alice, "flows:read", "flows:write")
+    session = APIClient()
+    session.force_login(alice)
+
+    listed = bearer(value).get("/api/flows").json()
+    seen_by_session = session.get("/api/flows").json()
+
+    assert [flow["name"] for flow in listed] == ["Alice's flow"]
+    assert {flow["name"] for flow in seen_by_session} == {
+        "Alice's flow",
+        "Team flow",
+    }
+    assert bearer(value).get(f"/api/flows/{team_flow.id}").status_code == 404
+    renamed = bearer(value).patch(
+        f"/api/flows/{team_flow.id}", {"name": "taken"}, format="json"
+    )
+    assert renamed.status_code == 404
+    team_flow.refresh_from_db()
+    assert team_flow.name == "Team flow"
+
+
+def test_the_session_probe_shows_a_token_only_its_workspace(alice):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="editor")
+    _, value = issue(alice)
+
+    body = bearer(value).get("/api/auth/session").json()
+
+    assert [workspace["name"] for workspace in body["workspaces"]] == ["alice"]

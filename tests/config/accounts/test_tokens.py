@@ -108,3 +108,9 @@ def test_another_process_holding_an_old_copy_does_not_write_again(alice):
 
     token.refresh_from_db()
     assert token.last_used_ip == "192.0.2.1"
+
+
+def test_a_token_reaches_its_makers_personal_workspace(alice):
+    token, _ = a_token(alice)
+
+    assert token.workspace == alice.personal_workspace

@@ -30,6 +30,7 @@ def test_creating_shows_the_token_once_and_lists_it_without(api, alice):
     assert body["token"].startswith("weir_pat_")
     assert body["prefix"] == body["token"][:13]
     assert body["scopes"] == ["flows:read", "runs:read"]
+    assert body["workspace"] == str(alice.personal_workspace.id)
     listed = api.get("/api/tokens").json()
     assert [token["name"] for token in listed] == ["CI"]
     assert "token" not in listed[0]

@@ -53,6 +53,7 @@ def test_export_is_the_portable_flow_without_any_secret(api, signed_flow):
         "nodes",
         "edges",
         "credentials",
+        "redacted",
     ]
     assert body["credentials"] == []
     assert body["weir_version"] == 1

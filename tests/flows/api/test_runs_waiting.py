@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from config.accounts.tokens.models import ApiToken
 from flows.engine import run_flow, waits
 from flows.models import FlowRun
 from tests.factories import FlowFactory
@@ -74,3 +79,22 @@ def test_a_waiting_run_is_cancelled_at_once(api, alice):
     assert body["status"] == "cancelled"
     assert body["wait"] is None
     assert FlowRun.objects.get(pk=run.pk).lease_expires_at is None
+
+
+def test_a_token_that_cannot_start_runs_never_sees_a_resume_link(alice):
+    run = waiting(alice, mode="callback")
+    later = timezone.now() + timedelta(days=1)
+    _, read_only = ApiToken.issue(alice, "ro", ["flows:read", "runs:read"], later)
+    _, runner = ApiToken.issue(alice, "run", ["flows:read", "flows:run"], later)
+
+    def waits_seen_with(value):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+        return [
+            client.get("/api/runs?status=waiting").json()["results"][0]["wait"],
+            client.get(f"/api/flows/{run.flow_id}/runs").json()["results"][0]["wait"],
+        ]
+
+    assert [w["resume_url"] for w in waits_seen_with(read_only)] == [None, None]
+    link = waits.resume_path(run.pk, "approve")
+    assert all(w["resume_url"].endswith(link) for w in waits_seen_with(runner))

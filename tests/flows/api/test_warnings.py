@@ -31,3 +31,44 @@ def test_a_flow_calling_another_url_has_no_warnings(api, alice_flow):
 
     assert response.status_code == 200
     assert response.json()["warnings"] == []
+
+
+def test_a_secret_typed_into_a_header_is_saved_with_a_warning(api, alice_flow):
+    nodes, edges = chain(
+        trigger(),
+        node(
+            "call",
+            "http_request",
+            method="GET",
+            url="https://api.github.com/user",
+            headers={"X-Gh": "ghp_16C7e42F292c6912E7710c838347Ae178B4a"},
+        ),
+    )
+
+    response = api.patch(
+        f"/api/flows/{alice_flow.id}", {"nodes": nodes, "edges": edges}, format="json"
+    )
+
+    assert response.status_code == 200
+    [warning] = response.json()["warnings"]
+    assert "'call'" in warning and "data.headers.X-Gh" in warning
+    assert "{{ secrets.NAME }}" in warning
+
+
+def test_a_credential_reference_is_saved_without_a_warning(api, alice_flow):
+    nodes, edges = chain(
+        trigger(),
+        node(
+            "call",
+            "http_request",
+            method="GET",
+            url="https://api.github.com/user",
+            headers={"Authorization": "Bearer {{ secrets.github }}"},
+        ),
+    )
+
+    response = api.patch(
+        f"/api/flows/{alice_flow.id}", {"nodes": nodes, "edges": edges}, format="json"
+    )
+
+    assert response.json()["warnings"] == []

@@ -121,5 +121,7 @@ def test_a_new_nodes_default_data_passes_its_kinds_checks(db, kind):
 
     if kind == "agent":  # the user must choose an agent first
         assert [problem.field for problem in problems] == ["data.agent_id"]
+    elif kind == "mcp_tool":  # and a tool of the server's list
+        assert [problem.field for problem in problems] == ["data.tool"]
     else:
         assert problems == []

@@ -187,19 +187,32 @@ def test_a_flow_may_not_name_another_workspaces_credential(as_member, alice, tea
     assert "does not exist" in response.json()["error"]["message"]
 
 
-def test_a_token_is_its_makers_role_narrowed_by_its_scopes(members, team_flow):
+def team_token(user, team, *scopes) -> APIClient:
+    """A script's client with a token of `user` reaching `team`."""
     expires = timezone.now() + timedelta(days=1)
-    _, read_only = ApiToken.issue(members["editor"], "s", ["flows:read"], expires)
-    _, write = ApiToken.issue(members["viewer"], "s", ["flows:write"], expires)
-    scripts = {}
-    for name, value in (("read_only", read_only), ("write", write)):
-        scripts[name] = APIClient()
-        scripts[name].credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+    token, value = ApiToken.issue(user, "script", scopes, expires)
+    ApiToken.objects.filter(pk=token.pk).update(workspace=team)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+    return client
+
+
+def test_a_token_is_its_makers_role_narrowed_by_its_scopes(members, team, team_flow):
+    read_only = team_token(members["editor"], team, "flows:read")
+    write = team_token(members["viewer"], team, "flows:write")
     url = f"/api/flows/{team_flow.id}"
 
     # An editor's flows:read token may not save; a viewer's flows:write may not.
-    assert (
-        scripts["read_only"].patch(url, {"name": "x"}, format="json").status_code == 403
-    )
-    assert scripts["write"].patch(url, {"name": "x"}, format="json").status_code == 403
+    assert read_only.get(url).status_code == 200
+    assert read_only.patch(url, {"name": "x"}, format="json").status_code == 403
+    assert write.patch(url, {"name": "x"}, format="json").status_code == 403
     assert Flow.objects.get(pk=team_flow.pk).name == "Team flow"
+
+
+def test_a_token_creates_in_its_own_workspace_by_default(members, team):
+    script = team_token(members["editor"], team, "flows:write")
+
+    response = script.post("/api/flows", {"name": "By script"}, format="json")
+
+    assert response.status_code == 201
+    assert Flow.objects.get(name="By script").workspace == team

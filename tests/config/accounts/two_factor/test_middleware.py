@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
 
+from config.accounts.tokens.models import ApiToken
+from tests.config.accounts.two_factor.conftest import Authenticator
 from tests.factories import UserFactory
 
 
@@ -65,3 +72,25 @@ def test_the_setting_off_lets_staff_in_without_it(staff, settings):
 
 def test_users_who_are_not_staff_are_not_held(alice, required):
     assert signed_in(alice).get("/").status_code == 200
+
+
+def test_a_bearer_token_is_not_held_by_the_two_factor_rule(staff, required):
+    _, value = ApiToken.issue(
+        staff, "script", ["flows:read"], timezone.now() + timedelta(days=1)
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    assert client.get("/api/flows").status_code == 200
+
+
+def test_staff_with_two_factor_continue_where_they_were_going(staff, required):
+    client = signed_in(staff)
+    sent = client.get("/admin/flows/flow/")
+    page = client.post(sent["Location"], {"action": "start"}).content.decode()
+    app = Authenticator(re.search(r'data-secret="([A-Z2-7]+)"', page).group(1))
+
+    page = client.post(sent["Location"], {"action": "confirm", "code": app.code()})
+
+    assert 'href="/admin/flows/flow/"' in page.content.decode()
+    assert client.get("/admin/flows/flow/").status_code == 200

@@ -1,0 +1,28 @@
+"""A flow's `warnings` in the API: saved, but probably a mistake."""
+
+from __future__ import annotations
+
+from flows.credentials.literals import save_warnings
+
+
+def own_webhook_calls(flow) -> list[str]:
+    """An http_request calling this flow's own webhook starts a loop that only
+    `WEBHOOK_MAX_HOPS` (508) ends."""
+    own_hook = f"/api/webhooks/{flow.pk}"
+    return [
+        f"Node {node.get('id')!r} calls this flow's own webhook: every run "
+        "starts another, until the webhook refuses the chain (508)."
+        for node in flow.nodes
+        if isinstance(node, dict)
+        and node.get("type") == "http_request"
+        and isinstance(node.get("data"), dict)
+        and own_hook in str(node["data"].get("url", ""))
+    ]
+
+
+def flow_warnings(flow, request) -> list[str]:
+    """Every warning; the literal-secret check only on a save (it decrypts the
+    workspace's credentials: one query)."""
+    saving = request is not None and request.method in ("POST", "PATCH", "PUT")
+    literal = save_warnings(flow.nodes, flow.workspace_id) if saving else []
+    return literal + own_webhook_calls(flow)

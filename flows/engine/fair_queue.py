@@ -1,0 +1,119 @@
+"""The background queue shared fairly between owners.
+
+Two rules keep one person from filling the queue that everyone's background
+runs wait in (issue 27, item 6):
+
+- **A cap on what a request may add.** A request that would queue a run (the
+  API's `?async=true` or `Prefer: respond-async`, an async webhook) is refused
+  with 429 `throttled` and `Retry-After` while the owner already has
+  `QUEUED_RUNS_PER_OWNER` runs queued. Every queued run of theirs counts, but
+  only requests are refused: a schedule tick, a called flow or an error flow has
+  nobody to answer 429 to (schedules are capped per owner, called flows per root
+  run). Two requests at the same instant may both see room: the cap can be passed
+  by the number of requests in flight, never more.
+- **Fair claiming.** The task engines (database, rq) hand out tasks first in,
+  first out. A task names a run, but the worker executes the queued run of the
+  owner with the fewest runs *running*, then the fewest *queued*, oldest first
+  (`next_run_id`): its own run when its owner is no busier than any other, else
+  another owner's. Every run still has one task, so every run is executed once;
+  a task whose run someone else's task took executes another run or nothing.
+  A run waiting to retry a node (`retry_state`) is taken only by its own task,
+  which the engine holds back until the wait is over.
+
+`OWNER` names the `Flow` field runs are grouped by: the day flows belong to
+workspaces, that is the one line to change.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Count, Q
+
+from config.http.errors import Throttled
+from flows.models import Flow, FlowRun
+
+OWNER = "owner"  # the Flow field whose runs share one place in the queue
+OWNER_PATH = f"flow__{OWNER}"
+# A full queue drains at the workers' pace, unknown here: a retry soon is cheap.
+RETRY_AFTER_SECONDS = 5
+
+
+class QueueFull(Throttled):
+    """The owner has `QUEUED_RUNS_PER_OWNER` runs queued already."""
+
+
+def owner_of(flow: Flow):
+    """The key `flow`'s runs are counted and served under."""
+    return getattr(flow, f"{OWNER}_id")
+
+
+def check_room(flow: Flow) -> None:
+    """Raise QueueFull (429) when `flow`'s owner may queue no more runs now."""
+    limit = settings.QUEUED_RUNS_PER_OWNER
+    queued = FlowRun.objects.filter(
+        status=FlowRun.Status.QUEUED, background=True, **{OWNER_PATH: owner_of(flow)}
+    ).count()
+    if queued >= limit:
+        raise QueueFull(
+            RETRY_AFTER_SECONDS,
+            f"{queued} runs of this account are queued already (the limit is "
+            f"{limit}); try again once some have run.",
+        )
+
+
+def next_run_id(task_run_id: str) -> str:
+    """The run the task for `task_run_id` should execute: see the module's doc.
+
+    Two or three small queries: the task's run, then one grouped count of the
+    queued and running background runs per owner, then (only when another
+    owner comes first) that owner's oldest runnable run.
+    """
+    own = (
+        FlowRun.objects.filter(
+            pk=task_run_id, status=FlowRun.Status.QUEUED, background=True
+        )
+        .values_list(OWNER_PATH, "retry_state")
+        .first()
+    )
+    if own is not None and own[1] is not None:
+        return task_run_id  # its retry is due: its own task is the one to take it
+    loads = {
+        row[OWNER_PATH]: row
+        for row in FlowRun.objects.filter(
+            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
+            background=True,
+        )
+        .order_by()
+        .values(OWNER_PATH)
+        .annotate(
+            running=Count("pk", filter=Q(status=FlowRun.Status.RUNNING)),
+            queued=Count("pk", filter=Q(status=FlowRun.Status.QUEUED)),
+            runnable=Count(
+                "pk",
+                filter=Q(status=FlowRun.Status.QUEUED, retry_state__isnull=True),
+            ),
+        )
+    }
+
+    def load(owner) -> tuple[int, int]:
+        row = loads.get(owner)  # absent: its run was deleted meanwhile
+        return (row["running"], row["queued"]) if row else (0, 0)
+
+    waiting = [owner for owner, row in loads.items() if row["runnable"]]
+    if not waiting:
+        return task_run_id
+    first = min(waiting, key=load)
+    if own is not None and load(own[0]) <= load(first):
+        return task_run_id
+    pick = (
+        FlowRun.objects.filter(
+            status=FlowRun.Status.QUEUED,
+            background=True,
+            retry_state__isnull=True,
+            **{OWNER_PATH: first},
+        )
+        .order_by("created_at")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return str(pick) if pick is not None else task_run_id

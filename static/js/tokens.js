@@ -1,0 +1,139 @@
+// The API tokens page: list, create and revoke through /api/tokens. A new
+// token's text is shown once, in the banner, and leaves the page with it.
+import { api } from "./api.js";
+
+let tokens = JSON.parse(document.getElementById("tokens-data").textContent);
+const rows = document.getElementById("token-rows");
+const table = document.getElementById("token-table");
+const empty = document.getElementById("empty-tokens");
+const dialog = document.getElementById("token-dialog");
+const form = document.getElementById("token-form");
+const formError = document.getElementById("token-error");
+const created = document.getElementById("created-token");
+const createdValue = document.getElementById("created-token-value");
+const revokeDialog = document.getElementById("revoke-dialog");
+let revoking = null;
+
+function showError(element, message) {
+  element.textContent = message;
+  element.hidden = !message;
+}
+
+function cell(text, className) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function when(iso, never) {
+  return iso ? new Date(iso).toLocaleString() : never;
+}
+
+function render() {
+  rows.replaceChildren(
+    ...tokens.map((token) => {
+      const tr = document.createElement("tr");
+      tr.dataset.id = token.id;
+      tr.className = "token-row";
+      const expired = new Date(token.expires_at) <= new Date();
+      const revoke = document.createElement("button");
+      revoke.type = "button";
+      revoke.className = "small danger";
+      revoke.dataset.action = "revoke";
+      revoke.textContent = "Revoke";
+      revoke.setAttribute("aria-label", `Revoke ${token.name}`);
+      const actions = document.createElement("td");
+      actions.className = "actions";
+      actions.append(revoke);
+      tr.append(
+        cell(token.name),
+        cell(`${token.prefix}…`, "mono"),
+        cell(token.scopes.join(", ")),
+        cell(expired ? `Expired ${when(token.expires_at)}` : when(token.expires_at), expired ? "form-error" : "muted"),
+        cell(token.last_used_at ? `${when(token.last_used_at)} from ${token.last_used_ip || "?"}` : "Never", "muted"),
+        actions,
+      );
+      return tr;
+    }),
+  );
+  table.hidden = tokens.length === 0;
+  empty.hidden = tokens.length !== 0;
+}
+
+function describe(error) {
+  const fields = Object.entries(error.details || {}).filter(([, messages]) => Array.isArray(messages));
+  if (!fields.length) return error.message;
+  return fields.map(([field, messages]) => `${field}: ${messages.join(" ")}`).join(" ");
+}
+
+async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch (error) {
+    createdValue.select();
+    document.execCommand("copy");
+  }
+  button.textContent = "Copied";
+  setTimeout(() => { button.textContent = "Copy"; }, 1500);
+}
+
+document.getElementById("new-token").addEventListener("click", () => {
+  form.reset();
+  showError(formError, "");
+  dialog.showModal();
+  form.elements.name.focus();
+});
+document.getElementById("token-cancel").addEventListener("click", () => dialog.close());
+document.getElementById("copy-token").addEventListener("click", (event) => copy(createdValue.value, event.target));
+document.getElementById("dismiss-token").addEventListener("click", () => {
+  createdValue.value = "";
+  created.hidden = true;
+});
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const scopes = [...form.querySelectorAll("input[name=scopes]:checked")].map((box) => box.value);
+  const name = form.elements.name.value.trim();
+  if (!name) return showError(formError, "Give the token a name.");
+  if (!scopes.length) return showError(formError, "Tick at least one scope.");
+  const days = Number(form.elements.expiry.value);
+  const expires_at = new Date(Date.now() + days * 86400000).toISOString();
+  try {
+    const token = await api("POST", "/api/tokens", { name, scopes, expires_at });
+    createdValue.value = token.token;
+    delete token.token;
+    tokens = [token, ...tokens];
+    dialog.close();
+    render();
+    created.hidden = false;
+    createdValue.focus();
+    createdValue.select();
+  } catch (error) {
+    showError(formError, describe(error));
+  }
+});
+
+rows.addEventListener("click", (event) => {
+  const row = event.target.closest("tr");
+  if (event.target.dataset.action !== "revoke" || !row) return;
+  revoking = tokens.find((token) => token.id === row.dataset.id);
+  document.getElementById("revoke-token-name").textContent = revoking.name;
+  showError(document.getElementById("revoke-error"), "");
+  revokeDialog.showModal();
+});
+
+revokeDialog.addEventListener("close", async () => {
+  if (revokeDialog.returnValue !== "confirm" || !revoking) return;
+  try {
+    await api("DELETE", `/api/tokens/${revoking.id}`);
+    tokens = tokens.filter((token) => token.id !== revoking.id);
+    revoking = null;
+    render();
+  } catch (error) {
+    showError(document.getElementById("revoke-error"), error.message);
+    revokeDialog.showModal();
+  }
+});
+
+render();
