@@ -55,7 +55,7 @@ from flows.refs import check_called_flows
 from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
-from flows.workspaces.personal import personal_workspace
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import FLOWS_EDIT
 
 TRUE = ("1", "true", "yes")
@@ -158,12 +158,15 @@ class FlowSerializer(serializers.ModelSerializer):
 
     def target_workspace_id(self, attrs=None):
         """The workspace this save is in: the flow's, the one posted, or the
-        user's personal one (looked up once, then kept in `attrs`)."""
+        default one (looked up once, then kept in `attrs`; 403 when the role,
+        or the token, may not edit flows there)."""
         if self.instance is not None:
             return self.instance.workspace_id
         attrs = attrs if attrs is not None else {}
         if attrs.get("workspace") is None:
-            attrs["workspace"] = personal_workspace(self.context["request"].user)
+            user = self.context["request"].user
+            attrs["workspace"] = default_workspace(user)
+            require(user, attrs["workspace"].pk, FLOWS_EDIT)
         return attrs["workspace"].pk
 
     def validate_error_flow(self, value):
@@ -391,7 +394,9 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         flows; another reads as missing, 400) or the user's personal one."""
         wanted = request.query_params.get("workspace")
         if not wanted:
-            return personal_workspace(request.user)
+            workspace = default_workspace(request.user)
+            require(request.user, workspace.pk, FLOWS_EDIT)
+            return workspace
         mine = in_workspaces_of(Workspace.objects, request.user, "pk")
         workspace = mine.filter(pk=_uuid_or_none(wanted)).first()
         if workspace is None:
