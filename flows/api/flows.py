@@ -23,6 +23,7 @@ from config.http.conditional import etag, parse_if_match
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
+from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin
 from flows.api.portable import (
     EXPORTED_FIELDS,
@@ -268,7 +269,7 @@ def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
     ),
     partial_update=extend_schema(parameters=[IF_MATCH]),
 )
-class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
+class FlowViewSet(RunNodeMixin, VersionsMixin, MoveMixin, viewsets.ModelViewSet):
     """The flows of the user's workspaces (`?workspace=` narrows to one);
     any other flow answers 404, and an action the member's role lacks 403."""
 
@@ -290,6 +291,8 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         "restore": rights.FLOWS_EDIT,
         "run": rights.RUNS_START,
         "run_node": rights.RUNS_START,
+        # Moving a flow out is an admin's; the target is checked in the action.
+        "move": rights.MEMBERS_MANAGE,
     }
 
     # Each action's `FlowVersion.source`.
