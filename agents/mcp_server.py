@@ -8,10 +8,11 @@ event loop of its own); authentication is DRF's, so a session or an API token
 (`Authorization: Bearer weir_pat_…`) signs the caller in before the SDK sees
 the request.
 
-Tools are the caller's own flows with an input schema (the schema is the
-tool's `inputSchema`), named as agents name them (`agents.tools.Toolbox`). A
-call is a run with trigger `mcp`; the result is the run's summary (as an agent
-tool gets it) plus its `run_id`, which the caller may open: the flow is theirs.
+Tools are the flows with an input schema (the schema is the tool's
+`inputSchema`) of the workspaces where the caller's role may start runs
+(RUNS_START: a viewer is offered nothing), named as agents name them
+(`agents.tools.Toolbox`). A call is a run with trigger `mcp`; the result is the
+run's summary (as an agent tool gets it) plus its `run_id`.
 """
 
 from __future__ import annotations
@@ -32,12 +33,16 @@ from agents.tools import Toolbox
 from config.accounts import rights
 from config.http.admission import admitted
 from flows.models import Flow
+from flows.workspaces.access import workspace_ids_where
 
 
 def offered_flows(user) -> list[Flow]:
-    """The caller's flows that describe their input: only those are tools."""
+    """The flows the caller may run that describe their input: only those are
+    tools. Both listing and calling go through here, so a flow the caller's
+    role may only view is neither listed nor callable."""
     flows = (
         Flow.objects.for_user(user)
+        .filter(workspace__in=workspace_ids_where(user, rights.RUNS_START))
         .exclude(input_schema={})
         .order_by("created_at", "pk")
     )

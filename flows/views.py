@@ -17,7 +17,7 @@ from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
-from flows.workspaces.access import in_workspaces_of, role_of
+from flows.workspaces.access import can, in_workspaces_of, role_of, workspace_ids_where
 from flows.workspaces.current import current_membership, memberships_of
 from flows.workspaces.members import (
     LastOwner,
@@ -28,7 +28,13 @@ from flows.workspaces.members import (
     remove_member,
 )
 from flows.workspaces.models import Membership, Workspace
-from flows.workspaces.roles import FLOWS_EDIT, MEMBERS_MANAGE, RUNS_START, grants
+from flows.workspaces.roles import (
+    FLOWS_EDIT,
+    MEMBERS_MANAGE,
+    RUNS_DATA,
+    RUNS_START,
+    grants,
+)
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -139,12 +145,19 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
 
 @login_required
 def run_detail(request: HttpRequest, run_id) -> HttpResponse:
-    """One run's steps as a timeline; runs of other users' flows are 404."""
+    """One run's steps as a timeline; runs of other users' flows are 404.
+
+    Without `runs.data` (a viewer) the page shows that the run ran and how it
+    ended, never what it carried: no input, step output, logs or step errors,
+    as the API's HIDDEN_RUN_DATA."""
     run = get_object_or_404(
         FlowRun.objects.for_user(request.user).select_related("flow"), pk=run_id
     )
+    shows_data = can(request.user, run.flow.workspace_id, RUNS_DATA)
     steps = list(run.steps.all())
     for step in steps:
+        if not shows_data:
+            step.output, step.logs, step.error, step.attempts = None, [], None, []
         step.output_json = pretty_json(step.output)
         step.error_text = readable_error(step.error)
     names = {step.node_id: step.node_name for step in steps}
@@ -157,6 +170,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     if run.error and run.error.get("node_id"):
         failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
     wait = wait_of(run)
+    if wait and not can(request.user, run.flow.workspace_id, RUNS_START):
+        wait["resume_url"] = None  # the link resumes the run: runners only
     if wait:
         wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
     return render(
@@ -166,7 +181,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "run": run,
             "flow": run.flow,
             "steps": steps,
-            "input_json": pretty_json(run.input),
+            "shows_data": shows_data,
+            "input_json": pretty_json(run.input) if shows_data else "",
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             # A for_each may start a thousand: the page lists the first ones.
             "called_runs": run.called_runs.select_related("flow").order_by(
@@ -192,8 +208,19 @@ def runs(request: HttpRequest) -> HttpResponse:
     page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    waiting = []
     for run in page.object_list:
         run.wait = wait_of(run)
+        if run.wait:
+            waiting.append(run)
+    if waiting:  # one query, only for a page with waiting runs
+        # A resume link resumes the run: only where the user may start runs.
+        starts = {
+            row["workspace_id"] for row in workspace_ids_where(request.user, RUNS_START)
+        }
+        for run in waiting:
+            if run.flow.workspace_id not in starts:
+                run.wait["resume_url"] = None
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)

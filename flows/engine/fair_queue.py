@@ -1,4 +1,4 @@
-"""The background queue shared fairly between owners.
+"""The background queue shared fairly between workspaces.
 
 Two rules keep one person from filling the queue that everyone's background
 runs wait in (issue 27, item 6):
@@ -20,8 +20,9 @@ runs wait in (issue 27, item 6):
   A run waiting to retry a node (`retry_state`) is taken only by its own task,
   which the engine holds back until the wait is over.
 
-`OWNER` names the `Flow` field runs are grouped by: the day flows belong to
-workspaces, that is the one line to change.
+"Owner" here is the flow's workspace (`OWNER` names the `Flow` field runs are
+grouped by): teammates share their workspace's place in the queue and its cap,
+as they share its schedule and synchronous-run caps. The setting keeps its name.
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ from django.db.models import Count, Q
 from config.http.errors import Throttled
 from flows.models import Flow, FlowRun
 
-OWNER = "owner"  # the Flow field whose runs share one place in the queue
+OWNER = "workspace"  # the Flow field whose runs share one place in the queue
 OWNER_PATH = f"flow__{OWNER}"
 # A full queue drains at the workers' pace, unknown here: a retry soon is cheap.
 RETRY_AFTER_SECONDS = 5
 
 
 class QueueFull(Throttled):
-    """The owner has `QUEUED_RUNS_PER_OWNER` runs queued already."""
+    """The workspace has `QUEUED_RUNS_PER_OWNER` runs queued already."""
 
 
 def owner_of(flow: Flow):
@@ -48,7 +49,7 @@ def owner_of(flow: Flow):
 
 
 def check_room(flow: Flow) -> None:
-    """Raise QueueFull (429) when `flow`'s owner may queue no more runs now."""
+    """Raise QueueFull (429) when `flow`'s workspace may queue no more runs now."""
     limit = settings.QUEUED_RUNS_PER_OWNER
     queued = FlowRun.objects.filter(
         status=FlowRun.Status.QUEUED, background=True, **{OWNER_PATH: owner_of(flow)}
@@ -56,7 +57,7 @@ def check_room(flow: Flow) -> None:
     if queued >= limit:
         raise QueueFull(
             RETRY_AFTER_SECONDS,
-            f"{queued} runs of this account are queued already (the limit is "
+            f"{queued} runs of this workspace are queued already (the limit is "
             f"{limit}); try again once some have run.",
         )
 

@@ -1,11 +1,12 @@
-"""QUEUED_RUNS_PER_OWNER: one account cannot fill the shared background queue."""
+"""QUEUED_RUNS_PER_OWNER: one workspace cannot fill the shared background queue."""
 
 from __future__ import annotations
 
 import pytest
 
 from flows.engine import background
-from flows.models import FlowRun
+from flows.models import FlowRun, Membership
+from flows.workspaces.personal import personal_workspace
 from tests.factories import FlowFactory
 from tests.webhooks.conftest import post_webhook
 
@@ -30,7 +31,7 @@ def test_an_async_run_past_the_owners_cap_is_429_with_retry_after(
 
     assert response.status_code == 429
     assert response.json()["error"]["code"] == "throttled"
-    assert "2 runs of this account are queued" in response.json()["error"]["message"]
+    assert "2 runs of this workspace are queued" in response.json()["error"]["message"]
     assert int(response["Retry-After"]) >= 1
     assert FlowRun.objects.filter(flow=alice_flow).count() == 2
 
@@ -78,3 +79,18 @@ def test_schedules_and_called_runs_are_not_refused_but_count(
         background.enqueue_run(alice_flow, {}, FlowRun.Trigger.SCHEDULE)
 
     assert queue_async(api, alice_flow).status_code == 429
+
+
+def test_teammates_share_their_workspaces_cap(api, alice, bob, cap_of_two):
+    """The cap is the workspace's: bob's flow in alice's workspace waits in
+    the same place as hers, though bob made it."""
+    team = personal_workspace(alice)
+    Membership.objects.create(workspace=team, user=bob, role="editor")
+    hers = FlowFactory(owner=alice)
+    his = FlowFactory(owner=bob, workspace=team)
+    assert [queue_async(api, hers).status_code for _ in range(2)] == [202, 202]
+
+    response = queue_async(api, his)
+
+    assert response.status_code == 429
+    assert FlowRun.objects.filter(flow=his).count() == 0
