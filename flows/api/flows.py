@@ -22,6 +22,7 @@ from config.http.conditional import etag, parse_if_match
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
+from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
@@ -227,7 +228,9 @@ class FlowSerializer(serializers.ModelSerializer):
     ),
     partial_update=extend_schema(parameters=[IF_MATCH]),
 )
-class FlowViewSet(RunNodeMixin, VersionsMixin, TransferMixin, viewsets.ModelViewSet):
+class FlowViewSet(
+    RunNodeMixin, VersionsMixin, TransferMixin, MoveMixin, viewsets.ModelViewSet
+):
     """The flows of the user's workspaces (`?workspace=` narrows to one);
     any other flow answers 404, and an action the member's role lacks 403."""
 
@@ -249,6 +252,8 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, TransferMixin, viewsets.ModelView
         "restore": rights.FLOWS_EDIT,
         "run": rights.RUNS_START,
         "run_node": rights.RUNS_START,
+        # Moving a flow out is an admin's; the target is checked in the action.
+        "move": rights.MEMBERS_MANAGE,
     }
 
     # Each action's `FlowVersion.source`.

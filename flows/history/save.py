@@ -23,7 +23,7 @@ from flows.history.models import FlowVersion
 VERSIONED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")
 SETTINGS_FIELDS = ("webhook_enabled", "webhook_response_mode", "error_flow_id")
 # Saved when they change, without a new version.
-UNVERSIONED_FIELDS = ("owner_id", "pins", "webhook_secret")
+UNVERSIONED_FIELDS = ("owner_id", "workspace_id", "pins", "webhook_secret")
 
 
 class StaleVersion(Exception):
