@@ -8,10 +8,11 @@ event loop of its own); authentication is DRF's, so a session or an API token
 (`Authorization: Bearer weir_pat_…`) signs the caller in before the SDK sees
 the request.
 
-Tools are the caller's own flows with an input schema (the schema is the
-tool's `inputSchema`), named as agents name them (`agents.tools.Toolbox`). A
-call is a run with trigger `mcp`; the result is the run's summary (as an agent
-tool gets it) plus its `run_id`, which the caller may open: the flow is theirs.
+Tools are the caller's own flows marked "Offer over MCP" (`Flow.mcp_offered`)
+with an input schema (the schema is the tool's `inputSchema`), named as agents
+name them (`agents.tools.Toolbox`). A call is a run with trigger `mcp`; the
+result is the run's summary (as an agent tool gets it) plus its `run_id`,
+which the caller may open: the flow is theirs.
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ from flows.models import Flow
 
 
 def offered_flows(user) -> list[Flow]:
-    """The caller's flows that describe their input: only those are tools."""
+    """The caller's flows marked "Offer over MCP" that describe their input:
+    only those are tools (a flow not offered is an unknown tool)."""
     flows = (
         Flow.objects.for_user(user)
+        .filter(mcp_offered=True)
         .exclude(input_schema={})
         .order_by("created_at", "pk")
     )
@@ -168,7 +171,8 @@ class McpView(APIView):
         responses={200: dict},
         description="Model Context Protocol, Streamable HTTP (stateless, JSON "
         "answers): initialize, tools/list, tools/call. Tools are your flows "
-        "with an input schema; each call is a run with trigger `mcp`.",
+        "marked `mcp_offered` with an input schema; each call is a run with "
+        "trigger `mcp`.",
     )
     def post(self, request):
         user = request.user
