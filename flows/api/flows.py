@@ -113,6 +113,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "warnings",
             "webhook_response_mode",
             "error_flow",
+            "mcp_offered",
             "pins",
             "version",
             "created_at",
