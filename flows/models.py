@@ -67,6 +67,11 @@ class Flow(models.Model):
         help_text="When the webhook answers; a request may ask for "
         "`Prefer: respond-async` either way.",
     )
+    mcp_offered = models.BooleanField(
+        default=False,
+        help_text="Offer over MCP: /api/mcp lists and runs this flow as a tool "
+        "(it needs an input schema too).",
+    )
     # Kept by save(): the scheduler reads only flows with a schedule trigger, and
     # each one's last look (flows/engine/scheduler.py).
     has_schedule = models.BooleanField(default=False, db_index=True, editable=False)

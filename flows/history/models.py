@@ -40,7 +40,8 @@ class FlowVersion(models.Model):
     settings = models.JSONField(
         default=dict,
         blank=True,
-        help_text="webhook_enabled, webhook_response_mode and error_flow_id.",
+        help_text="webhook_enabled, webhook_response_mode, error_flow_id and "
+        "mcp_offered.",
     )
     source = models.CharField(max_length=16, choices=Source.choices)
     restored_from = models.PositiveIntegerField(null=True, blank=True)

@@ -3,8 +3,9 @@
 A restore is a new save (append-only history), validated like any other by
 the flow API. Before that, the old content is fitted to the flow as it is now:
 a trigger that is off now stays off (an old version must not silently re-arm
-a schedule or a webhook someone turned off since), and an error flow that no
-longer exists, or is no longer in the flow's workspace, is dropped rather than refused.
+a schedule, a webhook or the MCP offer someone turned off since), and an error
+flow that no longer exists, or is no longer in the flow's workspace, is dropped
+rather than refused.
 """
 
 from __future__ import annotations
@@ -44,4 +45,5 @@ def restored_fields(flow, version: FlowVersion) -> dict:
             "webhook_response_mode", flow.webhook_response_mode
         ),
         "error_flow": error_flow,
+        "mcp_offered": flow.mcp_offered and settings.get("mcp_offered", True),
     }

@@ -21,9 +21,14 @@ from flows.audit.record import record
 from flows.history.models import FlowVersion
 
 VERSIONED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")
-SETTINGS_FIELDS = ("webhook_enabled", "webhook_response_mode", "error_flow_id")
+SETTINGS_FIELDS = (
+    "webhook_enabled",
+    "webhook_response_mode",
+    "error_flow_id",
+    "mcp_offered",
+)
 # Saved when they change, without a new version.
-UNVERSIONED_FIELDS = ("owner_id", "pins", "webhook_secret")
+UNVERSIONED_FIELDS = ("owner_id", "workspace_id", "pins", "webhook_secret")
 
 
 class StaleVersion(Exception):
@@ -43,6 +48,7 @@ def snapshot(flow) -> dict:
         "webhook_enabled": flow.webhook_enabled,
         "webhook_response_mode": flow.webhook_response_mode,
         "error_flow_id": str(flow.error_flow_id) if flow.error_flow_id else None,
+        "mcp_offered": flow.mcp_offered,
     }
     return data
 

@@ -8,6 +8,7 @@ import "./builder/error_flow_panel.js";
 import "./builder/history.js";
 import "./builder/keyboard.js";
 import { labelNodes } from "./builder/keyboard_access.js";
+import "./builder/mcp_offer_panel.js";
 import { markPinnedNodes } from "./builder/pins_panel.js";
 import { markUnreachable } from "./builder/reachability.js";
 import "./builder/run_panel.js";

@@ -22,7 +22,8 @@ ORDER_CODE = "return {order: input.number, status: 'shipped'};"
 SCHEMA = {"type": "object", "properties": {"number": {"type": "integer"}}}
 
 
-def flow_of(owner, name, schema=SCHEMA):
+def flow_of(owner, name, schema=SCHEMA, offered=True):
+    """A flow with an input schema, marked "Offer over MCP" unless told not."""
     nodes, edges = webhook_code_graph(ORDER_CODE)
     return FlowFactory(
         owner=owner,
@@ -31,6 +32,7 @@ def flow_of(owner, name, schema=SCHEMA):
         input_schema=schema,
         nodes=nodes,
         edges=edges,
+        mcp_offered=offered,
     )
 
 
@@ -84,6 +86,24 @@ def test_lists_and_calls_the_callers_flows_and_never_anothers(weir, alice, bob):
     assert others.is_error is True
     assert "no tool" in others.content[0].text.lower()
     assert not FlowRun.objects.filter(flow__owner=bob).exists()
+
+
+def test_a_flow_not_offered_over_mcp_is_neither_listed_nor_callable(weir, alice):
+    flow_of(alice, "Look up order")
+    flow_of(alice, "Refund order", offered=False)
+    url = f"http://127.0.0.1:{weir.port}/api/mcp"
+    headers = {"Authorization": f"Bearer {token_for(alice)}"}
+
+    async def work(client):
+        return await client.list_tools(), await client.call_tool(
+            "refund_order", {"number": 7}
+        )
+
+    listed, called = mcp(url, headers, work)
+    assert [tool.name for tool in listed.tools] == ["look_up_order"]
+    assert called.is_error is True
+    assert "no tool" in called.content[0].text.lower()
+    assert not FlowRun.objects.exists()
 
 
 def test_a_token_without_flows_run_lists_but_cannot_call(weir, alice):
@@ -173,6 +193,7 @@ def test_a_viewer_is_offered_no_team_flow_and_cannot_run_one(alice, bob):
         input_schema=SCHEMA,
         nodes=nodes,
         edges=edges,
+        mcp_offered=True,  # offered: it is bob's role that keeps it from him
     )
 
     assert list_tools(bob).tools == []

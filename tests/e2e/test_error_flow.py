@@ -1,5 +1,5 @@
-"""Choosing the error flow in the builder, and the links between a failed run
-and the run of its error flow."""
+"""The flow settings at the top of the builder: choosing the error flow (and the
+links between a failed run and the run of its error flow), and "Offer over MCP"."""
 
 from __future__ import annotations
 
@@ -44,4 +44,27 @@ def test_the_error_flow_is_chosen_in_the_builder_and_the_runs_link_both_ways(
     expect(page.locator("h1")).to_contain_text("Succeeded")
     page.get_by_role("link", name=f"run {str(run.id)[:8]}").click()
     expect(page).to_have_url(f"{live_url}/runs/{run.id}/")
+    assert page_errors == []
+
+
+def test_offer_over_mcp_is_ticked_in_the_builder_and_saved_as_a_version(
+    alice_page, live_url, alice, page_errors
+):
+    page = alice_page
+    flow = flow_of(alice, "Look up order", "return input;")
+    open_builder(page, live_url, flow)
+    offer = page.get_by_label("Offer over MCP")
+    expect(offer).not_to_be_checked()
+
+    with page.expect_response(lambda r: r.request.method == "PATCH") as saved:
+        offer.check()
+
+    assert saved.value.status == 200
+    expect(offer).to_be_checked()
+    flow.refresh_from_db()
+    assert flow.mcp_offered is True
+    newest = flow.versions.get(number=flow.version)
+    assert newest.settings["mcp_offered"] is True
+    page.reload()
+    expect(page.get_by_label("Offer over MCP")).to_be_checked()
     assert page_errors == []

@@ -23,6 +23,10 @@ def test_seed_demo_creates_the_user_and_the_flow_once(db, capsys):
     assert "demo /" not in second and "Demo flow" not in second
     flow = Flow.objects.get(name="Say hello", owner__username="demo")
     assert (flow.nodes, flow.edges) == webhook_code_graph()
+    # An MCP client signed in as demo finds it at once; the other examples wait
+    # for their owner to offer them.
+    offered = Flow.objects.filter(owner__username="demo", mcp_offered=True)
+    assert list(offered.values_list("name", flat=True)) == ["Say hello"]
 
 
 def test_seed_demo_creates_no_user_when_users_exist(alice, capsys):

@@ -72,8 +72,8 @@ def test_the_runs_page_costs_the_same_queries_for_many_runs(
     for _ in range(10):
         FlowRunFactory(flow=FlowFactory(owner=alice))
 
-    # session, user, count, page (flows joined)
-    with django_assert_num_queries(4):
+    # session, user, the header's workspaces, count, page (flows joined)
+    with django_assert_num_queries(5):
         alice_client.get("/runs/")
 
 

@@ -87,6 +87,8 @@ class Command(BaseCommand):
                 },
                 "nodes": nodes,
                 "edges": edges,
+                # It describes its input, so an MCP client may try it at once.
+                "mcp_offered": True,
             }
             save_flow(flow, fields, actor=Actor.system("seed_demo"), source="create")
             self.stdout.write(f"  Demo flow '{flow.name}': {flow.webhook_url}")

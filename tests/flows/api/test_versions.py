@@ -180,6 +180,22 @@ def test_a_schedule_that_is_off_now_stays_off_after_a_restore(api, alice_flow):
     assert alice_flow.nodes[0]["data"]["enabled"] is False
 
 
+def test_the_mcp_offer_is_versioned_and_a_restore_never_turns_it_back_on(
+    api, alice_flow
+):
+    patch(api, alice_flow, {"mcp_offered": True})  # v2: offered
+    patch(api, alice_flow, {"mcp_offered": False})  # v3: withdrawn
+
+    response = api.post(f"/api/flows/{alice_flow.id}/versions/2/restore")
+
+    assert response.status_code == 200
+    assert response.json()["mcp_offered"] is False
+    alice_flow.refresh_from_db()
+    assert alice_flow.mcp_offered is False
+    offered = FlowVersion.objects.get(flow=alice_flow, number=2)
+    assert offered.settings["mcp_offered"] is True
+
+
 def test_restore_refuses_a_credential_that_is_gone(api, alice, alice_flow):
     credential = make_credential(alice, name="mail")
     nodes = [

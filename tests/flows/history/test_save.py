@@ -40,6 +40,7 @@ def test_a_change_bumps_the_version_and_snapshots_the_flow(alice):
         "webhook_enabled": True,
         "webhook_response_mode": "completed",
         "error_flow_id": None,
+        "mcp_offered": False,
     }
 
 
