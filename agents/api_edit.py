@@ -22,6 +22,7 @@ from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
+from flows.workspaces.personal import personal_workspace
 
 # A connection test asks for a word or two; it should not wait a full turn.
 TEST_TIMEOUT_SECONDS = 15.0
@@ -46,6 +47,38 @@ def require_own_key(model: str, credential, user) -> None:
                 ]
             }
         )
+
+
+WRONG_WORKSPACE = "The credential must belong to the agent's workspace."
+
+
+def require_agents_workspace(attrs: dict, agent, user) -> None:
+    """The agent's credential and its MCP servers' credentials are of the
+    agent's workspace (a new agent's: the user's personal one), never of
+    another workspace the editor is in: the agent would send that key to a
+    server of the editor's choosing."""
+    workspace_id = agent.workspace_id if agent else personal_workspace(user).pk
+    credential = attrs.get("credential")
+    if credential is not None and credential.workspace_id != workspace_id:
+        raise serializers.ValidationError({"credential": [WRONG_WORKSPACE]})
+    named = {
+        str(index): server["credential"]
+        for index, server in enumerate(attrs.get("mcp_servers") or [])
+        if server.get("credential")
+    }
+    inside = {
+        str(pk)
+        for pk in Credential.objects.filter(
+            pk__in=set(named.values()), workspace_id=workspace_id
+        ).values_list("pk", flat=True)
+    }
+    wrong = {
+        index: {"credential": [WRONG_WORKSPACE]}
+        for index, pk in named.items()
+        if pk not in inside
+    }
+    if wrong:
+        raise serializers.ValidationError({"mcp_servers": wrong})
 
 
 def tool_listing(agent) -> list[dict]:
@@ -78,7 +111,9 @@ class OwnFlowField(serializers.PrimaryKeyRelatedField):
 
 @extend_schema_field(OpenApiTypes.UUID)
 class OwnKeyCredentialField(serializers.PrimaryKeyRelatedField):
-    """A bearer or header credential of the request's user (it holds the key)."""
+    """A bearer or header credential of a workspace of the request's user (it
+    holds the key). Which workspace an agent may use is the serializer's
+    check (`require_agents_workspace`): this field knows no agent."""
 
     default_error_messages = {
         "does_not_exist": "No bearer or header credential of yours has this id.",
@@ -217,6 +252,7 @@ class AgentEditSerializer(serializers.ModelSerializer):
         model = attrs.get("model", agent.model if agent else "")
         credential = attrs.get("credential", agent.credential if agent else None)
         require_own_key(model, credential, self.context["request"].user)
+        require_agents_workspace(attrs, agent, self.context["request"].user)
         tools = attrs.get("tools", agent.tools.all() if agent else [])
         if agent and "tools" in attrs and "approval_flows" not in attrs:
             # Tools taken away stop asking first with them.

@@ -59,7 +59,8 @@ def function_name(server: str, tool: str) -> str:
 
 def server_headers(agent: Agent, server: dict) -> dict | None:
     """The Authorization (or other) header from the server's credential; None
-    when the credential is gone or no longer the agent owner's key."""
+    when the credential is gone, not a key, or not of the agent's workspace
+    (checked here too, at run time, not only when the agent was saved)."""
     credential_id = server.get("credential")
     if not credential_id:
         return {}
@@ -67,7 +68,7 @@ def server_headers(agent: Agent, server: dict) -> dict | None:
     from flows.models import Credential
 
     credential = Credential.objects.filter(
-        pk=credential_id, owner_id=agent.owner_id, kind__in=KEY_KINDS
+        pk=credential_id, workspace_id=agent.workspace_id, kind__in=KEY_KINDS
     ).first()
     if credential is None:
         return None

@@ -105,6 +105,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # The header's workspace switcher and role badge.
+                "flows.workspaces.current.workspaces",
             ],
         },
     },

@@ -13,4 +13,9 @@ urlpatterns = [
     path("runs/", views.runs, name="runs"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
     path("credentials/", views.credentials, name="credentials"),
+    path(
+        "workspaces/<uuid:workspace_id>/members/",
+        views.workspace_members,
+        name="members",
+    ),
 ]

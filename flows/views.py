@@ -6,16 +6,35 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 
 from config.http.errors import ValidationFailed
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.audit.actor import Actor
 from flows.credentials.api import CredentialSerializer
 from flows.engine.waits import wait_of
 from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.workspaces.access import can, in_workspaces_of, role_of, workspace_ids_where
+from flows.workspaces.current import current_membership, memberships_of
+from flows.workspaces.members import (
+    LastOwner,
+    add_member,
+    change_role,
+    find_user,
+    refusal,
+    remove_member,
+)
+from flows.workspaces.models import Membership, Workspace
+from flows.workspaces.roles import (
+    FLOWS_EDIT,
+    MEMBERS_MANAGE,
+    RUNS_DATA,
+    RUNS_START,
+    grants,
+)
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -71,13 +90,20 @@ def node_kinds_for_palette() -> list[dict]:
 
 @login_required
 def flow_list(request: HttpRequest) -> HttpResponse:
-    """The user's flows with each one's latest run (two subqueries, one query)."""
+    """The current workspace's flows (the header's switcher) with each one's
+    latest run (two subqueries, one query)."""
+    current = current_membership(request, memberships_of(request))
     latest = FlowRun.objects.filter(flow=OuterRef("pk")).order_by("-created_at")
-    flows = Flow.objects.for_user(request.user).annotate(
+    flows = Flow.objects.for_user(request.user).filter(
+        workspace_id=current.workspace_id if current else None
+    )
+    flows = flows.annotate(
         last_run_status=Subquery(latest.values("status")[:1]),
         last_run_at=Subquery(latest.values("created_at")[:1]),
     )
-    return render(request, "flows/list.html", {"flows": flows})
+    return render(
+        request, "flows/list.html", {"flows": flows, "current_membership": current}
+    )
 
 
 @login_required
@@ -94,12 +120,17 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "webhook_signed": bool(flow.webhook_secret),
         "pins": flow.pins,
     }
+    role = role_of(request.user, flow.workspace_id)
     return render(
         request,
         "flows/builder.html",
         {
             "flow": flow,
             "flow_data": flow_data,
+            # The buttons a role cannot use are hidden; the API refuses anyway.
+            "may_edit_flow": grants(role, FLOWS_EDIT),
+            "may_run_flow": grants(role, RUNS_START),
+            "flow_role": role,
             "node_kinds": node_kinds_for_palette(),
             "response_modes": Flow.ResponseMode.choices,
             "error_flow_choices": Flow.objects.for_user(request.user)
@@ -114,12 +145,19 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
 
 @login_required
 def run_detail(request: HttpRequest, run_id) -> HttpResponse:
-    """One run's steps as a timeline; runs of other users' flows are 404."""
+    """One run's steps as a timeline; runs of other users' flows are 404.
+
+    Without `runs.data` (a viewer) the page shows that the run ran and how it
+    ended, never what it carried: no input, step output, logs or step errors,
+    as the API's HIDDEN_RUN_DATA."""
     run = get_object_or_404(
         FlowRun.objects.for_user(request.user).select_related("flow"), pk=run_id
     )
+    shows_data = can(request.user, run.flow.workspace_id, RUNS_DATA)
     steps = list(run.steps.all())
     for step in steps:
+        if not shows_data:
+            step.output, step.logs, step.error, step.attempts = None, [], None, []
         step.output_json = pretty_json(step.output)
         step.error_text = readable_error(step.error)
     names = {step.node_id: step.node_name for step in steps}
@@ -132,6 +170,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     if run.error and run.error.get("node_id"):
         failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
     wait = wait_of(run)
+    if wait and not can(request.user, run.flow.workspace_id, RUNS_START):
+        wait["resume_url"] = None  # the link resumes the run: runners only
     if wait:
         wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
     return render(
@@ -141,7 +181,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "run": run,
             "flow": run.flow,
             "steps": steps,
-            "input_json": pretty_json(run.input),
+            "shows_data": shows_data,
+            "input_json": pretty_json(run.input) if shows_data else "",
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             # A for_each may start a thousand: the page lists the first ones.
             "called_runs": run.called_runs.select_related("flow").order_by(
@@ -167,8 +208,19 @@ def runs(request: HttpRequest) -> HttpResponse:
     page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    waiting = []
     for run in page.object_list:
         run.wait = wait_of(run)
+        if run.wait:
+            waiting.append(run)
+    if waiting:  # one query, only for a page with waiting runs
+        # A resume link resumes the run: only where the user may start runs.
+        starts = {
+            row["workspace_id"] for row in workspace_ids_where(request.user, RUNS_START)
+        }
+        for run in waiting:
+            if run.flow.workspace_id not in starts:
+                run.wait["resume_url"] = None
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)
@@ -198,3 +250,70 @@ def credentials(request: HttpRequest) -> HttpResponse:
         context={"request": request},
     ).data
     return render(request, "credentials/list.html", {"credentials": data})
+
+
+@login_required
+def workspace_members(request: HttpRequest, workspace_id) -> HttpResponse:
+    """A workspace's members; an admin adds, re-roles and removes them here
+    (the same rules as /api/workspaces/:id/members, flows/workspaces/
+    members.py), each error shown next to the form that caused it."""
+    workspace = get_object_or_404(
+        in_workspaces_of(Workspace.objects, request.user, "pk"), pk=workspace_id
+    )
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        errors = change_members(request, workspace)
+        if not errors:
+            return redirect("flows:members", workspace_id=workspace.pk)
+    members = workspace.memberships.select_related("user").order_by("created_at")
+    role = role_of(request.user, workspace.pk)
+    return render(
+        request,
+        "flows/members.html",
+        {
+            "workspace": workspace,
+            "members": members,
+            "roles": Membership.Role.choices,
+            "role": role,
+            "may_manage": grants(role, MEMBERS_MANAGE),
+            "errors": errors,
+            "typed": request.POST.get("user", ""),
+        },
+        status=400 if errors else 200,
+    )
+
+
+def change_members(request: HttpRequest, workspace) -> dict[str, str]:
+    """Apply the posted add, role change or removal; {form key: error}."""
+    post, actor = request.POST, Actor.from_request(request)
+    role = post.get("role", "")
+    if post.get("action") == "add":
+        user = find_user(post.get("user", "").strip())
+        if role not in Membership.Role.values:
+            return {"add": "Choose a role."}
+        if reason := refusal(request.user, workspace.pk, role):
+            return {"add": reason}
+        if user is None:
+            return {"add": "No user has this username or e-mail."}
+        if workspace.memberships.filter(user=user).exists():
+            return {"add": f"{user.get_username()} is already a member."}
+        add_member(workspace, user, role, actor)
+        return {}
+    membership = workspace.memberships.filter(pk=post.get("membership")).first()
+    if membership is None:
+        return {"add": "That member is no longer in this workspace."}
+    key = str(membership.pk)
+    leaving = post.get("action") == "remove" and membership.user_id == request.user.pk
+    roles = (membership.role, role) if post.get("action") == "role" else ()
+    if not leaving and (reason := refusal(request.user, workspace.pk, *roles)):
+        return {key: reason}
+    try:
+        if post.get("action") == "role" and role in Membership.Role.values:
+            change_role(membership, role, actor)
+        elif post.get("action") == "remove":
+            remove_member(membership, actor)
+    except LastOwner:
+        return {
+            key: "A workspace keeps at least one owner: make someone else owner first."
+        }
+    return {}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import uuid
 
 from django.db import transaction
 from drf_spectacular.utils import (
@@ -24,12 +23,6 @@ from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
 from flows.api.pins import RunNodeMixin
-from flows.api.portable import (
-    EXPORTED_FIELDS,
-    FORMAT_VERSION,
-    export_filename,
-    export_flow,
-)
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
     RUN_FILTER_PARAMETERS,
@@ -37,11 +30,11 @@ from flows.api.runs import (
     RunSummarySerializer,
 )
 from flows.api.schedule_quota import check_schedule_quota
+from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
 from flows.api.warnings import flow_warnings
 from flows.audit.actor import Actor
 from flows.audit.record import record
-from flows.credentials.portable import import_nodes
 from flows.credentials.usage import check_owned
 from flows.engine import fair_queue, run_flow
 from flows.engine.background import enqueue_run
@@ -55,18 +48,10 @@ from flows.refs import check_called_flows
 from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
-from flows.workspaces.personal import personal_workspace
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import FLOWS_EDIT
 
 TRUE = ("1", "true", "yes")
-
-
-def _uuid_or_none(value: str):
-    """A query parameter as a UUID; a malformed one matches nothing."""
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None
 
 
 def record_started(request, run: FlowRun) -> None:
@@ -159,12 +144,15 @@ class FlowSerializer(serializers.ModelSerializer):
 
     def target_workspace_id(self, attrs=None):
         """The workspace this save is in: the flow's, the one posted, or the
-        user's personal one (looked up once, then kept in `attrs`)."""
+        default one (looked up once, then kept in `attrs`; 403 when the role,
+        or the token, may not edit flows there)."""
         if self.instance is not None:
             return self.instance.workspace_id
         attrs = attrs if attrs is not None else {}
         if attrs.get("workspace") is None:
-            attrs["workspace"] = personal_workspace(self.context["request"].user)
+            user = self.context["request"].user
+            attrs["workspace"] = default_workspace(user)
+            require(user, attrs["workspace"].pk, FLOWS_EDIT)
         return attrs["workspace"].pk
 
     def validate_error_flow(self, value):
@@ -230,32 +218,6 @@ class FlowSerializer(serializers.ModelSerializer):
         return attrs
 
 
-def check_weir_version(document) -> None:
-    """Refuse anything but an export of a format this server reads."""
-    if not isinstance(document, dict):
-        raise ValidationFailed("The body must be a flow export (a JSON object).")
-    version = document.get("weir_version")
-    if version != FORMAT_VERSION or isinstance(version, bool):
-        message = (
-            "This is not a Weir flow export (no weir_version)."
-            if version is None
-            else f"weir_version {version!r} is not one this server reads "
-            f"(it reads {FORMAT_VERSION})."
-        )
-        raise ValidationFailed(message, details={"weir_version": [message]})
-
-
-def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
-    """Add each problem's node id and name, so an import's report reads by node."""
-    problems = (error.details or {}).get("nodes") if isinstance(nodes, list) else None
-    for problem in problems or []:
-        node = nodes[problem["index"]] if problem["index"] < len(nodes) else None
-        if isinstance(node, dict):
-            problem["node_id"] = node.get("id")
-            problem["node_name"] = node.get("name")
-    return error
-
-
 @extend_schema_view(
     destroy=extend_schema(
         responses={
@@ -266,7 +228,7 @@ def name_node_problems(error: ValidationFailed, nodes) -> ValidationFailed:
     ),
     partial_update=extend_schema(parameters=[IF_MATCH]),
 )
-class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
+class FlowViewSet(RunNodeMixin, VersionsMixin, TransferMixin, viewsets.ModelViewSet):
     """The flows of the user's workspaces (`?workspace=` narrows to one);
     any other flow answers 404, and an action the member's role lacks 403."""
 
@@ -297,7 +259,7 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         flows = Flow.objects.for_user(self.request.user)
         workspace = self.request.query_params.get("workspace")
         if self.action == "list" and workspace:
-            flows = flows.filter(workspace_id=_uuid_or_none(workspace))
+            flows = flows.filter(workspace_id=uuid_or_none(workspace))
         return flows
 
     def get_serializer_context(self):
@@ -351,74 +313,12 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, viewsets.ModelViewSet):
         response["ETag"] = etag(serializer.data["version"])
         return response
 
-    @extend_schema(responses=dict)
-    @action(detail=True, methods=["get"])
-    def export(self, request, pk=None):
-        """The flow as portable JSON (`weir_version`, no secrets), as a download."""
-        flow = self.get_object()
-        response = Response(export_flow(flow))
-        response["Content-Disposition"] = (
-            f'attachment; filename="{export_filename(flow)}"'
-        )
-        return response
-
     @extend_schema(request=dict, responses={201: FlowSerializer})
     @action(detail=False, methods=["post"], url_path="import")
     def import_flow(self, request):
         """Create a flow from an export; the graph is validated as on create."""
         with self.admitted_save(request), transaction.atomic():
             return self._import(request)
-
-    def _import(self, request):
-        document = request.data
-        check_weir_version(document)
-        fields = {key: document[key] for key in EXPORTED_FIELDS if key in document}
-        workspace = self.import_workspace(request)
-        fields["workspace"] = workspace.pk
-        if isinstance(fields.get("nodes"), list):
-            fields["nodes"] = self._with_own_credentials(
-                document, fields["nodes"], workspace.pk
-            )
-        serializer = self.get_serializer(data=fields)
-        try:
-            serializer.is_valid(raise_exception=True)
-        except ValidationFailed as error:
-            raise name_node_problems(error, fields.get("nodes")) from None
-        serializer.save(owner=request.user)
-        return Response(serializer.data, status=201)
-
-    def import_workspace(self, request) -> Workspace:
-        """Where an import lands: `?workspace=` (one where the user may edit
-        flows; another reads as missing, 400) or the user's personal one."""
-        wanted = request.query_params.get("workspace")
-        if not wanted:
-            return personal_workspace(request.user)
-        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
-        workspace = mine.filter(pk=_uuid_or_none(wanted)).first()
-        if workspace is None:
-            message = "No workspace of yours has this id."
-            raise ValidationFailed(message, details={"workspace": [message]})
-        require(request.user, workspace.pk, FLOWS_EDIT)
-        return workspace
-
-    def _with_own_credentials(self, document, nodes: list, workspace_id) -> list:
-        """The nodes with credential references mapped to the workspace's
-        credentials by name and kind; 400 naming those it lacks."""
-        try:
-            imported = import_nodes(nodes, document.get("credentials"), workspace_id)
-        except ValueError as malformed:
-            raise ValidationFailed(
-                str(malformed), details={"credentials": [str(malformed)]}
-            ) from None
-        if imported.missing:
-            names = ", ".join(
-                f"{ref['name']} ({ref['kind']})" for ref in imported.missing
-            )
-            raise ValidationFailed(
-                f"Create these credentials first, then import again: {names}.",
-                details={"credentials": imported.missing},
-            )
-        return imported.nodes
 
     def destroy(self, request, *args, **kwargs):
         flow = self.get_object()

@@ -88,10 +88,15 @@ class RunSummarySerializer(serializers.ModelSerializer):
     @extend_schema_field(WaitSerializer(allow_null=True))
     def get_wait(self, run) -> dict | None:
         """A waiting run's wait and resume link (flows/engine/waits.py). The
-        link resumes the run, so only callers who may start runs see it."""
+        link resumes the run, so only callers whose role (and token) may
+        start runs in the run's workspace see it: a viewer reads no link."""
         wait = wait_of(run)
         request = self.context.get("request")
-        if wait and request and not rights.token_allows(request, rights.RUNS_START):
+        if (
+            wait
+            and request
+            and not allows(request, run.flow.workspace_id, rights.RUNS_START)
+        ):
             wait["resume_url"] = None
         return wait
 

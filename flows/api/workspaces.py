@@ -7,11 +7,11 @@ owners); anyone may leave. A workspace the caller is not a member of is 404.
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -20,9 +20,16 @@ from config.http.errors import Conflict, ValidationFailed
 from flows.audit.actor import Actor
 from flows.audit.record import record
 from flows.workspaces.access import in_workspaces_of
-from flows.workspaces.members import LastOwner, add_member, change_role, remove_member
+from flows.workspaces.members import (
+    LastOwner,
+    add_member,
+    change_role,
+    find_user,
+    refusal,
+    remove_member,
+)
 from flows.workspaces.models import Membership, Workspace
-from flows.workspaces.permissions import WorkspaceRole, require
+from flows.workspaces.permissions import WorkspaceRole
 from flows.workspaces.roles import FLOWS_EDIT, FLOWS_VIEW, MEMBERS_MANAGE, WORKSPACE_OWN
 
 LAST_OWNER = "A workspace keeps at least one owner: make someone else owner first."
@@ -139,14 +146,10 @@ class RoleSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 
-def find_user(value: str):
-    """The user with this username, else the one with this e-mail; a 400
-    naming the field when there is none (or several share the e-mail)."""
-    users = get_user_model().objects
-    user = users.filter(username=value).first()
-    if user is None and "@" in value:
-        found = list(users.filter(email__iexact=value)[:2])
-        user = found[0] if len(found) == 1 else None
+def existing_user(value: str):
+    """The user named by username or e-mail; a 400 naming the field when
+    there is none (or several share the e-mail)."""
+    user = find_user(value)
     if user is None:
         message = "No user has this username or e-mail."
         raise ValidationFailed(message, details={"user": [message]})
@@ -179,12 +182,10 @@ class MemberViewSet(viewsets.ModelViewSet):
         )
 
     def _may_manage(self, workspace, *roles) -> None:
-        """403 unless the caller manages members, and owns the workspace when
-        any of `roles` (before or after the change) is owner."""
-        user = self.request.user
-        require(user, workspace.pk, MEMBERS_MANAGE)
-        if Membership.Role.OWNER in roles:
-            require(user, workspace.pk, WORKSPACE_OWN)
+        """403 unless the caller may (members.refusal says why not)."""
+        reason = refusal(self.request.user, workspace.pk, *roles)
+        if reason:
+            raise PermissionDenied(reason)
 
     def create(self, request, *args, **kwargs):
         workspace = self.workspace()
@@ -192,7 +193,7 @@ class MemberViewSet(viewsets.ModelViewSet):
         body.is_valid(raise_exception=True)
         role = body.validated_data["role"]
         self._may_manage(workspace, role)
-        user = find_user(body.validated_data["user"])
+        user = existing_user(body.validated_data["user"])
         try:
             membership = add_member(workspace, user, role, Actor.from_request(request))
         except IntegrityError:

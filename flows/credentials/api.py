@@ -29,7 +29,7 @@ from flows.credentials.usage import flows_using
 from flows.workspaces.access import in_workspaces_of
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
-from flows.workspaces.personal import personal_workspace
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import CREDENTIALS_EDIT
 
 MAX_SECRET_BYTES = 8 * 1024
@@ -156,9 +156,11 @@ class CredentialSerializer(serializers.ModelSerializer):
         if self.instance is not None:
             workspace = self.instance.workspace
         else:
-            workspace = attrs.get("workspace") or personal_workspace(
-                self.context["request"].user
-            )
+            workspace = attrs.get("workspace")
+            if workspace is None:
+                user = self.context["request"].user
+                workspace = default_workspace(user)
+                require(user, workspace.pk, CREDENTIALS_EDIT)
             attrs["workspace"] = workspace
         name = attrs.get("name")
         taken = Credential.objects.filter(workspace=workspace, name=name)

@@ -6,11 +6,14 @@ adds, removes or makes owners; a workspace never loses its last owner (409).
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from flows.audit.actor import Actor
 from flows.audit.record import record
+from flows.workspaces.access import role_of
 from flows.workspaces.models import Membership, Workspace
+from flows.workspaces.roles import MEMBERS_MANAGE, ROLE_NAMES, WORKSPACE_OWN, grants
 
 
 class LastOwner(Exception):
@@ -22,6 +25,34 @@ OWNER_ROLE = Membership.Role.OWNER
 
 def _owners(workspace_id) -> int:
     return Membership.objects.filter(workspace_id=workspace_id, role=OWNER_ROLE).count()
+
+
+def find_user(value: str):
+    """The user with this username, else the only one with this e-mail
+    (case-insensitive); None when there is none, or several share it."""
+    users = get_user_model().objects
+    user = users.filter(username=value).first()
+    if user is None and "@" in value:
+        found = list(users.filter(email__iexact=value)[:2])
+        user = found[0] if len(found) == 1 else None
+    return user
+
+
+def refusal(user, workspace_id, *roles) -> str | None:
+    """Why `user` may not manage these members (None when they may): it
+    needs `members.manage`, and `workspace.own` when any of `roles` (before or
+    after the change) is owner."""
+    role = role_of(user, workspace_id)
+    needed = [MEMBERS_MANAGE]
+    if OWNER_ROLE in roles:
+        needed.append(WORKSPACE_OWN)
+    for right in needed:
+        if not grants(role, right):
+            return (
+                f"As {ROLE_NAMES.get(role, 'a non-member')} of this workspace you "
+                f"may not do this (it needs {right})."
+            )
+    return None
 
 
 def _label(membership: Membership) -> str:

@@ -16,15 +16,7 @@ from rest_framework.permissions import BasePermission
 from config.accounts import rights
 from flows.workspaces.access import role_of
 from flows.workspaces.models import Workspace
-from flows.workspaces.roles import grants
-
-ROLE_NAMES = {
-    "viewer": "a viewer",
-    "runner": "a runner",
-    "editor": "an editor",
-    "admin": "an admin",
-    "owner": "an owner",
-}
+from flows.workspaces.roles import ROLE_NAMES, grants
 
 
 def workspace_id_of(obj):

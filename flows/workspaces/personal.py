@@ -22,6 +22,16 @@ def personal_workspace(user) -> Workspace:
     return workspace or make_personal_workspace(user)
 
 
+def default_workspace(user) -> Workspace:
+    """Where something made without naming a workspace lands: the API token's
+    workspace for a request made with one (a token reaches only it), else the
+    user's personal workspace."""
+    only = getattr(user, "token_workspace_id", None)
+    if only is not None:
+        return Workspace.objects.get(pk=only)
+    return personal_workspace(user)
+
+
 def make_personal_workspace(user) -> Workspace:
     with transaction.atomic():
         workspace = Workspace.objects.create(

@@ -28,6 +28,7 @@ __all__ = [
     "FLOWS_VIEW",
     "MEMBERS_MANAGE",
     "ROLES",
+    "ROLE_NAMES",
     "ROLE_RIGHTS",
     "RUNS_DATA",
     "RUNS_START",
@@ -50,6 +51,16 @@ ROLE_RIGHTS: dict[str, frozenset[str]] = {
     "owner": OWNER,
 }
 ROLES = tuple(ROLE_RIGHTS)
+
+
+# How messages name a role ("As a viewer of this workspace ...").
+ROLE_NAMES = {
+    "viewer": "a viewer",
+    "runner": "a runner",
+    "editor": "an editor",
+    "admin": "an admin",
+    "owner": "an owner",
+}
 
 
 def grants(role: str | None, right: str) -> bool:

@@ -74,7 +74,13 @@ form.addEventListener("submit", async (event) => {
   }
   submit.disabled = true;
   try {
-    const flow = await api("POST", "/api/flows/import", document_);
+    const flow = await api(
+      "POST",
+      `/api/flows/import?workspace=${encodeURIComponent(
+        document.getElementById("create-flow").dataset.workspace,
+      )}`,
+      document_,
+    );
     window.location.assign(`/flows/${flow.id}/`);
   } catch (error) {
     const lines = problemLines(error.details);

@@ -19,7 +19,12 @@ createForm.addEventListener("submit", async (event) => {
   }
   showError(createError, "");
   try {
-    const flow = await api("POST", "/api/flows", { name, nodes: [], edges: [] });
+    const flow = await api("POST", "/api/flows", {
+      name,
+      nodes: [],
+      edges: [],
+      workspace: createForm.dataset.workspace,
+    });
     window.location.assign(`/flows/${flow.id}/`);
   } catch (error) {
     showError(createError, error.message);
@@ -51,6 +56,7 @@ async function duplicate(row) {
     const original = await api("GET", `/api/flows/${row.dataset.flowId}`);
     const copy = await api("POST", "/api/flows", {
       name: `Copy of ${original.name}`.slice(0, 200),
+      workspace: original.workspace,
       description: original.description,
       input_schema: original.input_schema,
       nodes: original.nodes,

@@ -13,8 +13,9 @@ from django.utils import timezone
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from agents.mcp_server import call_tool, list_tools
 from config.accounts.tokens.models import ApiToken
-from flows.models import FlowRun
+from flows.models import Flow, FlowRun, Membership, Workspace
 from tests.factories import FlowFactory, webhook_code_graph
 
 ORDER_CODE = "return {order: input.number, status: 'shipped'};"
@@ -173,3 +174,40 @@ def test_a_session_signs_in_too_and_answers_json(api, alice, bob):
     assert listed.status_code == 200, listed.content
     names = [tool["name"] for tool in listed.json()["result"]["tools"]]
     assert names == ["look_up_order"]
+
+
+def team_with(members: dict):
+    team = Workspace.objects.create(name="Team", slug="team")
+    for user, role in members.items():
+        Membership.objects.create(workspace=team, user=user, role=role)
+    return team
+
+
+def test_a_viewer_is_offered_no_team_flow_and_cannot_run_one(alice, bob):
+    team = team_with({alice: "owner", bob: "viewer"})
+    nodes, edges = webhook_code_graph("return {secret: 'TEAM-DATA'};")
+    FlowFactory(
+        owner=alice,
+        workspace=team,
+        name="Team op",
+        input_schema=SCHEMA,
+        nodes=nodes,
+        edges=edges,
+        mcp_offered=True,
+    )
+
+    assert list_tools(bob).tools == []
+    called = call_tool(bob, True, "team_op", {"number": 1})
+    assert called.is_error is True
+    assert "TEAM-DATA" not in called.content[0].text
+    assert not FlowRun.objects.exists()
+
+
+def test_a_runner_is_offered_and_runs_the_team_flow(alice, bob):
+    team = team_with({alice: "owner", bob: "runner"})
+    Flow.objects.filter(pk=flow_of(alice, "Team op").pk).update(workspace=team)
+
+    assert [tool.name for tool in list_tools(bob).tools] == ["team_op"]
+    called = call_tool(bob, True, "team_op", {"number": 3})
+    assert called.is_error is False
+    assert FlowRun.objects.get().trigger == "mcp"

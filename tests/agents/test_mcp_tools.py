@@ -9,7 +9,9 @@ import time
 import pytest
 
 from agents.chat import ChatFailed, send_message
-from agents.models import Message
+from agents.mcp_tools import server_headers
+from agents.models import Agent, Message
+from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, make_credential
 
 
@@ -202,3 +204,60 @@ def test_two_servers_with_one_name_are_refused(api):
     )
     assert response.status_code == 400
     assert "mcp_servers" in response.json()["error"]["details"]
+
+
+def two_workspaces(alice, bob):
+    """Alice owns Team and Other; bob edits Team and views Other."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    other = Workspace.objects.create(name="Other", slug="other")
+    for workspace, role in ((team, "editor"), (other, "viewer")):
+        Membership.objects.create(workspace=workspace, user=alice, role="owner")
+        Membership.objects.create(workspace=workspace, user=bob, role=role)
+    return team, other
+
+
+def test_an_editor_cannot_point_an_agents_server_at_another_workspaces_credential(
+    bob_api, alice, bob
+):
+    team, other = two_workspaces(alice, bob)
+    secret = make_credential(alice, name="prod", workspace=other)
+    agent = AgentFactory(owner=alice, workspace=team, shared=False)
+    server = {"name": "x", "url": "https://attacker.example/mcp"}
+
+    response = bob_api.patch(
+        f"/api/agents/{agent.id}",
+        {"mcp_servers": [{**server, "credential": str(secret.pk)}]},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    details = response.json()["error"]["details"]
+    assert details["mcp_servers"]["0"]["credential"] == [
+        "The credential must belong to the agent's workspace."
+    ]
+    assert Agent.objects.get(pk=agent.pk).mcp_servers == []
+
+
+def test_an_editor_may_name_a_credential_of_the_agents_workspace(bob_api, alice, bob):
+    team, _ = two_workspaces(alice, bob)
+    key = make_credential(alice, name="team", workspace=team)
+    agent = AgentFactory(owner=alice, workspace=team, shared=False)
+    server = {"name": "x", "url": "https://x.example/mcp", "credential": str(key.pk)}
+
+    response = bob_api.patch(
+        f"/api/agents/{agent.id}", {"mcp_servers": [server]}, format="json"
+    )
+
+    assert response.status_code == 200, response.content
+    assert server_headers(Agent.objects.get(pk=agent.pk), server) == {
+        "Authorization": "Bearer tok-team-s3cr3t-value"
+    }
+
+
+def test_a_credential_of_another_workspace_sends_no_header_at_run_time(alice, bob):
+    team, other = two_workspaces(alice, bob)
+    secret = make_credential(alice, name="prod", workspace=other)
+    server = {"name": "x", "url": "https://x.example/mcp", "credential": str(secret.pk)}
+    agent = AgentFactory(owner=alice, workspace=team, mcp_servers=[server])
+
+    assert server_headers(agent, server) is None

@@ -10,7 +10,7 @@ from django.test import Client
 
 from flows.engine import run_flow
 from flows.engine.waits import resume_path
-from flows.models import FlowRun, RunStep
+from flows.models import Flow, FlowRun, Membership, RunStep, Workspace
 from flows.views import readable_error
 from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import chain, node, trigger
@@ -72,8 +72,8 @@ def test_the_runs_page_costs_the_same_queries_for_many_runs(
     for _ in range(10):
         FlowRunFactory(flow=FlowFactory(owner=alice))
 
-    # session, user, count, page (flows joined)
-    with django_assert_num_queries(4):
+    # session, user, the header's workspaces, count, page (flows joined)
+    with django_assert_num_queries(5):
         alice_client.get("/runs/")
 
 
@@ -160,3 +160,62 @@ def test_the_run_page_of_a_thousand_failed_steps_renders_in_time(alice_client, a
     assert time.monotonic() - started < 5.0
     assert response.status_code == 200
     assert "    at x (&lt;input&gt;)" not in response.content.decode()
+
+
+def team_run(alice, bob, role):
+    """A run of alice's team flow carrying data, seen by bob as `role`."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role=role)
+    run = FlowRunFactory(
+        flow=FlowFactory(owner=alice, workspace=team),
+        input={"card": "S3CRET-IN"},
+        results={"n": {"x": "S3CRET-OUT"}},
+    )
+    run.steps.create(
+        node_id="n",
+        node_type="code",
+        node_name="Charge",
+        status="succeeded",
+        position=0,
+        output={"x": "S3CRET-OUT"},
+        logs=["S3CRET-LOG"],
+    )
+    page = Client()
+    page.force_login(bob)
+    return page.get(f"/runs/{run.pk}/").content.decode()
+
+
+def test_a_viewer_sees_the_run_page_without_its_data(alice, bob):
+    html = team_run(alice, bob, "viewer")
+
+    assert "Charge" in html
+    assert "Your role does not show run data" in html
+    for secret in ("S3CRET-IN", "S3CRET-OUT", "S3CRET-LOG"):
+        assert secret not in html
+
+
+def test_a_runner_sees_the_run_pages_data(alice, bob):
+    html = team_run(alice, bob, "runner")
+
+    assert "Your role does not show run data" not in html
+    for secret in ("S3CRET-IN", "S3CRET-OUT", "S3CRET-LOG"):
+        assert secret in html
+
+
+def test_a_viewer_sees_a_waiting_run_but_no_resume_link(alice, bob):
+    run = waiting_run(alice, mode="callback")
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    Flow.objects.filter(pk=run.flow_id).update(workspace=team)
+    page = Client()
+    page.force_login(bob)
+
+    listed = page.get("/runs/?status=waiting").content.decode()
+    detail = page.get(f"/runs/{run.pk}/").content.decode()
+
+    [row] = run_rows(listed)
+    assert "Waiting" in row
+    assert "Waiting at Approve the refund" in detail
+    assert "/api/resume/" not in listed + detail

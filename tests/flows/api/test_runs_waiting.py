@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from config.accounts.tokens.models import ApiToken
 from flows.engine import run_flow, waits
-from flows.models import FlowRun
+from flows.models import Flow, FlowRun, Membership, Workspace
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
 
@@ -98,3 +98,24 @@ def test_a_token_that_cannot_start_runs_never_sees_a_resume_link(alice):
     assert [w["resume_url"] for w in waits_seen_with(read_only)] == [None, None]
     link = waits.resume_path(run.pk, "approve")
     assert all(w["resume_url"].endswith(link) for w in waits_seen_with(runner))
+
+
+def test_a_viewer_never_sees_a_resume_link_a_runner_does(alice, bob, bob_api):
+    run = waiting(alice, mode="callback")
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    membership = Membership.objects.create(workspace=team, user=bob, role="viewer")
+    Flow.objects.filter(pk=run.flow_id).update(workspace=team)
+
+    def waits_seen():
+        return [
+            bob_api.get("/api/runs?status=waiting").json()["results"][0]["wait"],
+            bob_api.get(f"/api/flows/{run.flow_id}/runs").json()["results"][0]["wait"],
+            bob_api.get(f"/api/runs/{run.pk}").json()["wait"],
+        ]
+
+    assert [wait["resume_url"] for wait in waits_seen()] == [None, None, None]
+    membership.role = "runner"
+    membership.save()
+    link = waits.resume_path(run.pk, "approve")
+    assert all(wait["resume_url"].endswith(link) for wait in waits_seen())

@@ -3,8 +3,13 @@ right are refused (403), and each role sees and does what its rights say."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from config.accounts.tokens.models import ApiToken
 from flows.models import Credential, Flow, FlowRun, Membership
 from tests.factories import FlowFactory, FlowRunFactory, make_credential
 from tests.flows.graphs import chain, chain_flow, code, node, trigger
@@ -180,3 +185,34 @@ def test_a_flow_may_not_name_another_workspaces_credential(as_member, alice, tea
 
     assert response.status_code == 400
     assert "does not exist" in response.json()["error"]["message"]
+
+
+def team_token(user, team, *scopes) -> APIClient:
+    """A script's client with a token of `user` reaching `team`."""
+    expires = timezone.now() + timedelta(days=1)
+    token, value = ApiToken.issue(user, "script", scopes, expires)
+    ApiToken.objects.filter(pk=token.pk).update(workspace=team)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+    return client
+
+
+def test_a_token_is_its_makers_role_narrowed_by_its_scopes(members, team, team_flow):
+    read_only = team_token(members["editor"], team, "flows:read")
+    write = team_token(members["viewer"], team, "flows:write")
+    url = f"/api/flows/{team_flow.id}"
+
+    # An editor's flows:read token may not save; a viewer's flows:write may not.
+    assert read_only.get(url).status_code == 200
+    assert read_only.patch(url, {"name": "x"}, format="json").status_code == 403
+    assert write.patch(url, {"name": "x"}, format="json").status_code == 403
+    assert Flow.objects.get(pk=team_flow.pk).name == "Team flow"
+
+
+def test_a_token_creates_in_its_own_workspace_by_default(members, team):
+    script = team_token(members["editor"], team, "flows:write")
+
+    response = script.post("/api/flows", {"name": "By script"}, format="json")
+
+    assert response.status_code == 201
+    assert Flow.objects.get(name="By script").workspace == team
