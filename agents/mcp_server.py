@@ -8,12 +8,12 @@ event loop of its own); authentication is DRF's, so a session or an API token
 (`Authorization: Bearer weir_pat_…`) signs the caller in before the SDK sees
 the request.
 
-Tools are the flows marked "Offer over MCP" (`Flow.mcp_offered`) with an input
-schema (the schema is the tool's `inputSchema`) of the workspaces where the
-caller's role may start runs (RUNS_START: a viewer is offered nothing), named
-as agents name them (`agents.tools.Toolbox`). A call is a run with trigger
-`mcp`; the result is the run's summary (as an agent tool gets it) plus its
-`run_id`.
+Tools are the flows marked "Offer over MCP" (`Flow.mcp_offered`) with an
+input schema (the schema is the tool's `inputSchema`) of the workspaces where
+the caller's role may start runs (RUNS_START: a viewer is offered nothing),
+named as agents name them (`agents.tools.Toolbox`). A call is a run with
+trigger `mcp`; the result is the run's summary (as an agent tool gets it) plus
+its `run_id`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from flows.workspaces.access import workspace_ids_where
 
 
 def offered_flows(user) -> list[Flow]:
-    """The flows the caller may run that are marked "Offer over MCP" and
+    """The flows marked "Offer over MCP" that the caller may run and that
     describe their input: only those are tools. Both listing and calling go
     through here, so a flow not offered, or one the caller's role may only
     view, is neither listed nor callable (an unknown tool)."""

@@ -14,10 +14,10 @@ history.
 from __future__ import annotations
 
 from agents.approval import held
-from agents.chat import _Turn
 from agents.models import Conversation, Message
 from agents.providers import ToolCall
 from agents.tools import refusal
+from agents.turn import Turn
 from flows.lib.storable import storable_text, storable_value
 
 
@@ -36,7 +36,7 @@ def decide(
     approve: bool,
     arguments: dict | None = None,
     reason: str = "",
-) -> _Turn:
+) -> Turn:
     """Claim the held call `call_id` and return the turn that resumes with it."""
     message = (
         conversation.messages.filter(role=Message.Role.TOOL, tool_call_id=call_id)
@@ -53,7 +53,7 @@ def decide(
         message.refresh_from_db(fields=["approval"])  # the decision that won
         raise AlreadyDecided(message.approval)
     message.approval = decision
-    turn = _Turn(
+    turn = Turn(
         conversation.agent,
         conversation,
         conversation.user,
@@ -67,7 +67,7 @@ def decide(
     return turn
 
 
-def _apply(turn: _Turn, message: Message, arguments, reason: str) -> None:
+def _apply(turn: Turn, message: Message, arguments, reason: str) -> None:
     """Run or refuse the call, fill its tool message in, and hold the turn
     again if other calls of the same answer still wait."""
     asking = (

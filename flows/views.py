@@ -118,7 +118,8 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "webhook_url": flow.webhook_url,
         "webhook_enabled": flow.webhook_enabled,
         "webhook_signed": bool(flow.webhook_secret),
-        "pins": flow.pins,
+        # Pins are copies of run outputs: only for a role that reads run data.
+        "pins": flow.pins if can(request.user, flow.workspace_id, RUNS_DATA) else {},
     }
     role = role_of(request.user, flow.workspace_id)
     return render(

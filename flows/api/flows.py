@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
@@ -22,6 +23,7 @@ from config.http.conditional import etag, parse_if_match
 from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
+from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
@@ -45,11 +47,11 @@ from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.access import in_workspaces_of, workspace_ids_where
 from flows.workspaces.models import Workspace
-from flows.workspaces.permissions import WorkspaceRole, require
+from flows.workspaces.permissions import WorkspaceRole, allows, require
 from flows.workspaces.personal import default_workspace
-from flows.workspaces.roles import FLOWS_EDIT
+from flows.workspaces.roles import FLOWS_EDIT, RUNS_DATA
 
 TRUE = ("1", "true", "yes")
 
@@ -122,6 +124,23 @@ class FlowSerializer(serializers.ModelSerializer):
             field: {"validators": [storable]}
             for field in ("name", "description", "input_schema")
         }
+
+    def to_representation(self, flow):
+        """Without `runs.data` (a viewer, or a token without `runs:read`) the
+        answer has no `pins`: they are copies of run outputs."""
+        data = super().to_representation(flow)
+        request = self.context.get("request")
+        if request is not None and not self._shows_run_data(request, flow):
+            data.pop("pins", None)
+        return data
+
+    def _shows_run_data(self, request, flow) -> bool:
+        """No query for a flow the view annotated (`reads_run_data`, the
+        role's answer), else one (`allows`)."""
+        role_reads = getattr(flow, "reads_run_data", None)
+        if role_reads is None:
+            return allows(request, flow.workspace_id, RUNS_DATA)
+        return role_reads and rights.token_allows(request, RUNS_DATA)
 
     def get_webhook_signed(self, flow) -> bool:
         """Whether webhooks must be signed; the secret itself is never shown here."""
@@ -228,7 +247,9 @@ class FlowSerializer(serializers.ModelSerializer):
     ),
     partial_update=extend_schema(parameters=[IF_MATCH]),
 )
-class FlowViewSet(RunNodeMixin, VersionsMixin, TransferMixin, viewsets.ModelViewSet):
+class FlowViewSet(
+    RunNodeMixin, VersionsMixin, TransferMixin, MoveMixin, viewsets.ModelViewSet
+):
     """The flows of the user's workspaces (`?workspace=` narrows to one);
     any other flow answers 404, and an action the member's role lacks 403."""
 
@@ -250,13 +271,21 @@ class FlowViewSet(RunNodeMixin, VersionsMixin, TransferMixin, viewsets.ModelView
         "restore": rights.FLOWS_EDIT,
         "run": rights.RUNS_START,
         "run_node": rights.RUNS_START,
+        # Moving a flow out is an admin's; the target is checked in the action.
+        "move": rights.MEMBERS_MANAGE,
     }
 
     # Each action's `FlowVersion.source`.
     SOURCES = {"create": "create", "import_flow": "import", "restore": "restore"}
 
     def get_queryset(self):
-        flows = Flow.objects.for_user(self.request.user)
+        # Whether the user's role reads run data (pins), in the same query.
+        reads_run_data = workspace_ids_where(self.request.user, RUNS_DATA).filter(
+            workspace_id=OuterRef("workspace_id")
+        )
+        flows = Flow.objects.for_user(self.request.user).annotate(
+            reads_run_data=Exists(reads_run_data)
+        )
         workspace = self.request.query_params.get("workspace")
         if self.action == "list" and workspace:
             flows = flows.filter(workspace_id=uuid_or_none(workspace))

@@ -4,6 +4,11 @@ Runs one node the way the builder's test runs do: its upstream nodes take
 their pinned outputs, or else their outputs from the flow's last run, and
 only run where they have neither; nothing after the node runs. The input is
 the body, or the last run's input when the body is empty.
+
+The last run's input and outputs, and the pins (copies of run outputs), are
+run data: they are used only for a caller holding `runs.data` (role and
+token). Anyone else's node runs on the body alone, its upstream nodes run
+again, so a `flows:run` token without `runs:read` cannot read them back.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.accounts import rights
 from config.http.admission import admitted
 from config.http.body import object_body
 from config.http.errors import NotFound
@@ -20,6 +26,7 @@ from flows.engine import run_flow
 from flows.graph.pins import upstream_of
 from flows.lib.storable import check_storable_body
 from flows.models import FlowRun
+from flows.workspaces.permissions import allows
 
 
 class RunNodeMixin:
@@ -32,16 +39,19 @@ class RunNodeMixin:
         flow = self.get_object()
         if not any(isinstance(n, dict) and n.get("id") == node_id for n in flow.nodes):
             raise NotFound(f"The flow has no node {node_id[:100]!r}.")
+        shows_data = allows(request, flow.workspace_id, rights.RUNS_DATA)
         last = (
             FlowRun.objects.filter(flow=flow)
             .exclude(results={})
             .order_by("-created_at")
             .only("input", "results")
             .first()
+            if shows_data
+            else None
         )
         body = object_body(request, check=check_storable_body)
         upstream = upstream_of(node_id, flow.edges)
-        known = {**(last.results if last else {}), **flow.pins}
+        known = {**(last.results if last else {}), **(flow.pins if shows_data else {})}
         pins = {
             upstream_id: known[upstream_id] for upstream_id in upstream & known.keys()
         }

@@ -193,7 +193,7 @@ def test_a_viewer_is_offered_no_team_flow_and_cannot_run_one(alice, bob):
         input_schema=SCHEMA,
         nodes=nodes,
         edges=edges,
-        mcp_offered=True,
+        mcp_offered=True,  # offered: it is bob's role that keeps it from him
     )
 
     assert list_tools(bob).tools == []

@@ -4,12 +4,17 @@ and "Run this node" on pinned or last-run upstream outputs."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
 
+from config.accounts.tokens.models import ApiToken
 from flows.engine import run_flow
-from flows.models import FlowRun
-from tests.factories import FlowFactory
+from flows.models import Flow, FlowRun, Membership, Workspace
+from tests.factories import FlowFactory, webhook_code_graph
 from tests.flows.graphs import chain, code, trigger
 
 pytestmark = pytest.mark.django_db
@@ -145,3 +150,58 @@ def test_exports_leave_pins_out(api, flow):
     exported = api.get(f"/api/flows/{flow.id}/export")
 
     assert "secret-ish" not in json.dumps(exported.json())
+
+
+def test_a_token_without_runs_read_runs_a_node_without_the_last_runs_data(alice):
+    nodes, edges = webhook_code_graph("return input;")
+    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    run_flow(flow, {"card": "LAST-RUN-SECRET"}, FlowRun.Trigger.MANUAL)
+    later = timezone.now() + timedelta(days=1)
+
+    def run_node(scopes):
+        _, value = ApiToken.issue(alice, "t", scopes, later)
+        client = APIClient(HTTP_AUTHORIZATION=f"Bearer {value}")
+        return client.post(f"/api/flows/{flow.id}/nodes/greet/run")
+
+    seeing = run_node(["flows:run", "runs:read"]).content.decode()
+    assert "LAST-RUN-SECRET" in seeing
+    blind = run_node(["flows:run"])
+    assert blind.status_code == 200, blind.content
+    assert "LAST-RUN-SECRET" not in blind.content.decode()
+    assert blind.json()["results"]["greet"] == {}
+
+
+def test_a_token_without_runs_read_runs_a_node_without_the_pins(api, alice, flow):
+    pin(api, flow, {"fetch": {"items": ["PINNED"]}})
+    _, value = ApiToken.issue(
+        alice, "t", ["flows:run"], timezone.now() + timedelta(days=1)
+    )
+    client = APIClient(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    body = client.post(f"/api/flows/{flow.id}/nodes/shape/run").json()
+
+    assert body["status"] == "failed"
+    assert body["error"]["node_id"] == "fetch"  # it ran again: the pin is unused
+    assert "PINNED" not in json.dumps(body)
+
+
+@pytest.mark.parametrize("role, shown", [("viewer", False), ("runner", True)])
+def test_pins_are_shown_only_to_a_role_that_reads_run_data(
+    alice, bob, bob_api, flow, role, shown
+):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role=role)
+    Flow.objects.filter(pk=flow.pk).update(
+        workspace=team, pins={"fetch": {"card": "PINNED-RUN-DATA"}}
+    )
+
+    one = bob_api.get(f"/api/flows/{flow.id}").json()
+    [listed] = bob_api.get("/api/flows").json()
+    page = Client()
+    page.force_login(bob)
+    builder = page.get(f"/flows/{flow.id}/").content.decode()
+
+    assert ("pins" in one) is shown
+    assert ("PINNED-RUN-DATA" in json.dumps(listed)) is shown
+    assert ("PINNED-RUN-DATA" in builder) is shown

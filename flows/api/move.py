@@ -1,0 +1,78 @@
+"""`POST /api/flows/:id/move`: a flow to another of the caller's workspaces.
+
+The caller must manage members in the flow's workspace (moving a flow out is
+an admin's right) and edit flows in the target. Credential references are
+mapped by name and kind to the target's credentials, as import does; any the
+target lacks is a 400 naming them. An error flow left behind is unset. The
+change goes through `save_flow` (a new version when the graph changed) and is
+recorded as `flow.moved`; its webhook URL, runs and versions go with it.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from config.accounts import rights
+from config.http.errors import ValidationFailed
+from flows.audit.actor import Actor
+from flows.audit.record import record
+from flows.credentials.portable import export_nodes, import_nodes
+from flows.graph import GraphErrors
+from flows.history.save import save_flow
+from flows.refs import check_called_flows
+from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.models import Workspace
+from flows.workspaces.permissions import require
+
+
+class MoveBody(serializers.Serializer):
+    workspace = serializers.UUIDField(help_text="The workspace to move the flow to.")
+
+
+class MoveMixin:
+    """A FlowViewSet action: move the flow to another workspace."""
+
+    @extend_schema(request=MoveBody)
+    @action(detail=True, methods=["post"])
+    def move(self, request, pk=None):
+        flow = self.get_object()  # members.manage in the source (WorkspaceRole)
+        body = MoveBody(data=request.data)
+        body.is_valid(raise_exception=True)
+        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+        target = mine.filter(pk=body.validated_data["workspace"]).first()
+        if target is None:
+            message = "No workspace of yours has this id."
+            raise ValidationFailed(message, details={"workspace": [message]})
+        require(request.user, target.pk, rights.FLOWS_EDIT)
+        if target.pk == flow.workspace_id:
+            return Response(self.get_serializer(flow).data)
+        exported, refs = export_nodes(flow.nodes, flow.workspace_id)
+        moved = import_nodes(exported, refs, target.pk)
+        if moved.missing:
+            names = ", ".join(f"{r['name']} ({r['kind']})" for r in moved.missing)
+            raise ValidationFailed(
+                f"Create these credentials in the target workspace first: {names}.",
+                details={"credentials": moved.missing},
+            )
+        errors = GraphErrors()
+        check_called_flows(moved.nodes, target.pk, errors)
+        if errors:
+            raise ValidationFailed(errors.summary(), details=errors.as_details())
+        source = flow.workspace_id
+        changes = {"workspace": target, "nodes": moved.nodes}
+        if flow.error_flow_id is not None:
+            changes["error_flow"] = None
+        actor = Actor.from_request(request)
+        with transaction.atomic():
+            save_flow(flow, changes, actor=actor, source="move")
+            record(
+                "flow.moved",
+                actor,
+                flow,
+                changes={"from": str(source), "to": str(target.pk)},
+            )
+        return Response(self.get_serializer(flow).data)

@@ -1,0 +1,90 @@
+"""`POST /api/flows/:id/move`: admin in the source, editor in the target,
+credentials remapped by name and kind or named when missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.audit.models import AuditEvent
+from flows.models import Flow, Membership, Workspace
+from tests.factories import FlowFactory, make_credential
+from tests.flows.graphs import chain, node, trigger
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ops(members):
+    """A second workspace where the team's admin is an editor."""
+    ops = Workspace.objects.create(name="Ops", slug="ops")
+    Membership.objects.create(workspace=ops, user=members["admin"], role="editor")
+    return ops
+
+
+def flow_using(credential, **fields):
+    nodes, edges = chain(
+        trigger(),
+        node(
+            "h",
+            "http_request",
+            url="https://example.com",
+            credential_id=str(credential.pk),
+        ),
+    )
+    return FlowFactory(nodes=nodes, edges=edges, **fields)
+
+
+def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team, ops):
+    mine = make_credential(members["owner"], name="api", workspace=team)
+    theirs = make_credential(members["admin"], name="api", workspace=ops)
+    flow = flow_using(mine, owner=members["owner"], workspace=team)
+
+    response = as_member("admin").post(
+        f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
+    )
+
+    assert response.status_code == 200, response.content
+    flow = Flow.objects.get(pk=flow.pk)
+    assert flow.workspace == ops
+    assert flow.nodes[1]["data"]["credential_id"] == str(theirs.pk)
+    assert AuditEvent.objects.filter(action="flow.moved").count() == 1
+
+
+def test_a_move_names_the_credentials_the_target_lacks(as_member, members, team, ops):
+    mine = make_credential(members["owner"], name="api", workspace=team)
+    flow = flow_using(mine, owner=members["owner"], workspace=team)
+
+    response = as_member("admin").post(
+        f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["credentials"] == [
+        {"name": "api", "kind": "bearer"}
+    ]
+    assert Flow.objects.get(pk=flow.pk).workspace == team
+
+
+def test_an_editor_may_not_move_a_flow_out(as_member, members, team, team_flow, ops):
+    Membership.objects.create(workspace=ops, user=members["editor"], role="editor")
+
+    response = as_member("editor").post(
+        f"/api/flows/{team_flow.id}/move", {"workspace": str(ops.id)}, format="json"
+    )
+
+    assert response.status_code == 403
+    assert Flow.objects.get(pk=team_flow.pk).workspace == team
+
+
+def test_a_move_needs_the_editor_right_in_the_target(
+    as_member, members, team_flow, ops
+):
+    Membership.objects.filter(workspace=ops, user=members["admin"]).update(
+        role="viewer"
+    )
+
+    response = as_member("admin").post(
+        f"/api/flows/{team_flow.id}/move", {"workspace": str(ops.id)}, format="json"
+    )
+
+    assert response.status_code == 403
