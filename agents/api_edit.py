@@ -154,6 +154,10 @@ class McpServerSerializer(serializers.Serializer):
         "approval (refused inside flow runs).",
     )
 
+    def validate_allowed_tools(self, names: list) -> list:
+        """Each name once, in the order given (empty offers every tool)."""
+        return list(dict.fromkeys(names))
+
     def to_internal_value(self, data):
         value = super().to_internal_value(data)
         credential = value.get("credential")

@@ -13,6 +13,7 @@ from agents.mcp_tools import server_headers
 from agents.models import Agent, Message
 from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, make_credential
+from tests.llm_server import openai_text, openai_tool_call
 
 
 def chat(client, agent, content):
@@ -70,6 +71,73 @@ def test_allowed_tools_limit_what_is_offered(api, alice, mcp_server, allow_loopb
     response = chat(api, agent, '/tool mcp_test_add {"a": 1, "b": 1}')
     assert response.json()["tool_calls"] == []
     assert "no tool" in response.json()["message"]["content"].lower()
+
+
+def test_a_model_calling_a_tool_not_allowed_gets_the_unknown_tool_result(
+    api, alice, mcp_server, allow_loopback, llm_server
+):
+    """The model is offered only the allowed tools; a call to another one of
+    the server's (a model guessing) is refused as unknown and never sent."""
+    agent = AgentFactory(
+        owner=alice,
+        model="openai:gpt-test",
+        mcp_servers=[{"name": "test", "url": mcp_server, "allowed_tools": ["echo"]}],
+    )
+    llm_server.queue(openai_tool_call("mcp_test_add", {"a": 1, "b": 1}))
+    llm_server.queue(openai_text("I cannot add."))
+
+    response = chat(api, agent, "Add 1 and 1")
+
+    assert response.status_code == 200, response.content
+    offered = [
+        tool["function"]["name"] for tool in llm_server.requests[0]["json"]["tools"]
+    ]
+    assert offered == ["mcp_test_echo"]
+    [told] = [
+        json.loads(message["content"])
+        for message in llm_server.requests[1]["json"]["messages"]
+        if message["role"] == "tool"
+    ]
+    assert told["error"]["code"] == "unknown_tool"
+    assert "mcp_test_add" in told["error"]["message"]
+    assert "2" not in json.dumps(told)
+
+
+@pytest.mark.parametrize(
+    "allowed",
+    [["add", ""], "add", [{"name": "add"}], ["x" * 201]],
+    ids=["blank", "not-a-list", "not-a-name", "too-long"],
+)
+def test_bad_allowed_tools_are_refused_under_the_servers_row(api, allowed):
+    servers = [
+        {"name": "ok", "url": "https://x.example/mcp"},
+        {"name": "two", "url": "https://x.example/mcp", "allowed_tools": allowed},
+    ]
+    response = api.post(
+        "/api/agents",
+        {"name": "A", "model": "echo:demo", "mcp_servers": servers},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+    rows = response.json()["error"]["details"]["mcp_servers"]
+    assert list(rows) == ["1"]
+    assert "allowed_tools" in rows["1"], rows
+
+
+def test_allowed_tools_are_stored_trimmed_once_each(api):
+    server = {
+        "name": "gh",
+        "url": "https://x.example/mcp",
+        "allowed_tools": [" search ", "search", "get_issue"],
+    }
+    response = api.post(
+        "/api/agents",
+        {"name": "A", "model": "echo:demo", "mcp_servers": [server]},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["mcp_servers"][0]["allowed_tools"] == ["search", "get_issue"]
 
 
 def test_a_tool_error_reaches_the_model_as_a_failed_result(

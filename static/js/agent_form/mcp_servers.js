@@ -80,6 +80,13 @@ export function serversValue() {
   });
 }
 
+// A field's messages: a list, or for a list field (allowed_tools) an object
+// of lists by item index.
+const messagesOf = (problem) =>
+  typeof problem === "object" && !Array.isArray(problem)
+    ? Object.values(problem).flatMap(messagesOf)
+    : [].concat(problem);
+
 // `details` is {index: {field: [messages]}} for rows, or a list for the whole.
 export function showServerProblems(details) {
   const rows = [...list().children];
@@ -90,7 +97,7 @@ export function showServerProblems(details) {
     if (!row) continue;
     const error = row.querySelector(".field-error");
     error.textContent = Object.entries(problems)
-      .map(([field, messages]) => `${field}: ${[].concat(messages).join(" ")}`)
+      .map(([field, messages]) => `${field}: ${messagesOf(messages).join(" ")}`)
       .join(" ");
     error.hidden = false;
   }
