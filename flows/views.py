@@ -170,8 +170,9 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     failed_node = ""
     if run.error and run.error.get("node_id"):
         failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
+    may_start = can(request.user, run.flow.workspace_id, RUNS_START)
     wait = wait_of(run)
-    if wait and not can(request.user, run.flow.workspace_id, RUNS_START):
+    if wait and not may_start:
         wait["resume_url"] = None  # the link resumes the run: runners only
     if wait:
         wait["node_name"] = names.get(wait["node_id"]) or wait["node_id"]
@@ -183,6 +184,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "flow": run.flow,
             "steps": steps,
             "shows_data": shows_data,
+            "may_start": may_start,  # Cancel (and resume) need runs.start
             "input_json": pretty_json(run.input) if shows_data else "",
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             # A for_each may start a thousand: the page lists the first ones.

@@ -5,7 +5,8 @@ import { wireCancel } from "./run_cancel.js";
 
 const live = document.getElementById("run-live");
 const runId = live.dataset.runId;
-wireCancel(document.getElementById("run-cancel"), document.getElementById("run-cancel-error"), runId);
+const cancel = document.getElementById("run-cancel"); // absent for a role that may not
+if (cancel) wireCancel(cancel, document.getElementById("run-cancel-error"), runId);
 
 setInterval(async () => {
   const run = await api("GET", `/api/runs/${runId}`).catch(() => null);

@@ -219,3 +219,15 @@ def test_a_viewer_sees_a_waiting_run_but_no_resume_link(alice, bob):
     assert "Waiting" in row
     assert "Waiting at Approve the refund" in detail
     assert "/api/resume/" not in listed + detail
+    assert "Cancel run" not in detail  # the API would refuse it: no button
+
+
+def test_a_runner_may_cancel_a_waiting_run_from_its_page(alice, bob):
+    run = waiting_run(alice, mode="callback")
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=bob, role="runner")
+    Flow.objects.filter(pk=run.flow_id).update(workspace=team)
+    page = Client()
+    page.force_login(bob)
+
+    assert "Cancel run" in page.get(f"/runs/{run.pk}/").content.decode()
