@@ -13,6 +13,7 @@ urlpatterns = [
     path("runs/", views.runs, name="runs"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
     path("credentials/", views.credentials, name="credentials"),
+    path("workspaces/new/", views.workspace_new, name="workspace_new"),
     path(
         "workspaces/<uuid:workspace_id>/members/",
         views.workspace_members,

@@ -18,11 +18,12 @@ from flows.lib.run_stats import RANGES
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
 from flows.workspaces.access import can, in_workspaces_of, role_of, workspace_ids_where
-from flows.workspaces.current import current_membership, memberships_of
+from flows.workspaces.current import SESSION_KEY, current_membership, memberships_of
 from flows.workspaces.members import (
     LastOwner,
     add_member,
     change_role,
+    create_workspace,
     find_user,
     refusal,
     remove_member,
@@ -253,6 +254,29 @@ def credentials(request: HttpRequest) -> HttpResponse:
         context={"request": request},
     ).data
     return render(request, "credentials/list.html", {"credentials": data})
+
+
+@login_required
+def workspace_new(request: HttpRequest) -> HttpResponse:
+    """Make a team workspace (its maker the owner), then go to its members
+    page with it picked in the switcher."""
+    name = request.POST.get("name", "").strip() if request.method == "POST" else ""
+    error = ""
+    if request.method == "POST":
+        if not name or len(name) > Workspace._meta.get_field("name").max_length:
+            error = "Name the workspace (at most 100 characters)."
+        else:
+            workspace = create_workspace(
+                name, request.user, Actor.from_request(request)
+            )
+            request.session[SESSION_KEY] = str(workspace.pk)
+            return redirect("flows:members", workspace_id=workspace.pk)
+    return render(
+        request,
+        "flows/workspace_new.html",
+        {"error": error, "typed": name},
+        status=400 if error else 200,
+    )
 
 
 @login_required

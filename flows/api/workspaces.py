@@ -24,6 +24,7 @@ from flows.workspaces.members import (
     LastOwner,
     add_member,
     change_role,
+    create_workspace,
     find_user,
     refusal,
     remove_member,
@@ -71,15 +72,13 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
         return workspaces.annotate(role=Subquery(role.values("role")[:1]))
 
     def perform_create(self, serializer):
-        actor = Actor.from_request(self.request)
-        name = serializer.validated_data["name"]
-        with transaction.atomic():
-            workspace = serializer.save(slug=Workspace.unique_slug(name))
-            Membership.objects.create(
-                workspace=workspace, user=self.request.user, role=Membership.Role.OWNER
-            )
-            record("workspace.created", actor, workspace)
+        workspace = create_workspace(
+            serializer.validated_data["name"],
+            self.request.user,
+            Actor.from_request(self.request),
+        )
         workspace.role = Membership.Role.OWNER
+        serializer.instance = workspace
 
     def perform_update(self, serializer):
         before = serializer.instance.name

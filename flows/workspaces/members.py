@@ -120,3 +120,17 @@ def remove_member(membership: Membership, actor: Actor) -> None:
             },
         )
         membership.delete()
+
+
+def create_workspace(name: str, user, actor: Actor) -> Workspace:
+    """A new team workspace named `name`, `user` its owner (the API and the
+    New workspace page alike)."""
+    with transaction.atomic():
+        workspace = Workspace.objects.create(
+            name=name, slug=Workspace.unique_slug(name)
+        )
+        Membership.objects.create(
+            workspace=workspace, user=user, role=Membership.Role.OWNER
+        )
+        record("workspace.created", actor, workspace)
+    return workspace

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from flows.models import Membership
+from flows.audit.models import AuditEvent
+from flows.models import Membership, Workspace
 from tests.factories import FlowFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +83,29 @@ def test_the_last_owner_is_told_why_they_cannot_leave(members, team):
 
 def test_a_non_member_gets_404_for_the_members_page(bob, team):
     assert page_client(bob).get(f"/workspaces/{team.id}/members/").status_code == 404
+
+
+def test_a_user_makes_a_workspace_on_its_page_and_lands_on_its_members(alice):
+    client = page_client(alice)
+    assert "New workspace" in client.get("/").content.decode()
+
+    answer = client.post("/workspaces/new/", {"name": "Ops team"})
+
+    workspace = Workspace.objects.get(name="Ops team")
+    assert answer.status_code == 302
+    assert answer["Location"] == f"/workspaces/{workspace.pk}/members/"
+    assert Membership.objects.get(workspace=workspace).user == alice
+    assert Membership.objects.get(workspace=workspace).role == "owner"
+    assert AuditEvent.objects.filter(action="workspace.created").count() == 1
+    # Picked in the switcher: the flow list now shows the new, empty workspace.
+    header = client.get("/").content.decode()
+    assert f'value="{workspace.pk}" selected' in header
+
+
+def test_a_workspace_without_a_name_is_refused_next_to_the_field(alice):
+    answer = page_client(alice).post("/workspaces/new/", {"name": "  "})
+
+    assert answer.status_code == 400
+    assert 'id="name-error"' in answer.content.decode()
+    assert "Name the workspace" in answer.content.decode()
+    assert not Workspace.objects.filter(personal_of=None).exists()
