@@ -43,9 +43,12 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.schema.postprocess",
     ],
-    # Runs and their steps both have a `status`; name the two enums apart.
+    # Runs and their steps both have a `status`, members and chat messages a
+    # `role`; name each pair's enums apart.
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "flows.models.FlowRun.Status",
         "StepStatusEnum": "flows.models.RunStep.Status",
+        "MemberRoleEnum": "flows.workspaces.models.Membership.Role",
+        "MessageRoleEnum": "agents.models.Message.Role",
     },
 }

@@ -254,6 +254,8 @@ class FlowViewSet(
     any other flow answers 404, and an action the member's role lacks 403."""
 
     serializer_class = FlowSerializer
+    # For the schema only (a UUID path parameter); requests use get_queryset.
+    queryset = Flow.objects.none()
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     rights = {

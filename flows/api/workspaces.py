@@ -53,6 +53,8 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
     """The caller's workspaces, each with the caller's role."""
 
     serializer_class = WorkspaceSerializer
+    # For the schema only (a UUID path parameter); requests use get_queryset.
+    queryset = Workspace.objects.none()
     pagination_class = None
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
@@ -159,6 +161,8 @@ class MemberViewSet(viewsets.ModelViewSet):
     """The members of one of the caller's workspaces (404 for any other)."""
 
     serializer_class = MemberSerializer
+    # For the schema only (a UUID path parameter); requests use get_queryset.
+    queryset = Membership.objects.none()
     pagination_class = None
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     # Checked in each action: owners are touched only by owners, and anyone

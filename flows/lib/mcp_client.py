@@ -156,7 +156,7 @@ def _exchange(
                     return await work(client)
 
     try:
-        return _run(main)
+        return run_async(main)
     except TimeoutError as error:
         raise McpError("timeout", "The MCP server did not answer in time.") from error
     except Exception as error:  # noqa: BLE001 — the SDK raises many kinds, grouped
@@ -171,7 +171,7 @@ def _exchange(
         )
 
 
-def _run(main: Callable[[], Awaitable[T]]) -> T:
+def run_async(main: Callable[[], Awaitable[T]]) -> T:
     """`anyio.run(main)`, on a thread of its own when this one already runs an
     event loop (an async caller, or a test tool that left one running)."""
     try:

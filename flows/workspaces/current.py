@@ -7,7 +7,11 @@ workspace the user is a member of can be picked: any other id is ignored.
 
 from __future__ import annotations
 
+import functools
 import uuid
+from functools import partial
+
+from django.utils.functional import SimpleLazyObject
 
 from flows.workspaces.models import Membership
 from flows.workspaces.roles import (
@@ -44,20 +48,40 @@ def current_membership(request, memberships: list[Membership]) -> Membership | N
 
 def workspaces(request) -> dict:
     """Template context processor: the switcher's workspaces, the current
-    one, the user's role in it and what that role may do (one query)."""
+    one, the user's role in it and what that role may do. Lazy: one query the
+    first time a template reads any of them, none on pages that never do (the
+    admin's)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    memberships = memberships_of(request)
-    current = current_membership(request, memberships)
-    role = current.role if current else None
-    return {
-        "workspace_memberships": memberships,
-        "current_membership": current,
-        "may_edit_flows": grants(role, FLOWS_EDIT),
-        "may_run_flows": grants(role, RUNS_START),
-        "may_manage_members": grants(role, MEMBERS_MANAGE),
-    }
+
+    @functools.cache
+    def header() -> dict:
+        memberships = memberships_of(request)
+        current = current_membership(request, memberships)
+        role = current.role if current else None
+        return {
+            "workspace_memberships": memberships,
+            "current_membership": current,
+            "may_edit_flows": grants(role, FLOWS_EDIT),
+            "may_run_flows": grants(role, RUNS_START),
+            "may_manage_members": grants(role, MEMBERS_MANAGE),
+        }
+
+    return {key: SimpleLazyObject(partial(_read, header, key)) for key in HEADER_KEYS}
+
+
+HEADER_KEYS = (
+    "workspace_memberships",
+    "current_membership",
+    "may_edit_flows",
+    "may_run_flows",
+    "may_manage_members",
+)
+
+
+def _read(header, key: str):
+    return header()[key]
 
 
 def _uuid(value: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-import anyio
 import httpx2
 import pytest
 from django.utils import timezone
@@ -15,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agents.mcp_server import call_tool, list_tools
 from config.accounts.tokens.models import ApiToken
+from flows.lib.mcp_client import run_async
 from flows.models import Flow, FlowRun, Membership, Workspace
 from tests.factories import FlowFactory, webhook_code_graph
 
@@ -52,7 +52,8 @@ def mcp(url: str, headers: dict, work):
             async with Client(transport, cache=None) as client:
                 return await work(client)
 
-    return anyio.run(main)
+    # On a thread of its own if a browser test left a loop running here.
+    return run_async(main)
 
 
 @pytest.fixture

@@ -31,6 +31,8 @@ def test_a_user_creates_an_agent_with_a_tool_and_chats_with_it(
         "Greet people.",
     )
     assert [flow.name for flow in agent.tools.all()] == ["Say hello"]
+    # The chat's module script wires Enter; it has run once the DOM is loaded.
+    alice_page.wait_for_load_state("domcontentloaded")
     alice_page.locator("#chat-input").fill("Hi")
     alice_page.locator("#chat-input").press("Enter")
     expect(alice_page.locator(".chat-assistant").last).to_have_text("Echo: Hi")
