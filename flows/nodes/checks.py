@@ -50,3 +50,12 @@ def string_map(data: dict, key: str) -> list[FieldError]:
     ):
         return [FieldError(f"data.{key}", f"{key.title()} must map names to text.")]
     return []
+
+
+def credential_id(data: dict) -> list[FieldError]:
+    """`data.credential_id`: a credential's id, or null for none (which
+    credential it names, and its kind, are checked at save and run time)."""
+    value = data.get("credential_id")
+    if value is not None and not isinstance(value, str):
+        return [FieldError("data.credential_id", "Must be a credential's id or null.")]
+    return []

@@ -14,6 +14,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from django.conf import settings
 
 from flows.lib import outbound
+from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,
     FormField,
@@ -83,11 +84,7 @@ class HttpRequestNode(NodeKind):
             ]
         problems += url_problems
         problems += string_map(data, "headers")
-        credential_id = data.get("credential_id")
-        if credential_id is not None and not isinstance(credential_id, str):
-            problems.append(
-                FieldError("data.credential_id", "Must be a credential's id or null.")
-            )
+        problems += checks.credential_id(data)
         problems += integer_between(
             data,
             "timeout_ms",

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from flows.lib import mcp_client, outbound
+from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,
     FormField,
@@ -81,11 +82,7 @@ class McpToolNode(NodeKind):
             problems.append(
                 FieldError("data.arguments", "Arguments are a JSON object.")
             )
-        credential_id = data.get("credential_id")
-        if credential_id is not None and not isinstance(credential_id, str):
-            problems.append(
-                FieldError("data.credential_id", "Must be a credential's id or null.")
-            )
+        problems += checks.credential_id(data)
         problems += integer_between(
             data,
             "timeout_ms",

@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 
 from flows.lib import postgres
+from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,
     FormField,
@@ -109,11 +110,7 @@ class PostgresQueryNode(NodeKind):
                     )
         if data.get("access", "read") not in ACCESS:
             problems.append(FieldError("data.access", "Choose read or write."))
-        credential_id = data.get("credential_id")
-        if credential_id is not None and not isinstance(credential_id, str):
-            problems.append(
-                FieldError("data.credential_id", "Must be a credential's id or null.")
-            )
+        problems += checks.credential_id(data)
         run_ms = int(settings.RUN_TIMEOUT_SECONDS * 1000)
         problems += integer_between(data, "max_rows", 1, MAX_ROWS, required=False)
         problems += integer_between(data, "timeout_ms", 1, run_ms, required=False)

@@ -28,6 +28,7 @@ from django.conf import settings
 
 from config.http import ratelimit
 from flows.lib import smtp
+from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,
     FormField,
@@ -118,11 +119,7 @@ class SendEmailNode(NodeKind):
 
     def validate_data(self, data: dict) -> list[FieldError]:
         problems = []
-        credential_id = data.get("credential_id")
-        if credential_id is not None and not isinstance(credential_id, str):
-            problems.append(
-                FieldError("data.credential_id", "Must be a credential's id or null.")
-            )
+        problems += checks.credential_id(data)
         for key in ADDRESS_FIELDS + TEXT_FIELDS:
             value = data.get(key, "")
             if not isinstance(value, str | list | type(None)):
