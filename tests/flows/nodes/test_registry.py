@@ -125,3 +125,17 @@ def test_a_new_nodes_default_data_passes_its_kinds_checks(db, kind):
         assert [problem.field for problem in problems] == ["data.tool"]
     else:
         assert problems == []
+
+
+@pytest.mark.parametrize(
+    "kind", ["http_request", "mcp_tool", "send_email", "postgres_query"]
+)
+def test_a_credential_id_that_is_not_text_is_refused(db, kind):
+    registered = NODE_KINDS[kind]
+    data = {**copy.deepcopy(registered.default_data), "credential_id": 42}
+
+    problems = registered.validate_data(data)
+
+    assert ("data.credential_id", "Must be a credential's id or null.") in [
+        (problem.field, problem.message) for problem in problems
+    ]
