@@ -48,7 +48,7 @@ from flows.lib.ownership import owner_key
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of, workspace_ids_where
+from flows.workspaces.access import in_workspaces_of, person, workspace_ids_where
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, allows, require
 from flows.workspaces.personal import default_workspace
@@ -299,7 +299,7 @@ class FlowViewSet(
         return {**super().get_serializer_context(), "source": source}
 
     def perform_create(self, serializer):
-        serializer.save(created_by=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     def create(self, request, *args, **kwargs):
         with self.admitted_save(request), transaction.atomic():
