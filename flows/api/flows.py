@@ -94,7 +94,7 @@ class FlowSerializer(serializers.ModelSerializer):
         queryset=Flow.objects.all(),
         allow_null=True,
         required=False,
-        error_messages={"does_not_exist": "No flow of yours has this id."},
+        error_messages={"does_not_exist": "No flow of this workspace has this id."},
     )
 
     class Meta:
@@ -211,7 +211,7 @@ class FlowSerializer(serializers.ModelSerializer):
         error_flow = attrs.get("error_flow")
         if error_flow and error_flow.workspace_id != self.target_workspace_id(attrs):
             raise serializers.ValidationError(
-                {"error_flow": ["No flow of yours has this id."]}
+                {"error_flow": ["No flow of this workspace has this id."]}
             )
         if self.instance is None or "nodes" in attrs or "edges" in attrs:
             nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
