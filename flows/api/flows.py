@@ -47,7 +47,12 @@ from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of, person, workspace_ids_where
+from flows.workspaces.access import (
+    in_workspaces_of,
+    person,
+    whose_work,
+    workspace_ids_where,
+)
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, allows, require
 from flows.workspaces.personal import default_workspace
@@ -312,7 +317,7 @@ class FlowViewSet(
         body = request.data if isinstance(request.data, dict) else {}
         if not body.get("nodes"):
             return contextlib.nullcontext()
-        return admitted(request, owner_id=request.user.pk)
+        return admitted(request, **whose_work(request.user))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
