@@ -231,3 +231,12 @@ def test_its_saves_count_against_its_workspaces_cap_not_every_tokens(
 
     assert save(ours, team_flow).status_code == 429
     assert save(others, theirs).status_code == 200
+
+
+def test_the_list_shows_a_token_whose_maker_is_gone(team, people):
+    issue(team, UserFactory(username="gone"))
+    UserFactory(username="gone").delete()
+
+    listed = browser(people["admin"]).get(f"/api/workspaces/{team.id}/tokens").json()
+
+    assert [(token["name"], token["created_by"]) for token in listed] == [("CI", None)]
