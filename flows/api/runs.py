@@ -91,14 +91,22 @@ class RunSummarySerializer(serializers.ModelSerializer):
         link resumes the run, so only callers whose role (and token) may
         start runs in the run's workspace see it: a viewer reads no link."""
         wait = wait_of(run)
-        request = self.context.get("request")
-        if (
-            wait
-            and request
-            and not allows(request, run.flow.workspace_id, rights.RUNS_START)
-        ):
+        if wait and wait["resume_url"] and not self.may_resume(run):
             wait["resume_url"] = None
         return wait
+
+    def may_resume(self, run) -> bool:
+        """Whether the caller may start runs in `run`'s workspace: one query
+        per workspace for a whole list (its serializers share the context),
+        not one per waiting run."""
+        request = self.context.get("request")
+        if request is None:
+            return True
+        workspace_id = run.flow.workspace_id
+        answers = self.context.setdefault("may_resume", {})
+        if workspace_id not in answers:
+            answers[workspace_id] = allows(request, workspace_id, rights.RUNS_START)
+        return answers[workspace_id]
 
 
 class RunListItemSerializer(RunSummarySerializer):
