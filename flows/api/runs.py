@@ -20,6 +20,7 @@ from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.audit.actor import Actor
 from flows.audit.record import record
+from flows.credentials.redact import redact_shapes
 from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
@@ -143,6 +144,12 @@ class RunSerializer(RunSummarySerializer):
             "called_by",
             "called_runs",
         ]
+
+    def to_representation(self, run) -> dict:
+        data = super().to_representation(run)
+        # Stored as it came (the run reads it); shown without token texts.
+        data["input"] = redact_shapes(data["input"])
+        return data
 
     def get_error_runs(self, run) -> list[str]:
         """Ids of the error-flow runs this run's failure started (oldest first)."""
