@@ -24,7 +24,7 @@ from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
 from flows.api.move import MoveMixin
-from flows.api.pins import RunNodeMixin
+from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
     RUN_FILTER_PARAMETERS,
@@ -371,7 +371,7 @@ class FlowViewSet(
         """
         flow = self.get_object()
         body = object_body(request, check=check_storable_body) or {}
-        use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
+        use_pins = wants_pins(request, flow)  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             fair_queue.check_room(flow)
