@@ -3,7 +3,7 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
-from flows.admin_forms import MASKED_FIELDS, FlowAdminForm
+from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
 from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
 from flows.credentials.literals import LiteralSecrets
@@ -95,8 +95,7 @@ class FlowAdmin(admin.ModelAdmin):
         ]
 
     def masked(self, flow, name: str):
-        literals = LiteralSecrets.of_workspace(flow.workspace_id)
-        return literals.scrub(getattr(flow, name))[0]
+        return literals_of(flow).scrub(getattr(flow, name))[0]
 
     @admin.display(description="Name")
     def shown_name(self, flow):

@@ -14,6 +14,15 @@ from flows.models import Flow
 MASKED_FIELDS = ("name", "description", "input_schema", "nodes")
 
 
+def literals_of(flow) -> LiteralSecrets:
+    """The matcher of `flow`'s workspace, made once per flow object: the form,
+    the page's title and the read-only fields share it (each would cost a
+    query and a decryption per credential)."""
+    if getattr(flow, "_literals", None) is None:
+        flow._literals = LiteralSecrets.of_workspace(flow.workspace_id)
+    return flow._literals
+
+
 class FlowAdminForm(forms.ModelForm):
     """The webhook secret is write-only here, as in the builder (shown once).
 
@@ -57,7 +66,7 @@ class FlowAdminForm(forms.ModelForm):
         if not self.instance._state.adding:
             # Secrets typed into the flow show masked, as in an export; each
             # `clean_<field>` puts back what was left as shown.
-            self.literals = LiteralSecrets.of_workspace(self.instance.workspace_id)
+            self.literals = literals_of(self.instance)
             for name in MASKED_FIELDS:
                 if name in self.fields:
                     stored = getattr(self.instance, name)

@@ -8,7 +8,9 @@ import json
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from flows.models import Flow
 from tests.factories import FlowFactory, UserFactory, make_credential
@@ -230,3 +232,20 @@ def test_saving_names_the_flow_masked_in_the_message_and_the_log(admin_client):
     assert "Calls [redacted]" in response.text
     assert TYPED not in LogEntry.objects.get(object_id=str(flow.pk)).object_repr
     assert Flow.objects.get(pk=flow.pk).name == f"Calls {TYPED}"
+
+
+def test_the_change_page_opens_the_workspaces_credentials_once(typed_flow):
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="change_flow"))
+    client = Client()
+    client.force_login(staff)
+    client.get(change_url(typed_flow))  # warm: sessions, content types
+
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(change_url(typed_flow))
+
+    assert page.status_code == 200
+    credential_reads = [
+        query for query in queries if 'FROM "flows_credential"' in query["sql"]
+    ]
+    assert len(credential_reads) == 1
