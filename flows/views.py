@@ -331,7 +331,10 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         return {"add": "That member is no longer in this workspace."}
     key = str(membership.pk)
     leaving = post.get("action") == "remove" and membership.user_id == request.user.pk
-    roles = (membership.role, role) if post.get("action") == "role" else ()
+    # An owner's membership (before or after) needs workspace.own, as in the API.
+    roles = (
+        (membership.role, role) if post.get("action") == "role" else (membership.role,)
+    )
     if not leaving and (reason := refusal(request.user, workspace.pk, *roles)):
         return {key: reason}
     try:
