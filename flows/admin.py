@@ -6,6 +6,7 @@ from django.utils.html import format_html
 
 from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
+from flows.credentials.redact import redact_shapes
 from flows.history.save import save_flow
 from flows.lib.ownership import may_act_for
 from flows.lib.pretty import pretty_json
@@ -255,7 +256,7 @@ class FlowRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="Input")
     def pretty_input(self, run):
-        return pretty(run.input)
+        return pretty(redact_shapes(run.input))
 
     @admin.display(description="Results")
     def pretty_results(self, run):

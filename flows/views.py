@@ -12,6 +12,7 @@ from config.http.errors import ValidationFailed
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.audit.actor import Actor
 from flows.credentials.api import CredentialSerializer
+from flows.credentials.redact import redact_shapes
 from flows.engine.waits import wait_of
 from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
@@ -186,7 +187,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "steps": steps,
             "shows_data": shows_data,
             "may_start": may_start,  # Cancel (and resume) need runs.start
-            "input_json": pretty_json(run.input) if shows_data else "",
+            "input_json": pretty_json(redact_shapes(run.input)) if shows_data else "",
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             # A for_each may start a thousand: the page lists the first ones.
             "called_runs": run.called_runs.select_related("flow").order_by(

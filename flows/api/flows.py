@@ -392,7 +392,8 @@ class FlowViewSet(
         """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
         filters = parse_run_filters(request.query_params)
-        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        # Through the flow's manager, so each run's `flow` is `flow` (no query).
+        runs = flow.runs.order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
         runs = RunSummarySerializer(page, many=True, context={"request": request})
         return self.get_paginated_response(runs.data)

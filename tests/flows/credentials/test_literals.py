@@ -8,6 +8,7 @@ import time
 import pytest
 from cryptography.fernet import Fernet
 
+from config.accounts.tokens.text import PERSONAL, WORKSPACE, new_token
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.redact import Redactor
 from flows.models import Credential
@@ -25,6 +26,8 @@ SHAPES = [
     "AKIAIOSFODNN7EXAMPLE",
     "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    new_token(PERSONAL),  # Weir's own, registered with every redactor
+    new_token(WORKSPACE),
 ]
 
 
