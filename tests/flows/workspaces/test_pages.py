@@ -125,3 +125,17 @@ def test_an_admin_cannot_remove_an_owner_on_the_members_page(members, team):
     assert response.status_code == 400
     assert "it needs workspace.own" in response.content.decode()
     assert Membership.objects.filter(pk=owner.pk).exists()
+
+
+def test_the_new_workspace_page_says_when_the_user_owns_too_many(alice, settings):
+    settings.WORKSPACES_PER_USER = 1
+    client = page_client(alice)
+    assert client.post("/workspaces/new/", {"name": "One"}).status_code == 302
+
+    response = client.post("/workspaces/new/", {"name": "Two"})
+
+    assert response.status_code == 400
+    assert "You own 1 workspaces, the most one account may have" in (
+        response.content.decode()
+    )
+    assert not Workspace.objects.filter(name="Two").exists()
