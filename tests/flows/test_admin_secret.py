@@ -124,7 +124,7 @@ def typed_flow():
         code("use", f'return "{CREDENTIAL_VALUE}";'),
     )
     return FlowFactory(
-        owner=owner,
+        created_by=owner,
         name="Typed",
         description=f"calls with {TYPED}",
         nodes=nodes,
