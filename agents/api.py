@@ -44,6 +44,7 @@ from config.http.errors import (
     Throttled,
 )
 from config.http.pagination import PagePagination
+from flows.workspaces.access import person
 from flows.workspaces.permissions import require
 from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 
@@ -167,7 +168,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         return agent
 
     def perform_create(self, serializer):
-        serializer.save(created_by=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
