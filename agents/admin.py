@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 
 from agents.models import Agent, Conversation, Message, ModelPrice
+from agents.output import schema_problem
 from flows.models import Flow
 
 
@@ -12,13 +13,25 @@ class ToolChoiceField(forms.ModelMultipleChoiceField):
 
 class AgentForm(forms.ModelForm):
     """Tools are limited to the owner's flows: the choices when the owner is known,
-    and `clean` whatever is posted (the owner may change in the same form)."""
+    and `clean` whatever is posted (the owner may change in the same form). The
+    tools that ask first are some of those tools; an output_schema is checked
+    as the API checks it."""
 
     tools = ToolChoiceField(
         queryset=Flow.objects.select_related("owner"),
         required=False,
         widget=admin.widgets.FilteredSelectMultiple("flows", is_stacked=False),
         help_text="Flows of the owner this agent may call as tools.",
+    )
+    approval_flows = ToolChoiceField(
+        queryset=Flow.objects.select_related("owner"),
+        required=False,
+        widget=admin.widgets.FilteredSelectMultiple(
+            "flows that ask first", is_stacked=False
+        ),
+        label="Tools that require approval",
+        help_text="Tool flows that run only once the person chatting approves "
+        "the call (refused inside flow runs, where nobody can).",
     )
 
     class Meta:
@@ -34,6 +47,8 @@ class AgentForm(forms.ModelForm):
             "owner",
             "credential",
             "tools",
+            "approval_flows",
+            "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",
             "is_active",
@@ -43,9 +58,11 @@ class AgentForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.owner_id and not self.is_bound:
-            self.fields["tools"].queryset = Flow.objects.filter(
+            owners_flows = Flow.objects.filter(
                 owner_id=self.instance.owner_id
             ).select_related("owner")
+            self.fields["tools"].queryset = owners_flows
+            self.fields["approval_flows"].queryset = owners_flows
 
     def clean(self):
         cleaned = super().clean()
@@ -54,7 +71,19 @@ class AgentForm(forms.ModelForm):
             self.add_error(
                 "tools", "An agent may only use flows that belong to its owner."
             )
+        asking = cleaned.get("approval_flows") or []
+        if {flow.pk for flow in asking} - {flow.pk for flow in tools or []}:
+            self.add_error(
+                "approval_flows", "Only the agent's tool flows can ask first."
+            )
         return cleaned
+
+    def clean_output_schema(self):
+        schema = self.cleaned_data.get("output_schema")
+        problem = schema is not None and schema_problem(schema)
+        if problem:
+            raise forms.ValidationError(problem)
+        return schema
 
 
 @admin.register(Agent)
