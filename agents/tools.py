@@ -106,7 +106,7 @@ class Toolbox:
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:
-        """The agent's flow tools: `Agent.usable_tools`, its owner's flows only;
+        """The agent's flow tools: `Agent.usable_tools`, its workspace's flows only;
         those in `approval_flows` ask first (one query more)."""
         asking = {flow.pk for flow in agent.approval_flows.all()}
         return cls(agent.usable_tools(), asking)

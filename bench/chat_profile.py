@@ -63,7 +63,7 @@ def prepare():
     settings.ALLOWED_HOSTS = ["testserver"]
     user, _ = get_user_model().objects.get_or_create(username="bench-chat")
     agent, _ = Agent.objects.get_or_create(
-        name="Bench", owner=user, defaults={"model": "openai:bench-model"}
+        name="Bench", created_by=user, defaults={"model": "openai:bench-model"}
     )
     client = Client()
     client.force_login(user)

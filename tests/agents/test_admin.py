@@ -1,4 +1,4 @@
-"""Agents in Django admin: tools are limited to the owner's flows.
+"""Agents in Django admin: tools are limited to the workspace's flows.
 
 `admin_client` is pytest-django's client signed in as a superuser.
 """
@@ -11,10 +11,10 @@ from agents.models import Agent
 from tests.factories import AgentFactory, FlowFactory
 
 
-def test_change_form_offers_only_the_owners_flows(admin_client, alice, bob):
-    agent = AgentFactory(owner=bob)
-    FlowFactory(owner=bob, name="Bob's tool")
-    FlowFactory(owner=alice, name="Alice's secret flow")
+def test_change_form_offers_only_the_workspaces_flows(admin_client, alice, bob):
+    agent = AgentFactory(created_by=bob)
+    FlowFactory(created_by=bob, name="Bob's tool")
+    FlowFactory(created_by=alice, name="Alice's secret flow")
 
     response = admin_client.get(f"/admin/agents/agent/{agent.id}/change/")
 
@@ -24,8 +24,8 @@ def test_change_form_offers_only_the_owners_flows(admin_client, alice, bob):
     assert "Alice" not in html
 
 
-def test_admin_saves_an_agent_with_its_owners_flows_as_tools(admin_client, bob):
-    flow = FlowFactory(owner=bob)
+def test_admin_saves_an_agent_with_its_workspaces_flows_as_tools(admin_client, bob):
+    flow = FlowFactory(created_by=bob)
 
     response = admin_client.post(
         "/admin/agents/agent/add/",
@@ -35,7 +35,7 @@ def test_admin_saves_an_agent_with_its_owners_flows_as_tools(admin_client, bob):
             "system_prompt": "Be useful.",
             "temperature": "0.3",
             "max_tokens": "800",
-            "owner": bob.pk,
+            "created_by": bob.pk,
             "tools": [str(flow.pk)],
             "is_active": "on",
         },
@@ -58,8 +58,8 @@ def test_admin_refuses_a_model_string_without_a_known_provider(admin_client):
     assert not Agent.objects.filter(name="Bad").exists()
 
 
-def test_admin_refuses_tools_from_another_owner(admin_client, alice, bob):
-    bob_flow = FlowFactory(owner=bob)
+def test_admin_refuses_tools_from_another_workspace(admin_client, alice, bob):
+    bob_flow = FlowFactory(created_by=bob)
 
     response = admin_client.post(
         "/admin/agents/agent/add/",
@@ -68,14 +68,14 @@ def test_admin_refuses_tools_from_another_owner(admin_client, alice, bob):
             "model": "openai:gpt-4o-mini",
             "temperature": "0.5",
             "max_tokens": "512",
-            "owner": alice.pk,
+            "created_by": alice.pk,
             "tools": [str(bob_flow.pk)],
             "is_active": "on",
         },
     )
 
     assert response.status_code == 200
-    assert "only use flows that belong to its owner" in response.content.decode()
+    assert "only use flows of its own workspace" in response.content.decode()
     assert not Agent.objects.filter(name="Helper").exists()
 
 
@@ -93,7 +93,10 @@ def test_conversation_admin_shows_the_messages(admin_client, api, echo_agent):
 
 
 def test_admin_sets_the_tools_that_ask_first_and_an_output_schema(admin_client, bob):
-    asks, plain = FlowFactory(owner=bob, name="Refund"), FlowFactory(owner=bob)
+    asks, plain = (
+        FlowFactory(created_by=bob, name="Refund"),
+        FlowFactory(created_by=bob),
+    )
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
 
     response = admin_client.post(
@@ -103,7 +106,7 @@ def test_admin_sets_the_tools_that_ask_first_and_an_output_schema(admin_client, 
             "model": "echo:demo",
             "temperature": "0.3",
             "max_tokens": "800",
-            "owner": bob.pk,
+            "created_by": bob.pk,
             "tools": [str(asks.pk), str(plain.pk)],
             "approval_flows": [str(asks.pk)],
             "output_schema": json.dumps(schema),
@@ -120,7 +123,7 @@ def test_admin_sets_the_tools_that_ask_first_and_an_output_schema(admin_client, 
 
 
 def test_admin_refuses_asking_first_for_a_flow_that_is_no_tool(admin_client, bob):
-    tool, other = FlowFactory(owner=bob), FlowFactory(owner=bob)
+    tool, other = FlowFactory(created_by=bob), FlowFactory(created_by=bob)
 
     response = admin_client.post(
         "/admin/agents/agent/add/",
@@ -129,7 +132,7 @@ def test_admin_refuses_asking_first_for_a_flow_that_is_no_tool(admin_client, bob
             "model": "echo:demo",
             "temperature": "0.3",
             "max_tokens": "8",
-            "owner": bob.pk,
+            "created_by": bob.pk,
             "tools": [str(tool.pk)],
             "approval_flows": [str(other.pk)],
         },
@@ -150,7 +153,7 @@ def test_admin_refuses_an_output_schema_that_is_not_an_object(admin_client, bob)
             "model": "echo:demo",
             "temperature": "0.3",
             "max_tokens": "8",
-            "owner": bob.pk,
+            "created_by": bob.pk,
             "output_schema": json.dumps({"type": "array"}),
         },
     )

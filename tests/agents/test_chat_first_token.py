@@ -70,8 +70,8 @@ def join_turns() -> None:
 def test_a_streamed_turn_makes_four_reads_and_one_commit_before_its_model_call(
     client, alice, django_assert_max_num_queries
 ):
-    agent = AgentFactory(owner=alice, model="echo:demo", shared=False)
-    FlowFactory(owner=alice, name="Lookup").agents.add(agent)
+    agent = AgentFactory(created_by=alice, model="echo:demo", shared=False)
+    FlowFactory(created_by=alice, name="Lookup").agents.add(agent)
 
     # The session, the user, the agent with alice's role, its tools, then the
     # new conversation and the user's message in one transaction (one
@@ -95,7 +95,9 @@ def test_a_streamed_turn_makes_four_reads_and_one_commit_before_its_model_call(
 
 @pytest.mark.parametrize("headers", [{}, STREAM], ids=["json", "stream"])
 def test_a_member_demoted_to_viewer_may_no_longer_chat(client, alice, team, headers):
-    agent = AgentFactory(workspace=team, owner=None, model="echo:demo", shared=False)
+    agent = AgentFactory(
+        workspace=team, created_by=None, model="echo:demo", shared=False
+    )
     first = chat(client, agent, **headers)
     assert first.status_code == 200
     if headers:
@@ -113,7 +115,9 @@ def test_a_member_demoted_to_viewer_may_no_longer_chat(client, alice, team, head
 
 def test_a_viewer_may_chat_with_a_shared_agent(client, alice, team):
     Membership.objects.filter(user=alice, workspace=team).update(role="viewer")
-    agent = AgentFactory(workspace=team, owner=None, model="echo:demo", shared=True)
+    agent = AgentFactory(
+        workspace=team, created_by=None, model="echo:demo", shared=True
+    )
 
     response = chat(client, agent, **STREAM)
 
@@ -121,7 +125,7 @@ def test_a_viewer_may_chat_with_a_shared_agent(client, alice, team):
 
 
 def test_a_message_that_cannot_be_stored_cancels_the_turn(client, alice, monkeypatch):
-    agent = AgentFactory(owner=alice, model="echo:demo", shared=False)
+    agent = AgentFactory(created_by=alice, model="echo:demo", shared=False)
     in_use = SLOTS.in_use
     save = Message.save
 
@@ -147,7 +151,7 @@ def test_a_stream_closed_unread_stops_the_turn_and_frees_its_slot(
     client, alice, settings
 ):
     settings.ECHO_WORD_DELAY_MS = 200
-    agent = AgentFactory(owner=alice, model="echo:demo", shared=False)
+    agent = AgentFactory(created_by=alice, model="echo:demo", shared=False)
     in_use = SLOTS.in_use
 
     response = chat(client, agent, "one two three four five six", **STREAM)
