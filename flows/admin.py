@@ -6,7 +6,6 @@ from django.utils.html import format_html
 from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
 from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
-from flows.credentials.literals import LiteralSecrets
 from flows.credentials.redact import redact_shapes
 from flows.history.save import save_flow
 from flows.lib.ownership import may_act_for
@@ -31,7 +30,7 @@ def pretty(value) -> str:
 @admin.register(Flow)
 class FlowAdmin(admin.ModelAdmin):
     list_display = [
-        "name",
+        "listed_name",  # the name, masked
         "owner",
         "node_count",
         "webhook_enabled",
@@ -113,20 +112,20 @@ class FlowAdmin(admin.ModelAdmin):
     def shown_nodes(self, flow):
         return pretty(self.masked(flow, "nodes"))
 
-    def get_list_display(self, request):
-        """The name column masked like the form, each workspace's
-        credentials opened once per page (one query each)."""
+    @admin.display(description="Name", ordering="name")
+    def listed_name(self, flow):
+        return self.masked(flow, "name")
+
+    def get_changelist_instance(self, request):
+        """The page's flows share one matcher per workspace (a query each),
+        for the name column and the checkboxes' labels."""
+        changelist = super().get_changelist_instance(request)
         matchers = {}
-
-        @admin.display(description="Name", ordering="name")
-        def listed_name(flow):
+        for flow in changelist.result_list:
             if flow.workspace_id not in matchers:
-                matchers[flow.workspace_id] = LiteralSecrets.of_workspace(
-                    flow.workspace_id
-                )
-            return matchers[flow.workspace_id].text(flow.name)
-
-        return [listed_name, *self.list_display[1:]]
+                matchers[flow.workspace_id] = literals_of(flow)
+            flow._literals = matchers[flow.workspace_id]
+        return changelist
 
     def shown(self, flow) -> Flow:
         """An unsaved stand-in for `flow` with its masked name, for where

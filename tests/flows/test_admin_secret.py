@@ -249,3 +249,19 @@ def test_the_change_page_opens_the_workspaces_credentials_once(typed_flow):
         query for query in queries if 'FROM "flows_credential"' in query["sql"]
     ]
     assert len(credential_reads) == 1
+
+
+def test_the_flow_list_opens_each_workspaces_credentials_once(admin_client):
+    owner = UserFactory(username="carol")
+    make_credential(owner, "stripe", secrets={"token": CREDENTIAL_VALUE})
+    for index in range(5):
+        FlowFactory(owner=owner, name=f"Flow {index} {CREDENTIAL_VALUE}")
+
+    with CaptureQueriesContext(connection) as queries:
+        page = admin_client.get("/admin/flows/flow/")
+
+    assert page.status_code == 200
+    assert CREDENTIAL_VALUE not in page.text
+    assert page.text.count("[redacted:stripe]") == 10  # names and checkbox labels
+    reads = [query for query in queries if 'FROM "flows_credential"' in query["sql"]]
+    assert len(reads) == 1
