@@ -138,3 +138,20 @@ def test_the_flows_runs_list_checks_the_resume_right_once(
     results = response.json()["results"]
     assert len(results) == count
     assert all(item["wait"]["resume_url"] for item in results)
+
+
+@pytest.mark.parametrize("count", [1, 20])
+def test_the_runs_list_checks_the_resume_right_once(
+    api, alice_flow, count, django_assert_num_queries
+):
+    wake_at = (timezone.now() + timedelta(hours=1)).isoformat()
+    state = {"node_id": "approve", "mode": "callback", "wake_at": wake_at}
+    for _ in range(count):
+        FlowRunFactory(flow=alice_flow, status="waiting", wait_state=state)
+
+    with django_assert_num_queries(5):
+        response = api.get("/api/runs?status=waiting")
+
+    results = response.json()["results"]
+    assert len(results) == count
+    assert all(item["wait"]["resume_url"] for item in results)
