@@ -3,14 +3,15 @@ from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
 
+from config.accounts.rights import FLOWS_EDIT
 from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
 from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
 from flows.credentials.redact import redact_shapes
 from flows.history.save import save_flow
-from flows.lib.ownership import may_act_for
 from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
+from flows.workspaces.access import can
 
 PRETTY_JSON = {
     JSONField: {
@@ -19,6 +20,13 @@ PRETTY_JSON = {
         )
     }
 }
+
+
+def may_edit_graph(user, flow) -> bool:
+    """Whether `user` may decide what `flow` does with its workspace's
+    credentials (its graph): superusers, and editors of its workspace; other
+    staff with flow rights may not (they would read the workspace's secrets)."""
+    return user.is_superuser or can(user, flow.workspace_id, FLOWS_EDIT)
 
 
 def pretty(value) -> str:
@@ -31,13 +39,14 @@ def pretty(value) -> str:
 class FlowAdmin(admin.ModelAdmin):
     list_display = [
         "listed_name",  # the name, masked
-        "owner",
+        "created_by",
+        "workspace",
         "node_count",
         "webhook_enabled",
         "version",
         "updated_at",
     ]
-    list_filter = ["owner", "webhook_enabled"]
+    list_filter = ["webhook_enabled"]
     search_fields = ["name", "description"]
     readonly_fields = [
         "id",
@@ -49,24 +58,24 @@ class FlowAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     formfield_overrides = PRETTY_JSON
-    list_select_related = ["owner"]
+    list_select_related = ["created_by", "workspace"]
     form = FlowAdminForm
 
     def get_readonly_fields(self, request, obj=None):
-        """A flow runs with its owner's credentials: only a superuser chooses
-        the owner, and only someone who may act for the owner edits the graph
-        (flows/lib/ownership.py); other staff keep its name, switches and secret."""
+        """A flow runs with its workspace's credentials: only a superuser sets
+        who made it, and only a superuser or an editor of its workspace edits
+        the graph; other staff keep its name, switches and secret."""
         readonly = list(super().get_readonly_fields(request, obj))
         if not request.user.is_superuser:
-            readonly.append("owner")
-        if obj is not None and not may_act_for(request.user, obj):
+            readonly.append("created_by")
+        if obj is not None and not may_edit_graph(request.user, obj):
             readonly.append("edges")  # nodes and input_schema: get_exclude
         return readonly
 
     def get_exclude(self, request, obj=None):
-        """The graph of a flow the user may not act for is shown, masked,
+        """The graph of a flow the user may not edit is shown, masked,
         by `shown_nodes` and `shown_input_schema` instead of a form field."""
-        if obj is not None and not may_act_for(request.user, obj):
+        if obj is not None and not may_edit_graph(request.user, obj):
             return ["nodes", "input_schema"]
         return super().get_exclude(request, obj)
 
@@ -81,7 +90,7 @@ class FlowAdmin(admin.ModelAdmin):
         else:
             fields.remove("signing_secret")
         masked = set()
-        if obj is not None and not may_act_for(request.user, obj):
+        if obj is not None and not may_edit_graph(request.user, obj):
             masked |= {"nodes", "input_schema"}
         if viewer:
             masked |= {"name", "description"}
@@ -296,18 +305,20 @@ class FlowRunAdmin(admin.ModelAdmin):
 class CredentialAdmin(admin.ModelAdmin):
     """Who holds which credential and when it was last used; never its value.
 
-    Read-only: secrets are entered by their owner on the Credentials page, and
-    the encrypted column is not even among the fields an admin can see.
+    Read-only: secrets are entered by their workspace's editors on the
+    Credentials page, and the encrypted column is not even among the fields an
+    admin can see.
     """
 
-    list_display = ["name", "owner", "kind", "last_used_at", "updated_at"]
+    list_display = ["name", "workspace", "kind", "last_used_at", "updated_at"]
     list_filter = ["kind"]
-    search_fields = ["name", "owner__username"]
-    list_select_related = ["owner"]
+    search_fields = ["name", "workspace__name"]
+    list_select_related = ["workspace"]
     fields = [
         "id",
         "name",
-        "owner",
+        "workspace",
+        "created_by",
         "kind",
         "public",
         "has_value",

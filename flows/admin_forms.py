@@ -44,7 +44,7 @@ class FlowAdminForm(forms.ModelForm):
     class Meta:
         model = Flow
         fields = [
-            "owner",
+            "created_by",
             "name",
             "description",
             "input_schema",
@@ -61,7 +61,7 @@ class FlowAdminForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.author is not None and self.instance._state.adding:
-            self.instance.owner = self.author
+            self.instance.created_by = self.author
         self.literals = None
         if not self.instance._state.adding:
             # Secrets typed into the flow show masked, as in an export; each

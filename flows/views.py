@@ -22,6 +22,7 @@ from flows.workspaces.access import can, in_workspaces_of, role_of, workspace_id
 from flows.workspaces.current import SESSION_KEY, current_membership, memberships_of
 from flows.workspaces.members import (
     LastOwner,
+    TooManyWorkspaces,
     add_member,
     change_role,
     create_workspace,
@@ -267,11 +268,15 @@ def workspace_new(request: HttpRequest) -> HttpResponse:
         if not name or len(name) > Workspace._meta.get_field("name").max_length:
             error = "Name the workspace (at most 100 characters)."
         else:
-            workspace = create_workspace(
-                name, request.user, Actor.from_request(request)
-            )
-            request.session[SESSION_KEY] = str(workspace.pk)
-            return redirect("flows:members", workspace_id=workspace.pk)
+            try:
+                workspace = create_workspace(
+                    name, request.user, Actor.from_request(request)
+                )
+            except TooManyWorkspaces as refused:
+                error = str(refused)
+            else:
+                request.session[SESSION_KEY] = str(workspace.pk)
+                return redirect("flows:members", workspace_id=workspace.pk)
     return render(
         request,
         "flows/workspace_new.html",
@@ -332,7 +337,10 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         return {"add": "That member is no longer in this workspace."}
     key = str(membership.pk)
     leaving = post.get("action") == "remove" and membership.user_id == request.user.pk
-    roles = (membership.role, role) if post.get("action") == "role" else ()
+    # An owner's membership (before or after) needs workspace.own, as in the API.
+    roles = (
+        (membership.role, role) if post.get("action") == "role" else (membership.role,)
+    )
     if not leaving and (reason := refusal(request.user, workspace.pk, *roles)):
         return {key: reason}
     try:

@@ -124,7 +124,7 @@ def typed_flow():
         code("use", f'return "{CREDENTIAL_VALUE}";'),
     )
     return FlowFactory(
-        owner=owner,
+        created_by=owner,
         name="Typed",
         description=f"calls with {TYPED}",
         nodes=nodes,
@@ -255,7 +255,7 @@ def test_the_flow_list_opens_each_workspaces_credentials_once(admin_client):
     owner = UserFactory(username="carol")
     make_credential(owner, "stripe", secrets={"token": CREDENTIAL_VALUE})
     for index in range(5):
-        FlowFactory(owner=owner, name=f"Flow {index} {CREDENTIAL_VALUE}")
+        FlowFactory(created_by=owner, name=f"Flow {index} {CREDENTIAL_VALUE}")
 
     with CaptureQueriesContext(connection) as queries:
         page = admin_client.get("/admin/flows/flow/")

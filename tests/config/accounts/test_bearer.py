@@ -208,7 +208,7 @@ def test_a_change_made_with_a_token_is_audited_with_the_token(alice):
 def test_a_token_reaches_only_its_own_workspace(alice, alice_flow):
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="editor")
-    team_flow = FlowFactory(owner=alice, workspace=team, name="Team flow")
+    team_flow = FlowFactory(created_by=alice, workspace=team, name="Team flow")
     _, value = issue(alice, "flows:read", "flows:write")
     session = APIClient()
     session.force_login(alice)

@@ -99,10 +99,10 @@ def test_a_token_a_flow_echoes_shows_in_no_run_view(api, alice, alice_client):
             "echo",
             "console.log('got', input.token); throw new Error('bad ' + input.token);",
         ),
-        owner=alice,
+        created_by=alice,
     )
     echo = chain_flow(
-        trigger(), code("echo", "return {again: input.token};"), owner=alice
+        trigger(), code("echo", "return {again: input.token};"), created_by=alice
     )
     failed = run_flow(flow, {"token": PERSONAL_TOKEN}, FlowRun.Trigger.MANUAL)
     answered = run_flow(echo, {"token": PERSONAL_TOKEN}, FlowRun.Trigger.MANUAL)

@@ -37,7 +37,7 @@ def flow_using(credential, **fields):
 def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team, ops):
     mine = make_credential(members["owner"], name="api", workspace=team)
     theirs = make_credential(members["admin"], name="api", workspace=ops)
-    flow = flow_using(mine, owner=members["owner"], workspace=team)
+    flow = flow_using(mine, created_by=members["owner"], workspace=team)
 
     response = as_member("admin").post(
         f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
@@ -52,7 +52,7 @@ def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team,
 
 def test_a_move_names_the_credentials_the_target_lacks(as_member, members, team, ops):
     mine = make_credential(members["owner"], name="api", workspace=team)
-    flow = flow_using(mine, owner=members["owner"], workspace=team)
+    flow = flow_using(mine, created_by=members["owner"], workspace=team)
 
     response = as_member("admin").post(
         f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
