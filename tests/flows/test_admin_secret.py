@@ -265,3 +265,13 @@ def test_the_flow_list_opens_each_workspaces_credentials_once(admin_client):
     assert page.text.count("[redacted:stripe]") == 10  # names and checkbox labels
     reads = [query for query in queries if 'FROM "flows_credential"' in query["sql"]]
     assert len(reads) == 1
+
+
+def test_searching_finds_no_flow_by_a_masked_secret(admin_client, typed_flow):
+    """Else staff would read a typed secret a character at a time."""
+    probe = admin_client.get("/admin/flows/flow/", {"q": TYPED[:12]})
+    shown = admin_client.get("/admin/flows/flow/", {"q": "calls with"})
+
+    assert probe.status_code == shown.status_code == 200
+    assert change_url(typed_flow) not in probe.text
+    assert change_url(typed_flow) in shown.text
