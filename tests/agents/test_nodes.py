@@ -208,9 +208,9 @@ def test_a_viewer_cannot_chat_with_a_team_agent_through_an_agent_node(alice, bob
     Membership.objects.create(workspace=team, user=bob, role="viewer")
     nodes, edges = chain(trigger(), code("report", "return {card: 'TEAM-SECRET'};"))
     report = FlowFactory(
-        owner=alice, workspace=team, name="Report", nodes=nodes, edges=edges
+        created_by=alice, workspace=team, name="Report", nodes=nodes, edges=edges
     )
-    agent = AgentFactory(owner=alice, workspace=team, shared=False)
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
     agent.tools.add(report)
     flow = agent_flow(bob, agent, message="/tool Report {}")
 
@@ -225,7 +225,7 @@ def test_a_viewer_cannot_chat_with_a_team_agent_through_an_agent_node(alice, bob
 def test_a_team_flow_chats_with_its_own_workspaces_agent(alice):
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="owner")
-    agent = AgentFactory(owner=alice, workspace=team, shared=False)
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
     flow = agent_flow(alice, agent)
     Flow.objects.filter(pk=flow.pk).update(workspace=team)
     flow.refresh_from_db()

@@ -153,5 +153,5 @@ def test_new_workspaces_do_not_multiply_the_cap_without_end(api, alice, settings
     refused = api.post("/api/workspaces", {"name": "one more"}, format="json").json()
     assert refused["error"]["code"] == "conflict"
     assert "2 workspaces" in refused["error"]["message"]
-    scheduled = Flow.objects.filter(owner=alice).scheduled().count()
+    scheduled = Flow.objects.filter(created_by=alice).scheduled().count()
     assert scheduled == (1 + 2) * 2
