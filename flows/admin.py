@@ -101,8 +101,8 @@ class FlowAdmin(admin.ModelAdmin):
         masked = set()
         if obj is not None and not may_edit_graph(request.user, obj):
             masked |= {"nodes", "input_schema"}
-        if viewer:
-            masked |= {"name", "description"}
+        if viewer:  # every field is read-only, whoever they are in the workspace
+            masked |= set(MASKED_FIELDS)
         shown = [f"shown_{name}" for name in MASKED_FIELDS if name in masked]
         fields = [f"shown_{name}" if name in masked else name for name in fields]
         return [
