@@ -3,22 +3,24 @@ from django.contrib import admin
 
 from agents.models import Agent, Conversation, Message, ModelPrice
 from flows.models import Flow
+from flows.workspaces.personal import personal_workspace
 
 
 class ToolChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, flow):
-        return f"{flow.name} ({flow.owner})"
+        return f"{flow.name} ({flow.workspace})"
 
 
 class AgentForm(forms.ModelForm):
-    """Tools are limited to the owner's flows: the choices when the owner is known,
-    and `clean` whatever is posted (the owner may change in the same form)."""
+    """Tools are limited to the workspace's flows: the choices when the
+    workspace is known, and `clean` whatever is posted (the workspace may
+    change in the same form)."""
 
     tools = ToolChoiceField(
-        queryset=Flow.objects.select_related("owner"),
+        queryset=Flow.objects.select_related("workspace"),
         required=False,
         widget=admin.widgets.FilteredSelectMultiple("flows", is_stacked=False),
-        help_text="Flows of the owner this agent may call as tools.",
+        help_text="Flows of the agent's workspace it may call as tools.",
     )
 
     class Meta:
@@ -31,7 +33,8 @@ class AgentForm(forms.ModelForm):
             "temperature",
             "max_tokens",
             "context_tokens",
-            "owner",
+            "created_by",
+            "workspace",
             "credential",
             "tools",
             "max_cost_per_turn",
@@ -42,26 +45,29 @@ class AgentForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.instance.owner_id and not self.is_bound:
+        if self.instance.workspace_id and not self.is_bound:
             self.fields["tools"].queryset = Flow.objects.filter(
-                owner_id=self.instance.owner_id
-            ).select_related("owner")
+                workspace_id=self.instance.workspace_id
+            ).select_related("workspace")
 
     def clean(self):
         cleaned = super().clean()
-        owner, tools = cleaned.get("owner"), cleaned.get("tools")
-        if tools and any(flow.owner_id != getattr(owner, "pk", None) for flow in tools):
-            self.add_error(
-                "tools", "An agent may only use flows that belong to its owner."
-            )
+        workspace, creator = cleaned.get("workspace"), cleaned.get("created_by")
+        if workspace is None and creator is not None:
+            workspace = personal_workspace(creator)
+        tools = cleaned.get("tools")
+        if tools and any(
+            flow.workspace_id != getattr(workspace, "pk", None) for flow in tools
+        ):
+            self.add_error("tools", "An agent may only use flows of its own workspace.")
         return cleaned
 
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
-    list_display = ["name", "model", "owner", "is_active", "shared", "updated_at"]
-    list_filter = ["is_active", "shared", "owner"]
+    list_display = ["name", "model", "workspace", "is_active", "shared", "updated_at"]
+    list_filter = ["is_active", "shared"]
     search_fields = ["name", "model", "description"]
 
 

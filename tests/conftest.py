@@ -117,12 +117,12 @@ def alice_client(alice):
 
 @pytest.fixture
 def alice_flow(alice):
-    return FlowFactory(owner=alice, name="Alice's flow")
+    return FlowFactory(created_by=alice, name="Alice's flow")
 
 
 @pytest.fixture
 def bob_flow(bob):
-    return FlowFactory(owner=bob, name="Bob's flow")
+    return FlowFactory(created_by=bob, name="Bob's flow")
 
 
 @pytest.fixture

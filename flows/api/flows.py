@@ -44,6 +44,7 @@ from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
 from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
+from flows.lib.ownership import owner_key
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
@@ -298,7 +299,7 @@ class FlowViewSet(
         return {**super().get_serializer_context(), "source": source}
 
     def perform_create(self, serializer):
-        serializer.save(owner=self.request.user)
+        serializer.save(created_by=self.request.user)
 
     def create(self, request, *args, **kwargs):
         with self.admitted_save(request), transaction.atomic():
@@ -378,7 +379,7 @@ class FlowViewSet(
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
-        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+        with admitted(request, owner_id=owner_key(flow), flow_id=flow.pk):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
         record_started(request, run)

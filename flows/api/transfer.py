@@ -89,7 +89,7 @@ class TransferMixin:
             serializer.is_valid(raise_exception=True)
         except ValidationFailed as error:
             raise name_node_problems(error, fields.get("nodes")) from None
-        serializer.save(owner=request.user)
+        serializer.save(created_by=request.user)
         return Response(serializer.data, status=201)
 
     def import_workspace(self, request) -> Workspace:

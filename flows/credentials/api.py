@@ -267,7 +267,7 @@ class CredentialViewSet(viewsets.ModelViewSet):
         return Credential.objects.for_user(self.request.user)
 
     def perform_create(self, serializer):
-        serializer.save(owner=self.request.user)
+        serializer.save(created_by=self.request.user)
 
     @extend_schema(
         parameters=[

@@ -1,4 +1,4 @@
-"""Agents in Django admin: tools are limited to the owner's flows.
+"""Agents in Django admin: tools are limited to the workspace's flows.
 
 `admin_client` is pytest-django's client signed in as a superuser.
 """
@@ -9,10 +9,10 @@ from agents.models import Agent
 from tests.factories import AgentFactory, FlowFactory
 
 
-def test_change_form_offers_only_the_owners_flows(admin_client, alice, bob):
-    agent = AgentFactory(owner=bob)
-    FlowFactory(owner=bob, name="Bob's tool")
-    FlowFactory(owner=alice, name="Alice's secret flow")
+def test_change_form_offers_only_the_workspaces_flows(admin_client, alice, bob):
+    agent = AgentFactory(created_by=bob)
+    FlowFactory(created_by=bob, name="Bob's tool")
+    FlowFactory(created_by=alice, name="Alice's secret flow")
 
     response = admin_client.get(f"/admin/agents/agent/{agent.id}/change/")
 
@@ -22,8 +22,8 @@ def test_change_form_offers_only_the_owners_flows(admin_client, alice, bob):
     assert "Alice" not in html
 
 
-def test_admin_saves_an_agent_with_its_owners_flows_as_tools(admin_client, bob):
-    flow = FlowFactory(owner=bob)
+def test_admin_saves_an_agent_with_its_workspaces_flows_as_tools(admin_client, bob):
+    flow = FlowFactory(created_by=bob)
 
     response = admin_client.post(
         "/admin/agents/agent/add/",
@@ -33,7 +33,7 @@ def test_admin_saves_an_agent_with_its_owners_flows_as_tools(admin_client, bob):
             "system_prompt": "Be useful.",
             "temperature": "0.3",
             "max_tokens": "800",
-            "owner": bob.pk,
+            "created_by": bob.pk,
             "tools": [str(flow.pk)],
             "is_active": "on",
         },
@@ -56,8 +56,8 @@ def test_admin_refuses_a_model_string_without_a_known_provider(admin_client):
     assert not Agent.objects.filter(name="Bad").exists()
 
 
-def test_admin_refuses_tools_from_another_owner(admin_client, alice, bob):
-    bob_flow = FlowFactory(owner=bob)
+def test_admin_refuses_tools_from_another_workspace(admin_client, alice, bob):
+    bob_flow = FlowFactory(created_by=bob)
 
     response = admin_client.post(
         "/admin/agents/agent/add/",
@@ -66,14 +66,14 @@ def test_admin_refuses_tools_from_another_owner(admin_client, alice, bob):
             "model": "openai:gpt-4o-mini",
             "temperature": "0.5",
             "max_tokens": "512",
-            "owner": alice.pk,
+            "created_by": alice.pk,
             "tools": [str(bob_flow.pk)],
             "is_active": "on",
         },
     )
 
     assert response.status_code == 200
-    assert "only use flows that belong to its owner" in response.content.decode()
+    assert "only use flows of its own workspace" in response.content.decode()
     assert not Agent.objects.filter(name="Helper").exists()
 
 

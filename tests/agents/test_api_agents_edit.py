@@ -37,7 +37,7 @@ def test_a_user_creates_an_agent_they_own_and_only_they_see(api, alice, bob_api)
     assert (body["temperature"], body["max_tokens"], body["version"]) == (0.3, 500, 1)
     assert body["shared"] is False
     agent = Agent.objects.get(pk=body["id"])
-    assert agent.owner == alice
+    assert agent.created_by == alice
     # Private, like a flow: another user neither lists nor opens it.
     assert bob_api.get("/api/agents").json() == []
     assert bob_api.get(f"/api/agents/{agent.id}").status_code == 404
@@ -45,7 +45,7 @@ def test_a_user_creates_an_agent_they_own_and_only_they_see(api, alice, bob_api)
 
 
 def test_the_owner_sees_the_settings_others_see_only_the_listing(api, alice, bob_api):
-    agent = AgentFactory(owner=alice, shared=True, system_prompt="Secret sauce.")
+    agent = AgentFactory(created_by=alice, shared=True, system_prompt="Secret sauce.")
 
     mine = api.get(f"/api/agents/{agent.id}").json()
     theirs = bob_api.get(f"/api/agents/{agent.id}").json()
@@ -79,8 +79,8 @@ def test_bad_settings_are_refused_with_the_field_named(api, fields, field):
 def test_tools_are_the_owners_flows_another_users_flow_reads_as_missing(
     api, alice, bob
 ):
-    mine = FlowFactory(owner=alice, name="Look up order")
-    theirs = FlowFactory(owner=bob, name="Bob's payroll")
+    mine = FlowFactory(created_by=alice, name="Look up order")
+    theirs = FlowFactory(created_by=bob, name="Bob's payroll")
 
     refused = create(api, tool_flows=[str(mine.id), str(theirs.id)])
     accepted = create(api, tool_flows=[str(mine.id)])
@@ -144,8 +144,8 @@ def test_patch_with_a_stale_version_is_412_and_changes_nothing(api):
 
 
 def test_only_the_owner_edits_or_deletes(api, alice, bob_api):
-    shared = AgentFactory(owner=alice, shared=True, name="Shared")
-    private = AgentFactory(owner=alice, shared=False, name="Private")
+    shared = AgentFactory(created_by=alice, shared=True, name="Shared")
+    private = AgentFactory(created_by=alice, shared=False, name="Private")
 
     # A shared agent is visible to bob, so he is told he may not; a private
     # one does not exist for him.
@@ -180,7 +180,7 @@ def test_delete_removes_the_agent_and_its_conversations(api, alice):
 
 
 def test_a_private_agent_of_someone_else_cannot_be_chatted_with(bob_api, alice):
-    agent = AgentFactory(owner=alice, shared=False)
+    agent = AgentFactory(created_by=alice, shared=False)
 
     response = bob_api.post(
         f"/api/agents/{agent.id}/chat", {"content": "Hi"}, format="json"

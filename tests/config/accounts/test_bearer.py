@@ -208,7 +208,7 @@ def test_a_change_made_with_a_token_is_audited_with_the_token(alice):
 def test_a_token_reaches_only_its_own_workspace(alice, alice_flow):
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="editor")
-    team_flow = FlowFactory(owner=alice, workspace=team, name="Team flow")
+    team_flow = FlowFactory(created_by=alice, workspace=team, name="Team flow")
     _, value = issue(alice, "flows:read", "flows:write")
     session = APIClient()
     session.force_login(alice)
@@ -273,10 +273,10 @@ def test_a_token_reads_no_conversation_with_another_workspaces_agent(alice):
 
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="runner")
-    agent = AgentFactory(owner=None, workspace=team, shared=False)
+    agent = AgentFactory(created_by=None, workspace=team, shared=False)
     chat = Conversation.objects.create(agent=agent, user=alice, title="team chat")
     Message.objects.create(conversation=chat, role="tool", content="TEAM-OUTPUT")
-    own = AgentFactory(owner=alice, shared=False)
+    own = AgentFactory(created_by=alice, shared=False)
     mine = Conversation.objects.create(agent=own, user=alice, title="mine")
     _, value = issue(alice, "agents:chat")
     session = APIClient()

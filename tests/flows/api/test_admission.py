@@ -27,7 +27,7 @@ def test_a_manual_run_on_a_full_process_is_503_and_creates_no_run(
 def test_a_manual_run_of_a_flow_at_its_cap_is_429_and_creates_no_run(
     api, alice_flow, hold_slots
 ):
-    hold_slots(alice_flow.owner_id, alice_flow.pk)
+    hold_slots(alice_flow.created_by_id, alice_flow.pk)
 
     response = run(api, alice_flow)
 
@@ -38,7 +38,7 @@ def test_a_manual_run_of_a_flow_at_its_cap_is_429_and_creates_no_run(
 
 
 def test_a_manual_run_within_the_caps_runs(api, alice_flow, hold_slots):
-    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.created_by_id)
 
     response = run(api, alice_flow)
 
@@ -47,8 +47,8 @@ def test_a_manual_run_within_the_caps_runs(api, alice_flow, hold_slots):
 
 
 def test_a_save_counts_against_the_owners_admission_cap(api, alice_flow, hold_slots):
-    hold_slots(alice_flow.owner_id)
-    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.created_by_id)
+    hold_slots(alice_flow.created_by_id)
 
     response = api.patch(
         f"/api/flows/{alice_flow.id}",
@@ -78,8 +78,8 @@ def test_creating_a_flow_counts_against_the_admission_cap(api, alice, hold_slots
 
 
 def test_a_rename_compiles_nothing_and_is_not_counted(api, alice_flow, hold_slots):
-    hold_slots(alice_flow.owner_id)
-    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.created_by_id)
+    hold_slots(alice_flow.created_by_id)
 
     response = api.patch(f"/api/flows/{alice_flow.id}", {"name": "New"}, format="json")
 

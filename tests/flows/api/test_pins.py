@@ -31,7 +31,7 @@ def flow(alice):
         code("shape", "return {count: prev.items.length};"),
         code("report", "return {text: 'got ' + prev.count};"),
     )
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def pin(api, flow, pins):
@@ -129,7 +129,7 @@ def test_run_this_node_takes_upstream_outputs_from_the_last_run(api, alice):
         code("first", "return {n: input.n * 2};"),
         code("second", "return prev.n + 1;"),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run_flow(flow, {"n": 20}, FlowRun.Trigger.MANUAL)
     flow.nodes[1]["data"]["code"] = FETCH  # "first" would fail if it ran again
     flow.save()
@@ -154,7 +154,7 @@ def test_exports_leave_pins_out(api, flow):
 
 def test_a_token_without_runs_read_runs_a_node_without_the_last_runs_data(alice):
     nodes, edges = webhook_code_graph("return input;")
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run_flow(flow, {"card": "LAST-RUN-SECRET"}, FlowRun.Trigger.MANUAL)
     later = timezone.now() + timedelta(days=1)
 

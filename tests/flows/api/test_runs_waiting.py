@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 def waiting(owner, **data):
     nodes, edges = chain(trigger(), node("approve", "wait", **data))
-    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=nodes, edges=edges)
     return run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from config.accounts.tokens.text import PERSONAL, WORKSPACE, new_token
-from flows.credentials import redact
 from flows.credentials.redact import Redactor
 from flows.engine import run_flow
 from flows.models import FlowRun, RunStep
@@ -33,9 +32,8 @@ def test_the_longest_value_wins_over_a_part_of_it():
     assert redactor.text("abcdefgh abcd") == "[redacted:long] [redacted:short]"
 
 
-def test_an_empty_redactor_returns_the_same_object_without_shapes(monkeypatch):
-    monkeypatch.setattr(redact, "_SHAPES", [])
-    value = {"a": "b"}
+def test_an_empty_redactor_returns_the_same_object():
+    value = {"a": "b", "c": ["weir_pat_ alone is no token"]}
 
     assert Redactor().redact(value) is value
     assert not Redactor()
@@ -101,10 +99,10 @@ def test_a_token_a_flow_echoes_shows_in_no_run_view(api, alice, alice_client):
             "echo",
             "console.log('got', input.token); throw new Error('bad ' + input.token);",
         ),
-        owner=alice,
+        created_by=alice,
     )
     echo = chain_flow(
-        trigger(), code("echo", "return {again: input.token};"), owner=alice
+        trigger(), code("echo", "return {again: input.token};"), created_by=alice
     )
     failed = run_flow(flow, {"token": PERSONAL_TOKEN}, FlowRun.Trigger.MANUAL)
     answered = run_flow(echo, {"token": PERSONAL_TOKEN}, FlowRun.Trigger.MANUAL)

@@ -45,7 +45,7 @@ def test_a_flow_deleted_during_a_delay_node_still_answers_its_webhook(alice):
     nodes, edges = chain(
         trigger(), node("wait", "delay", ms=600), code("after", "return 1;")
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     deleter = delete_flow_once_running(flow.id)
 
     response = Client().post(
@@ -66,7 +66,7 @@ def test_a_flow_deleted_during_a_delay_node_still_answers_its_webhook(alice):
 
 def test_a_flow_deleted_during_a_manual_run_answers_the_run_result(api, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=600))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     deleter = delete_flow_once_running(flow.id)
 
     response = api.post(f"/api/flows/{flow.id}/run")
@@ -82,7 +82,7 @@ def test_a_final_write_the_database_refuses_stores_the_run_as_failed(
 ):
     """Fault injection: the checks should make this unreachable, the guard stays."""
     nodes, edges = chain(trigger(), code("c", "return 1;"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     refuse = DataError("unsupported Unicode escape sequence")
 
     def refusing_finish(run, *args, **kwargs):

@@ -37,7 +37,7 @@ def flow_using(credential, **fields):
 def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team, ops):
     mine = make_credential(members["owner"], name="api", workspace=team)
     theirs = make_credential(members["admin"], name="api", workspace=ops)
-    flow = flow_using(mine, owner=members["owner"], workspace=team)
+    flow = flow_using(mine, created_by=members["owner"], workspace=team)
 
     response = as_member("admin").post(
         f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
@@ -52,7 +52,7 @@ def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team,
 
 def test_a_move_names_the_credentials_the_target_lacks(as_member, members, team, ops):
     mine = make_credential(members["owner"], name="api", workspace=team)
-    flow = flow_using(mine, owner=members["owner"], workspace=team)
+    flow = flow_using(mine, created_by=members["owner"], workspace=team)
 
     response = as_member("admin").post(
         f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
@@ -99,8 +99,8 @@ def test_a_move_cannot_carry_schedules_past_the_targets_cap(api, alice, settings
     Membership.objects.create(workspace=team, user=alice, role="owner")
     tick = node("tick", "schedule", cron="*/5 * * * *", timezone="UTC", enabled=True)
     nodes, edges = chain(tick, node("work", "code", code="return {};"))
-    FlowFactory(owner=alice, workspace=team, nodes=nodes, edges=edges)
-    mine = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    FlowFactory(created_by=alice, workspace=team, nodes=nodes, edges=edges)
+    mine = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     response = api.post(
         f"/api/flows/{mine.id}/move", {"workspace": str(team.id)}, format="json"

@@ -21,7 +21,7 @@ def page_client(user):
 
 def test_the_switcher_shows_the_picked_workspaces_flows(members, team, team_flow):
     owner = members["owner"]
-    own = FlowFactory(owner=owner, name="Private flow")
+    own = FlowFactory(created_by=owner, name="Private flow")
     client = page_client(owner)
 
     personal = client.get("/").content.decode()
