@@ -3,8 +3,10 @@ from django.contrib import admin
 
 from agents.models import Agent, Conversation, Message, ModelPrice
 from agents.output import schema_problem
-from flows.models import Flow
+from flows.models import Flow, Workspace
+from flows.workspaces.access import can, workspace_ids_where
 from flows.workspaces.personal import personal_workspace
+from flows.workspaces.roles import AGENTS_EDIT
 
 
 class ToolChoiceField(forms.ModelMultipleChoiceField):
@@ -57,8 +59,19 @@ class AgentForm(forms.ModelForm):
             "shared",
         ]
 
+    # Set by AgentAdmin.get_form for staff who are not superusers: they make
+    # agents as themselves, only in workspaces where they may edit agents.
+    editor = None
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if self.editor is not None:
+            if self.instance._state.adding:
+                self.instance.created_by = self.editor
+            if "workspace" in self.fields:
+                self.fields["workspace"].queryset = Workspace.objects.filter(
+                    pk__in=workspace_ids_where(self.editor, AGENTS_EDIT)
+                )
         if self.instance.workspace_id and not self.is_bound:
             workspace_flows = Flow.objects.filter(
                 workspace_id=self.instance.workspace_id
@@ -68,7 +81,12 @@ class AgentForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        workspace, creator = cleaned.get("workspace"), cleaned.get("created_by")
+        workspace = (
+            cleaned.get("workspace")
+            if "workspace" in self.fields
+            else self.instance.workspace
+        )
+        creator = cleaned.get("created_by") or self.instance.created_by
         if workspace is None and creator is not None:
             workspace = personal_workspace(creator)
         tools = cleaned.get("tools")
@@ -91,12 +109,38 @@ class AgentForm(forms.ModelForm):
         return schema
 
 
+def may_edit_agent(user, agent) -> bool:
+    """Whether `user` may decide what `agent` runs and with which key (its
+    workspace, tools, credential): superusers, and editors of its workspace.
+    Other staff with agent rights would run that workspace's flows, with its
+    credentials, and spend its key."""
+    return user.is_superuser or (
+        agent.workspace_id is not None and can(user, agent.workspace_id, AGENTS_EDIT)
+    )
+
+
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
     list_display = ["name", "model", "workspace", "is_active", "shared", "updated_at"]
     list_filter = ["is_active", "shared"]
     search_fields = ["name", "model", "description"]
+
+    def get_readonly_fields(self, request, obj=None):
+        """Only a superuser sets who made an agent; only someone who may edit
+        agents in its workspace changes its workspace, tools and credential."""
+        readonly = list(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            readonly.append("created_by")
+            if obj is not None and not may_edit_agent(request.user, obj):
+                readonly += ["workspace", "tools", "credential"]
+        return readonly
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if not request.user.is_superuser:
+            return type(form.__name__, (form,), {"editor": request.user})
+        return form
 
 
 class MessageInline(admin.TabularInline):
