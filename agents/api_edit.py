@@ -22,7 +22,7 @@ from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
-from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.access import in_workspaces_of, workspace_ids_where
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import require
 from flows.workspaces.personal import default_workspace
@@ -307,9 +307,23 @@ class AgentEditSerializer(serializers.ModelSerializer):
         return attrs
 
 
+class EditableKeyCredentialField(OwnKeyCredentialField):
+    """A key credential of a workspace where the user may edit agents: a
+    member who only views a workspace's credentials must not make the server
+    send its key (a paid call, and an oracle on whether the key works)."""
+
+    def get_queryset(self):
+        user = self.context["request"].user
+        return (
+            super()
+            .get_queryset()
+            .filter(workspace__in=workspace_ids_where(user, AGENTS_EDIT))
+        )
+
+
 class ConnectionTestSerializer(serializers.Serializer):
     model = serializers.CharField(max_length=200, validators=[validate_model_string])
-    credential = OwnKeyCredentialField(allow_null=True, required=False)
+    credential = EditableKeyCredentialField(allow_null=True, required=False)
 
     def validate(self, attrs: dict) -> dict:
         require_own_key(

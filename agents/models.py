@@ -238,10 +238,16 @@ class Agent(models.Model):
 
 class ConversationQuerySet(models.QuerySet):
     def for_user(self, user):
-        """A user's own conversations; anyone else's do not exist."""
+        """A user's own conversations with the agents they may still reach
+        (shared, or of a workspace they are a member of: with an API token,
+        its workspace only); anyone else's do not exist. A conversation holds
+        tool results, which are the agent's workspace's flow outputs."""
         if not user.is_authenticated:
             return self.none()
-        return self.filter(user=user)
+        return self.filter(user=user).filter(
+            models.Q(agent__shared=True)
+            | models.Q(agent__workspace__in=member_workspace_ids(user))
+        )
 
 
 class Conversation(models.Model):

@@ -138,6 +138,8 @@ EXTRA_ERRORS = {
     "credentials_destroy": ("409",),
     # A personal workspace, or one holding things; the last owner (409).
     "workspaces_destroy": ("409",),
+    # The maker owns WORKSPACES_PER_USER workspaces already (409).
+    "workspaces_create": ("409",),
     "workspaces_members_list": ("404",),
     "workspaces_members_create": ("404", "409"),
     "workspaces_members_partial_update": ("409",),

@@ -24,7 +24,7 @@ from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
 from flows.api.move import MoveMixin
-from flows.api.pins import RunNodeMixin
+from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
     RUN_FILTER_PARAMETERS,
@@ -376,7 +376,7 @@ class FlowViewSet(
         """
         flow = self.get_object()
         body = object_body(request, check=check_storable_body) or {}
-        use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
+        use_pins = wants_pins(request, flow)  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             fair_queue.check_room(flow)
@@ -397,7 +397,8 @@ class FlowViewSet(
         """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
         filters = parse_run_filters(request.query_params)
-        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        # Through the flow's manager, so each run's `flow` is `flow` (no query).
+        runs = flow.runs.order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
         runs = RunSummarySerializer(page, many=True, context={"request": request})
         return self.get_paginated_response(runs.data)

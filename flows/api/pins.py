@@ -29,6 +29,14 @@ from flows.models import FlowRun
 from flows.workspaces.permissions import allows
 
 
+def wants_pins(request, flow) -> bool:
+    """Whether a whole-flow run (`POST /api/flows/:id/run?pins=true`, the
+    builder's test runs) uses the flow's pins: only for a caller holding
+    `runs.data`, as above, or a `flows:run` token would read them back."""
+    asked = request.query_params.get("pins") in ("1", "true", "yes")
+    return asked and allows(request, flow.workspace_id, rights.RUNS_DATA)
+
+
 class RunNodeMixin:
     """A FlowViewSet action: run one node on pinned or last-run outputs."""
 

@@ -23,6 +23,7 @@ from flows.audit.record import record
 from flows.workspaces.access import in_workspaces_of, memberships_of
 from flows.workspaces.members import (
     LastOwner,
+    TooManyWorkspaces,
     add_member,
     change_role,
     create_workspace,
@@ -76,11 +77,14 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
         return workspaces.annotate(role=Subquery(role.values("role")[:1]))
 
     def perform_create(self, serializer):
-        workspace = create_workspace(
-            serializer.validated_data["name"],
-            self.request.user,
-            Actor.from_request(self.request),
-        )
+        try:
+            workspace = create_workspace(
+                serializer.validated_data["name"],
+                self.request.user,
+                Actor.from_request(self.request),
+            )
+        except TooManyWorkspaces as refused:
+            raise Conflict(str(refused)) from None
         workspace.role = Membership.Role.OWNER
         serializer.instance = workspace
 

@@ -216,7 +216,6 @@ class Execution(FinalWrite, StepLog):
         data = node.get("data") or {}
         ctx = NodeContext(
             owner_id=self.flow.created_by_id,
-            workspace_id=self.flow.workspace_id,
             input=self.run.input,
             prev=self.prev(planned),
             results=self.results,

@@ -106,7 +106,6 @@ class NodeContext:
     # None where no run can start one (a node tested on its own).
     calls: Any = None
     background: bool = False  # the run is a worker's: it may ContinueLater
-    workspace_id: Any = None
 
     @property
     def variables(self) -> dict:
@@ -116,6 +115,11 @@ class NodeContext:
         if self.exposes_secrets and self.secrets is not None:
             variables["secrets"] = self.secrets.template_values(self.label)
         return variables
+
+    @property
+    def workspace_id(self):
+        """The workspace of the flow being run (None outside a run)."""
+        return getattr(self.secrets, "workspace_id", None)
 
     def credential(self, credential_id) -> tuple[Any, dict]:
         """The run owner's credential and its decrypted fields (NodeError if gone)."""

@@ -2,6 +2,7 @@
 // (/api/workspaces/:id/tokens): list, create and revoke. A new token's text is
 // shown once, in the banner, and leaves the page with it.
 import { api } from "./api.js";
+import { cell, describe, showError } from "./list_page.js";
 
 const read = (id) => JSON.parse(document.getElementById(id).textContent);
 let tokens = read("tokens-data");
@@ -17,18 +18,6 @@ const created = document.getElementById("created-token");
 const createdValue = document.getElementById("created-token-value");
 const revokeDialog = document.getElementById("revoke-dialog");
 let revoking = null;
-
-function showError(element, message) {
-  element.textContent = message;
-  element.hidden = !message;
-}
-
-function cell(text, className) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  if (className) td.className = className;
-  return td;
-}
 
 function when(iso, never) {
   return iso ? new Date(iso).toLocaleString() : never;
@@ -64,12 +53,6 @@ function render() {
   );
   table.hidden = tokens.length === 0;
   empty.hidden = tokens.length !== 0;
-}
-
-function describe(error) {
-  const fields = Object.entries(error.details || {}).filter(([, messages]) => Array.isArray(messages));
-  if (!fields.length) return error.message;
-  return fields.map(([field, messages]) => `${field}: ${messages.join(" ")}`).join(" ");
 }
 
 async function copy(text, button) {

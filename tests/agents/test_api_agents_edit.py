@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from agents.models import Agent, Conversation
+from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, FlowFactory, make_credential
 from tests.llm_server import openai_text
 
@@ -235,3 +237,26 @@ def test_test_connection_with_someone_elses_credential_is_refused(api, bob):
 
     assert response.status_code == 400
     assert "credential" in response.json()["error"]["details"]
+
+
+def test_a_viewer_cannot_test_a_connection_with_the_teams_key(alice, bob, llm_server):
+    """Bob may only view the team's credentials' names: the server must not
+    send the team's provider key for him (a paid call, and an oracle telling
+    whether the key works)."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    key = make_credential(alice, name="team_key", workspace=team)
+    llm_server.queue(openai_text("OK"))
+    client = APIClient()
+    client.force_login(bob)
+
+    response = client.post(
+        "/api/agents/test-connection",
+        {"model": "openai:gpt-4o-mini", "credential": str(key.id)},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert "credential" in response.json()["error"]["details"]
+    assert llm_server.requests == []

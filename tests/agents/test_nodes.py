@@ -3,16 +3,17 @@ validated at save time, run by the real engine."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from agents.chat import MAX_AGENT_DEPTH
 from agents.models import Conversation, Message
 from agents.nodes import AgentNode
 from flows.engine import run_flow
-from flows.models import Flow, FlowRun
+from flows.models import Flow, FlowRun, Membership, Workspace
 from flows.nodes import NODE_KINDS, get_kind
 from tests.factories import AgentFactory, FlowFactory
-from tests.flows.graphs import chain, node, trigger
+from tests.flows.graphs import chain, code, node, trigger
 from tests.llm_server import openai_text
 
 
@@ -229,3 +230,41 @@ def test_a_flow_whose_creator_is_gone_says_why_its_agent_node_fails(alice, echo_
     assert run.error["code"] == "agent_not_found"
     assert "creator" in run.error["message"]
     assert not Conversation.objects.exists()
+
+
+def test_a_viewer_cannot_chat_with_a_team_agent_through_an_agent_node(alice, bob):
+    """Bob may only view the team's flows (no agents.chat, no runs.start); an
+    agent node in a flow of his own must not chat with the team's private
+    agent, whose tools are team flows (run with the team's credentials) and
+    whose provider key is the team's."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    nodes, edges = chain(trigger(), code("report", "return {card: 'TEAM-SECRET'};"))
+    report = FlowFactory(
+        created_by=alice, workspace=team, name="Report", nodes=nodes, edges=edges
+    )
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
+    agent.tools.add(report)
+    flow = agent_flow(bob, agent, message="/tool Report {}")
+
+    run = run_flow(flow, {}, "manual")
+
+    assert "TEAM-SECRET" not in json.dumps(run.as_result())
+    assert run.status == "failed"
+    assert run.error["code"] == "agent_not_found"
+    assert not FlowRun.objects.filter(flow=report).exists()
+
+
+def test_a_team_flow_chats_with_its_own_workspaces_agent(alice):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
+    flow = agent_flow(alice, agent)
+    Flow.objects.filter(pk=flow.pk).update(workspace=team)
+    flow.refresh_from_db()
+
+    run = run_flow(flow, {"name": "Ada"}, "manual")
+
+    assert run.status == "succeeded"
+    assert run.as_result()["results"]["ask"]["reply"] == "Echo: Hello Ada"
