@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -150,9 +151,13 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
                 "tools", "approval_flows"
             )
         if self.action == "chat":
-            # The caller's role comes with the agent: one statement fewer
-            # before the first token, still read live on every request.
-            return agents.annotate(caller_role=role_subquery(self.request.user))
+            # The caller's role (read live on every request) and whether the
+            # agent has tool flows come with the agent: statements fewer
+            # before the first token.
+            tools = Agent.tools.through.objects.filter(agent_id=OuterRef("pk"))
+            return agents.annotate(
+                caller_role=role_subquery(self.request.user), has_tools=Exists(tools)
+            )
         return agents
 
     def get_serializer_class(self):
