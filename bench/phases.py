@@ -14,6 +14,7 @@ Needs the database and Redis of bench/instructions.py (same knobs).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -65,17 +66,13 @@ def wrap(function, phase):
             phase.cpu += clock() - started
             phase.calls += 1
 
-    try:  # keep a view's marks (csrf_exempt, its rights)
+    with contextlib.suppress(AttributeError):  # a view's marks: csrf_exempt, rights
         functools.update_wrapper(wrapper, function)
-    except AttributeError:
-        pass
     return wrapper
 
 
 def wrap_context(function, phase):
     """A context manager factory: time entering and leaving, not the body."""
-    import contextlib
-
     clock = time.process_time
 
     @contextlib.contextmanager
