@@ -32,6 +32,7 @@ N = int(os.environ.get("N", "100"))
 PG_URL = os.environ.get("PG_URL", "postgres://postgres@127.0.0.1:5432")
 BENCH_DB = os.environ.get("BENCH_DB", "weir_bench_webhook")
 BODY = b'{"name": "Ada", "items": [1, 2, 3]}'
+PREFER_ASYNC = os.environ.get("PREFER_ASYNC") == "1"
 WARM_UP = 20  # imports, caches, sandbox workers started: not measured apart
 ENV = {
     "DJANGO_SETTINGS_MODULE": "bench.bench_settings",
@@ -80,6 +81,8 @@ def caller(path: str):
             "wsgi.url_scheme": "http",
             "wsgi.errors": sys.stderr,
         }
+        if PREFER_ASYNC:  # the 202 webhook: its run queued, no worker running
+            environ["HTTP_PREFER"] = "respond-async"
         status = []
         body = app(environ, lambda line, headers, exc=None: status.append(line))
         b"".join(body)
