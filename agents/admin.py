@@ -2,23 +2,39 @@ from django import forms
 from django.contrib import admin
 
 from agents.models import Agent, Conversation, Message, ModelPrice
-from flows.models import Flow
+from agents.output import schema_problem
+from flows.models import Flow, Workspace
+from flows.workspaces.access import can, workspace_ids_where
+from flows.workspaces.personal import personal_workspace
+from flows.workspaces.roles import AGENTS_EDIT
 
 
 class ToolChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, flow):
-        return f"{flow.name} ({flow.owner})"
+        return f"{flow.name} ({flow.workspace})"
 
 
 class AgentForm(forms.ModelForm):
-    """Tools are limited to the owner's flows: the choices when the owner is known,
-    and `clean` whatever is posted (the owner may change in the same form)."""
+    """Tools are limited to the workspace's flows: the choices when the
+    workspace is known, and `clean` whatever is posted (the workspace may
+    change in the same form). The tools that ask first are some of those
+    tools; an output_schema is checked as the API checks it."""
 
     tools = ToolChoiceField(
-        queryset=Flow.objects.select_related("owner"),
+        queryset=Flow.objects.select_related("workspace"),
         required=False,
         widget=admin.widgets.FilteredSelectMultiple("flows", is_stacked=False),
-        help_text="Flows of the owner this agent may call as tools.",
+        help_text="Flows of the agent's workspace it may call as tools.",
+    )
+    approval_flows = ToolChoiceField(
+        queryset=Flow.objects.select_related("workspace"),
+        required=False,
+        widget=admin.widgets.FilteredSelectMultiple(
+            "flows that ask first", is_stacked=False
+        ),
+        label="Tools that require approval",
+        help_text="Tool flows that run only once the person chatting approves "
+        "the call (refused inside flow runs, where nobody can).",
     )
 
     class Meta:
@@ -31,38 +47,100 @@ class AgentForm(forms.ModelForm):
             "temperature",
             "max_tokens",
             "context_tokens",
-            "owner",
+            "created_by",
+            "workspace",
             "credential",
             "tools",
+            "approval_flows",
+            "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",
             "is_active",
             "shared",
         ]
 
+    # Set by AgentAdmin.get_form for staff who are not superusers: they make
+    # agents as themselves, only in workspaces where they may edit agents.
+    editor = None
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.instance.owner_id and not self.is_bound:
-            self.fields["tools"].queryset = Flow.objects.filter(
-                owner_id=self.instance.owner_id
-            ).select_related("owner")
+        if self.editor is not None:
+            if self.instance._state.adding:
+                self.instance.created_by = self.editor
+            if "workspace" in self.fields:
+                self.fields["workspace"].queryset = Workspace.objects.filter(
+                    pk__in=workspace_ids_where(self.editor, AGENTS_EDIT)
+                )
+        if self.instance.workspace_id and not self.is_bound:
+            workspace_flows = Flow.objects.filter(
+                workspace_id=self.instance.workspace_id
+            ).select_related("workspace")
+            self.fields["tools"].queryset = workspace_flows
+            self.fields["approval_flows"].queryset = workspace_flows
 
     def clean(self):
         cleaned = super().clean()
-        owner, tools = cleaned.get("owner"), cleaned.get("tools")
-        if tools and any(flow.owner_id != getattr(owner, "pk", None) for flow in tools):
+        workspace = (
+            cleaned.get("workspace")
+            if "workspace" in self.fields
+            else self.instance.workspace
+        )
+        creator = cleaned.get("created_by") or self.instance.created_by
+        if workspace is None and creator is not None:
+            workspace = personal_workspace(creator)
+        tools = cleaned.get("tools")
+        if tools and any(
+            flow.workspace_id != getattr(workspace, "pk", None) for flow in tools
+        ):
+            self.add_error("tools", "An agent may only use flows of its own workspace.")
+        asking = cleaned.get("approval_flows") or []
+        if {flow.pk for flow in asking} - {flow.pk for flow in tools or []}:
             self.add_error(
-                "tools", "An agent may only use flows that belong to its owner."
+                "approval_flows", "Only the agent's tool flows can ask first."
             )
         return cleaned
+
+    def clean_output_schema(self):
+        schema = self.cleaned_data.get("output_schema")
+        problem = schema is not None and schema_problem(schema)
+        if problem:
+            raise forms.ValidationError(problem)
+        return schema
+
+
+def may_edit_agent(user, agent) -> bool:
+    """Whether `user` may decide what `agent` runs and with which key (its
+    workspace, tools, credential): superusers, and editors of its workspace.
+    Other staff with agent rights would run that workspace's flows, with its
+    credentials, and spend its key."""
+    return user.is_superuser or (
+        agent.workspace_id is not None and can(user, agent.workspace_id, AGENTS_EDIT)
+    )
 
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
-    list_display = ["name", "model", "owner", "is_active", "shared", "updated_at"]
-    list_filter = ["is_active", "shared", "owner"]
+    list_display = ["name", "model", "workspace", "is_active", "shared", "updated_at"]
+    list_filter = ["is_active", "shared"]
     search_fields = ["name", "model", "description"]
+
+    def get_readonly_fields(self, request, obj=None):
+        """Only a superuser sets who made an agent; only someone who may edit
+        agents in its workspace changes its workspace, tools and credential."""
+        readonly = list(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            readonly.append("created_by")
+            if obj is not None and not may_edit_agent(request.user, obj):
+                readonly += ["workspace", "tools", "credential"]
+        return readonly
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if not request.user.is_superuser:
+            return type(form.__name__, (form,), {"editor": request.user})
+        return form
 
 
 class MessageInline(admin.TabularInline):

@@ -25,14 +25,14 @@ from agents.api_replies import (
     ChatReplySerializer,
     MessageSerializer,
     chat_error,
-    messages_with_run_owner,
+    messages_with_run_workspace,
     reply_body,
     reply_response,
 )
 from agents.approval import has_pending
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
 from agents.limits import ChatThrottled
-from agents.models import Agent, Conversation
+from agents.models import Agent, Conversation, may_edit
 from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
 from config.accounts import rights
@@ -44,13 +44,15 @@ from config.http.errors import (
     Throttled,
 )
 from config.http.pagination import PagePagination
-from flows.workspaces.permissions import require
+from flows.workspaces.access import person, role_subquery
+from flows.workspaces.permissions import require, require_role
 from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 
 
 class AgentSerializer(serializers.ModelSerializer):
-    """An agent as anyone who may chat with it sees it; its owner gets all its
-    settings (`AgentEditSerializer`), given the request in the context."""
+    """An agent as anyone who may chat with it sees it; an editor of its
+    workspace gets all its settings (`AgentEditSerializer`), given the request
+    in the context."""
 
     tools = serializers.SerializerMethodField()
 
@@ -64,7 +66,7 @@ class AgentSerializer(serializers.ModelSerializer):
 
     def to_representation(self, agent):
         request = self.context.get("request")
-        if request is not None and agent.owner_id == request.user.pk:
+        if request is not None and may_edit(agent, request.user):
             return AgentEditSerializer(agent, context=self.context).data
         return super().to_representation(agent)
 
@@ -125,7 +127,7 @@ def etagged(response: Response) -> Response:
 )
 class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
     """The caller's own agents and those shared with everyone; all may chat,
-    only the owner edits. Anyone else's private agent answers 404."""
+    editors of its workspace edit. Anyone else's private agent answers 404."""
 
     serializer_class = AgentSerializer
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
@@ -144,7 +146,13 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
     def get_queryset(self):
         agents = Agent.objects.for_user(self.request.user)
         if self.action in ("list", "retrieve"):
-            return agents.prefetch_related("tools", "approval_flows")
+            return agents.with_editable(self.request.user).prefetch_related(
+                "tools", "approval_flows"
+            )
+        if self.action == "chat":
+            # The caller's role comes with the agent: one statement fewer
+            # before the first token, still read live on every request.
+            return agents.annotate(caller_role=role_subquery(self.request.user))
         return agents
 
     def get_serializer_class(self):
@@ -157,12 +165,14 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         of someone else (they can see it), 404 for one they cannot see."""
         agent = self.get_object()
         if agent.workspace_id is None:
-            raise PermissionDenied("Only the agent's owner may change it.")
+            raise PermissionDenied(
+                "Only editors of the agent's workspace may change it."
+            )
         require(self.request.user, agent.workspace_id, AGENTS_EDIT)
         return agent
 
     def perform_create(self, serializer):
-        serializer.save(owner=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
@@ -219,7 +229,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         (streamed as Server-Sent Events with `Accept: text/event-stream`)."""
         agent = self.get_object()
         if not agent.shared:  # a shared agent is everyone's to chat with
-            require(request.user, agent.workspace_id, AGENTS_CHAT)
+            require_role(agent.caller_role, AGENTS_CHAT)
         body = ChatInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         conversation = self._conversation(agent, body.validated_data)
@@ -294,7 +304,7 @@ class ConversationViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         conversations = Conversation.objects.for_user(self.request.user)
         if self.action == "retrieve":
-            return conversations.prefetch_related(messages_with_run_owner())
+            return conversations.prefetch_related(messages_with_run_workspace())
         return conversations
 
     def get_serializer_class(self):

@@ -22,7 +22,9 @@ from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
+from flows.workspaces.access import workspace_ids_where
 from flows.workspaces.personal import personal_workspace
+from flows.workspaces.roles import AGENTS_EDIT
 
 # A connection test asks for a word or two; it should not wait a full turn.
 TEST_TIMEOUT_SECONDS = 15.0
@@ -273,9 +275,23 @@ class AgentEditSerializer(serializers.ModelSerializer):
         return attrs
 
 
+class EditableKeyCredentialField(OwnKeyCredentialField):
+    """A key credential of a workspace where the user may edit agents: a
+    member who only views a workspace's credentials must not make the server
+    send its key (a paid call, and an oracle on whether the key works)."""
+
+    def get_queryset(self):
+        user = self.context["request"].user
+        return (
+            super()
+            .get_queryset()
+            .filter(workspace__in=workspace_ids_where(user, AGENTS_EDIT))
+        )
+
+
 class ConnectionTestSerializer(serializers.Serializer):
     model = serializers.CharField(max_length=200, validators=[validate_model_string])
-    credential = OwnKeyCredentialField(allow_null=True, required=False)
+    credential = EditableKeyCredentialField(allow_null=True, required=False)
 
     def validate(self, attrs: dict) -> dict:
         require_own_key(

@@ -10,16 +10,35 @@ from rest_framework.response import Response
 
 from agents.markdown import render_markdown
 from agents.models import Message
+from config.accounts.rights import RUNS_DATA
 from config.http.errors import ApiError, GatewayTimeout, UpstreamError
+from flows.workspaces.access import workspace_ids_where
 
 
-def messages_with_run_owner() -> Prefetch:
-    """A conversation's messages, each knowing who owns its run (see run_id)."""
-    return Prefetch("messages", queryset=Message.objects.with_run_owner())
+def messages_with_run_workspace() -> Prefetch:
+    """A conversation's messages, each knowing its run's workspace (see run_id)."""
+    return Prefetch("messages", queryset=Message.objects.with_run_workspace())
+
+
+def run_data_workspaces(context: dict, user) -> set:
+    """The ids of the workspaces where `user` may read run data, once per
+    serializer `context` (one query)."""
+    if "run_data_workspaces" not in context:
+        context["run_data_workspaces"] = (
+            set(
+                workspace_ids_where(user, RUNS_DATA).values_list(
+                    "workspace_id", flat=True
+                )
+            )
+            if user.is_authenticated
+            else set()
+        )
+    return context["run_data_workspaces"]
 
 
 class MessageSerializer(serializers.ModelSerializer):
-    """A message; `run_id` only for the run's owner (needs `request` in context)."""
+    """A message; `run_id` only for members who may read the run's data
+    (needs `request` in context)."""
 
     html = serializers.SerializerMethodField()
     run_id = serializers.SerializerMethodField()
@@ -49,11 +68,17 @@ class MessageSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.UUIDField(allow_null=True))
     def get_run_id(self, message) -> str | None:
-        """The tool run's id for its flow's owner; null for anyone else, who
-        could not open it (messages read without `with_run_owner` show none)."""
+        """The tool run's id for members of its flow's workspace who may read
+        run data; null for anyone else, who could not open it (messages read
+        without `with_run_workspace` show none)."""
         request = self.context.get("request")
-        owner_id = getattr(message, "run_owner_id", None)
-        if message.run_id and request and owner_id == request.user.pk:
+        workspace_id = getattr(message, "run_workspace_id", None)
+        if (
+            message.run_id
+            and request
+            and workspace_id is not None
+            and workspace_id in run_data_workspaces(self.context, request.user)
+        ):
             return str(message.run_id)
         return None
 
@@ -70,7 +95,8 @@ class ToolCallSerializer(serializers.Serializer):
     arguments = serializers.JSONField()
     message_id = serializers.UUIDField()
     run_id = serializers.UUIDField(
-        allow_null=True, help_text="The run, for the flow's owner only; else null."
+        allow_null=True,
+        help_text="The run, for members who may read its data; else null.",
     )
     status = serializers.CharField(help_text="The run's status, or `refused`.")
     result = serializers.JSONField(

@@ -18,7 +18,7 @@ def seed_demo_agent(user, flow, stdout) -> Agent:
     agent, created = Agent.objects.get_or_create(
         name="Echo",
         defaults={
-            "owner": user,
+            "created_by": user,
             "model": "echo:demo",
             "description": "Offline demo agent: answers without any network.",
             "system_prompt": "You are a helpful assistant.",

@@ -51,6 +51,18 @@ class AgentQuerySet(models.QuerySet):
             workspace__in=workspace_ids_where(user, AGENTS_EDIT)
         )
 
+    def with_editable(self, user):
+        """Annotate `editable`: whether `user` may edit the agent (as
+        `owned_by`), in the same query as the list."""
+        if not user.is_authenticated:
+            return self.annotate(editable=models.Value(False))
+        return self.annotate(
+            editable=models.ExpressionWrapper(
+                models.Q(workspace__in=workspace_ids_where(user, AGENTS_EDIT)),
+                output_field=models.BooleanField(),
+            )
+        )
+
 
 class Agent(models.Model):
     """An assistant backed by an LLM (`provider:model-name`).
@@ -61,13 +73,13 @@ class Agent(models.Model):
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    owner = models.ForeignKey(
+    created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="agents",
-        help_text="The user whose flows this agent may call as tools.",
+        help_text="Who made it; access comes from the workspace's members.",
     )
     workspace = models.ForeignKey(
         "flows.Workspace",
@@ -162,8 +174,8 @@ class Agent(models.Model):
         return self.name
 
     def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.owner_id is not None:
-            self.workspace = personal_workspace(self.owner)
+        if self.workspace_id is None and self.created_by_id is not None:
+            self.workspace = personal_workspace(self.created_by)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -183,7 +195,7 @@ class Agent(models.Model):
             return
         # The admin's form is cleaned before save() fills in the workspace.
         workspace_id = self.workspace_id or (
-            personal_workspace(self.owner).pk if self.owner_id else None
+            personal_workspace(self.created_by).pk if self.created_by_id else None
         )
         if credential.workspace_id != workspace_id:
             raise ValidationError(
@@ -226,10 +238,16 @@ class Agent(models.Model):
 
 class ConversationQuerySet(models.QuerySet):
     def for_user(self, user):
-        """A user's own conversations; anyone else's do not exist."""
+        """A user's own conversations with the agents they may still reach
+        (shared, or of a workspace they are a member of: with an API token,
+        its workspace only); anyone else's do not exist. A conversation holds
+        tool results, which are the agent's workspace's flow outputs."""
         if not user.is_authenticated:
             return self.none()
-        return self.filter(user=user)
+        return self.filter(user=user).filter(
+            models.Q(agent__shared=True)
+            | models.Q(agent__workspace__in=member_workspace_ids(user))
+        )
 
 
 class Conversation(models.Model):
@@ -277,13 +295,14 @@ class Conversation(models.Model):
 
 
 class MessageQuerySet(models.QuerySet):
-    def with_run_owner(self):
-        """Annotate `run_owner_id`: the owner of the flow a tool message's run ran.
+    def with_run_workspace(self):
+        """Annotate `run_workspace_id`: the workspace of the flow a tool
+        message's run ran.
 
-        Only that user may learn the run's id (the chat API and page hide it from
-        anyone else chatting with the agent).
+        Only its members with the run-data right may learn the run's id (the
+        chat API and page hide it from anyone else chatting with the agent).
         """
-        return self.annotate(run_owner_id=models.F("run__flow__owner_id"))
+        return self.annotate(run_workspace_id=models.F("run__flow__workspace_id"))
 
 
 class Message(models.Model):
@@ -391,3 +410,12 @@ class ModelPrice(models.Model):
 
     def __str__(self):
         return self.model
+
+
+def may_edit(agent, user) -> bool:
+    """Whether `user` may edit `agent`: `agent.editable` when the list
+    annotated it (`with_editable`), else one query (`owned_by`)."""
+    editable = getattr(agent, "editable", None)
+    if editable is not None:
+        return bool(editable)
+    return Agent.objects.owned_by(user).filter(pk=agent.pk).exists()

@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 
 from agents.chat import AgentTooDeep, ChatFailed, send_message
 from agents.limits import ChatThrottled
@@ -84,9 +85,16 @@ class AgentNode(NodeKind):
     def run(self, data: dict, ctx: NodeContext) -> Any:
         agent_id = _uuid(data.get("agent_id"))
         owner = get_user_model().objects.get(pk=ctx.owner_id)
-        # Only an agent the flow's owner may chat with: another user's private
-        # agent (and the key its credential holds) reads as missing.
-        agent = agent_id and Agent.objects.for_user(owner).filter(pk=agent_id).first()
+        # Only a shared agent or one of the flow's own workspace, and one the
+        # flow's owner sees: another workspace's agent (its tools are that
+        # workspace's flows, its key that workspace's) reads as missing, even
+        # where the owner is a member who may not chat (a viewer).
+        agent = agent_id and (
+            Agent.objects.for_user(owner)
+            .filter(Q(workspace_id=ctx.workspace_id) | Q(shared=True))
+            .filter(pk=agent_id)
+            .first()
+        )
         if not agent:
             raise NodeError("agent_not_found", "The agent is gone or inactive.")
         message = ctx.render(data["message"])

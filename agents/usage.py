@@ -16,7 +16,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce, TruncDate
 from django.utils import timezone
 
-from agents.models import Message
+from agents.models import Message, may_edit
 
 MAX_DAYS = 366
 TOKENS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
@@ -47,7 +47,7 @@ def usage_of(agent, user, days: int) -> dict:
         role=Message.Role.ASSISTANT,
         created_at__date__gte=since,
     )
-    if agent.owner_id != user.pk:
+    if not may_edit(agent, user):
         messages = messages.filter(conversation__user=user)
     by_day = {
         values["day"]: _row(values)

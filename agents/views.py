@@ -7,10 +7,10 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
-from agents.api import AgentSerializer, MessageSerializer, messages_with_run_owner
+from agents.api import AgentSerializer, MessageSerializer, messages_with_run_workspace
 from agents.api_edit import AgentEditSerializer
 from agents.chat import MAX_CONTENT_CHARS
-from agents.models import KEY_KINDS, Agent, Conversation
+from agents.models import KEY_KINDS, Agent, Conversation, may_edit
 from flows.models import Credential, Flow
 
 # Offered in the model field's list; any other name the provider knows works.
@@ -25,7 +25,9 @@ MODEL_SUGGESTIONS = {
 @login_required
 def agent_list(request):
     return render(
-        request, "agents/list.html", {"agents": Agent.objects.for_user(request.user)}
+        request,
+        "agents/list.html",
+        {"agents": Agent.objects.for_user(request.user).with_editable(request.user)},
     )
 
 
@@ -36,7 +38,7 @@ def agent_new(request):
 
 @login_required
 def agent_edit(request, agent_id):
-    """The agent page for its owner; anyone else's agent is 404 here."""
+    """The agent page for editors of its workspace; anyone else's agent is 404 here."""
     agent = get_object_or_404(
         Agent.objects.owned_by(request.user).prefetch_related(
             "tools", "approval_flows"
@@ -82,7 +84,7 @@ def agent_chat(request, agent_id):
     current = None
     if request.GET.get("c"):
         try:
-            current = conversations.prefetch_related(messages_with_run_owner()).get(
+            current = conversations.prefetch_related(messages_with_run_workspace()).get(
                 pk=request.GET["c"]
             )
         except (Conversation.DoesNotExist, ValidationError) as exc:
@@ -105,6 +107,6 @@ def agent_chat(request, agent_id):
             "conversations": conversations[:50],
             "current": current,
             "chat_data": chat_data,
-            "is_owner": agent.owner_id == request.user.pk,
+            "is_owner": may_edit(agent, request.user),
         },
     )

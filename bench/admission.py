@@ -62,7 +62,7 @@ def webhook_costs() -> dict[str, tuple[float, float, int]]:
     settings.ALLOWED_HOSTS = ["testserver"]
     user, _ = get_user_model().objects.get_or_create(username="bench-admission")
     nodes, edges = webhook_code_graph()
-    flow = Flow.objects.create(owner=user, name="bench", nodes=nodes, edges=edges)
+    flow = Flow.objects.create(created_by=user, name="bench", nodes=nodes, edges=edges)
     client, path, body = Client(), f"/api/webhooks/{flow.id}", b'{"name": "Ada"}'
     client.post(path, body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="r")
 

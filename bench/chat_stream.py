@@ -120,7 +120,7 @@ def main() -> None:
     logging.getLogger("httpx2").setLevel(logging.WARNING)
     user, _ = get_user_model().objects.get_or_create(username="bench-chat")
     agent, _ = Agent.objects.get_or_create(
-        name="Bench", owner=user, defaults={"model": "openai:bench-model"}
+        name="Bench", created_by=user, defaults={"model": "openai:bench-model"}
     )
     client = Client()
     client.force_login(user)

@@ -101,13 +101,13 @@ def transform_chain(owner, length: int) -> Flow:
         for i, (a, b) in enumerate(zip(nodes, nodes[1:], strict=False))
     ]
     return Flow.objects.create(
-        owner=owner, name=f"chain {length}", nodes=nodes, edges=edges
+        created_by=owner, name=f"chain {length}", nodes=nodes, edges=edges
     )
 
 
 def code_flow(owner) -> Flow:
     nodes, edges = webhook_code_graph("return {greeting: 'hi ' + input.name};")
-    return Flow.objects.create(owner=owner, name="code", nodes=nodes, edges=edges)
+    return Flow.objects.create(created_by=owner, name="code", nodes=nodes, edges=edges)
 
 
 def in_memory_run(flow: Flow, payload: dict) -> FlowRun:

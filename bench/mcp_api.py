@@ -62,7 +62,7 @@ def main() -> None:
     user, _ = get_user_model().objects.get_or_create(username="bench-mcp")
     nodes, edges = webhook_code_graph("return {hello: input.name};")
     flow, _ = Flow.objects.get_or_create(
-        owner=user,
+        created_by=user,
         name="Say hello",
         defaults={
             "nodes": nodes,
@@ -75,7 +75,7 @@ def main() -> None:
     args = {"name": "say_hello", "arguments": {"name": "Ada"}}
     measures = {
         "tools/list via /api/mcp": lambda: rpc(client, "tools/list"),
-        "flows query (direct)": lambda: list(Flow.objects.filter(owner=user)),
+        "flows query (direct)": lambda: list(Flow.objects.filter(created_by=user)),
         "tools/call via /api/mcp": lambda: rpc(client, "tools/call", args),
         "run_flow (direct)": lambda: run_flow(flow, {"name": "Ada"}, "manual"),
     }

@@ -113,7 +113,7 @@ def main() -> None:
 
     owner = get_user_model().objects.create_user("bench", password="x")
     nodes, edges = webhook_code_graph()
-    flow = Flow.objects.create(owner=owner, name="bench", nodes=nodes, edges=edges)
+    flow = Flow.objects.create(created_by=owner, name="bench", nodes=nodes, edges=edges)
     path = flow.webhook_path
 
     on_times, off_times = [], []

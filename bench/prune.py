@@ -63,7 +63,7 @@ from flows.demo import webhook_code_graph
 from flows.models import Flow
 user = get_user_model().objects.create_user("bench", password="x")
 nodes, edges = webhook_code_graph("return {{greeting: 'hi ' + input.name}};")
-flow = Flow.objects.create(owner=user, name="bench", nodes=nodes, edges=edges)
+flow = Flow.objects.create(created_by=user, name="bench", nodes=nodes, edges=edges)
 with connection.cursor() as c:
     c.execute('''
         INSERT INTO flows_flowrun (id, flow_id, flow_version, trigger, status, input,

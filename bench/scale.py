@@ -78,7 +78,7 @@ from flows.models import Flow
 user = get_user_model().objects.create_user("bench", password="x")
 for name in ("rate", "burst"):
     nodes, edges = webhook_code_graph({CODE!r})
-    flow = Flow.objects.create(owner=user, name=name, nodes=nodes, edges=edges,
+    flow = Flow.objects.create(created_by=user, name=name, nodes=nodes, edges=edges,
                                webhook_response_mode="immediately")
     print(flow.id)
 """

@@ -15,5 +15,7 @@ CODE = "return {greeting: 'hi ' + input.name, n: input.items.length};"
 
 user, _ = get_user_model().objects.get_or_create(username="bench")
 nodes, edges = webhook_code_graph(CODE)
-flow = Flow.objects.create(owner=user, name="Bench greeter", nodes=nodes, edges=edges)
+flow = Flow.objects.create(
+    created_by=user, name="Bench greeter", nodes=nodes, edges=edges
+)
 print(flow.id)

@@ -84,10 +84,10 @@ def main() -> None:
         redis.Redis.from_url(REDIS).flushdb()
     owner, _ = get_user_model().objects.get_or_create(username="bench")
     nodes, edges = chain(trigger(), node("wait", "delay", ms=DELAY_MS))
-    flow = Flow.objects.create(owner=owner, name="bench", nodes=nodes, edges=edges)
+    flow = Flow.objects.create(created_by=owner, name="bench", nodes=nodes, edges=edges)
     quick_nodes, quick_edges = chain(trigger())
     quick = Flow.objects.create(
-        owner=owner, name="quick", nodes=quick_nodes, edges=quick_edges
+        created_by=owner, name="quick", nodes=quick_nodes, edges=quick_edges
     )
     env = {**ENV, "TASKS_BACKEND": engine}
 

@@ -138,10 +138,14 @@ EXTRA_ERRORS = {
     "credentials_destroy": ("409",),
     # A personal workspace, or one holding things; the last owner (409).
     "workspaces_destroy": ("409",),
+    # The maker owns WORKSPACES_PER_USER workspaces already (409).
+    "workspaces_create": ("409",),
     "workspaces_members_list": ("404",),
     "workspaces_members_create": ("404", "409"),
     "workspaces_members_partial_update": ("409",),
     "workspaces_members_destroy": ("409",),
+    "workspaces_tokens_list": ("404",),
+    "workspaces_tokens_create": ("404",),
     "agents_chat_create": ("409", "429", "502", "503", "504"),
     "conversations_tool_calls_create": ("409", "429", "502", "503", "504"),
     "agents_partial_update": ("412",),

@@ -317,6 +317,9 @@ SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
 # A tick the scheduler sees later than this is "missed" (skipped, or run once).
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
 SCHEDULED_FLOWS_PER_OWNER = env.int("SCHEDULED_FLOWS_PER_OWNER", default=50)
+# Team workspaces one account may own (beyond its personal one): the schedule and
+# queue caps count per workspace (flows/workspaces/members.py).
+WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=10)
 # Background runs one account may have queued before a request adding one is 429
 # (flows/engine/fair_queue.py).
 QUEUED_RUNS_PER_OWNER = env.int("QUEUED_RUNS_PER_OWNER", default=100)

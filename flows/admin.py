@@ -1,15 +1,19 @@
-from django import forms
 from django.contrib import admin
 from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
+from django.utils.text import smart_split, unescape_string_literal
 
+from config.accounts.rights import FLOWS_EDIT
+from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
 from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
 from flows.audit.actor import Actor
+from flows.credentials.literals import LiteralSecrets
+from flows.credentials.redact import redact_shapes
 from flows.history.save import save_flow
-from flows.lib.ownership import may_act_for
 from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
+from flows.workspaces.access import can
 
 PRETTY_JSON = {
     JSONField: {
@@ -20,122 +24,173 @@ PRETTY_JSON = {
 }
 
 
+def may_edit_graph(user, flow) -> bool:
+    """Whether `user` may decide what `flow` does with its workspace's
+    credentials (its graph): superusers, and editors of its workspace; other
+    staff with flow rights may not (they would read the workspace's secrets)."""
+    return user.is_superuser or can(user, flow.workspace_id, FLOWS_EDIT)
+
+
+def search_word(bit: str) -> str:
+    """One word of an admin search as Django reads it ("a b" is one word)."""
+    if bit.startswith(('"', "'")) and bit[0] == bit[-1]:
+        return unescape_string_literal(bit)
+    return bit
+
+
 def pretty(value) -> str:
     return format_html(
         "<pre style='white-space: pre-wrap'>{}</pre>", pretty_json(value) or "null"
     )
 
 
-class FlowAdminForm(forms.ModelForm):
-    """The webhook secret is write-only here, as in the builder (shown once).
-
-    The field starts empty: left empty it keeps the stored secret, typed into
-    it replaces the secret, and `remove_webhook_secret` clears it.
-    """
-
-    webhook_secret = forms.CharField(
-        required=False,
-        max_length=200,
-        strip=True,
-        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        label="New webhook secret",
-    )
-    remove_webhook_secret = forms.BooleanField(
-        required=False, label="Remove the webhook secret"
-    )
-
-    class Meta:
-        model = Flow
-        fields = [
-            "owner",
-            "name",
-            "description",
-            "input_schema",
-            "nodes",
-            "edges",
-            "webhook_enabled",
-            "webhook_secret",
-        ]
-
-    # Set by FlowAdmin.get_form for staff who are not superusers: a flow they
-    # add is theirs, checked (credentials included) as theirs.
-    author = None
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if self.author is not None and self.instance._state.adding:
-            self.instance.owner = self.author
-        self.initial["webhook_secret"] = ""
-        is_set = bool(self.instance.pk and self.instance.webhook_secret)
-        self.fields["webhook_secret"].help_text = (
-            "A signing secret is set; it is never shown again. Type a new one to "
-            "replace it, or leave this empty to keep it."
-            if is_set
-            else "No signing secret: the webhook accepts unsigned requests."
-        )
-
-    def clean_webhook_secret(self):
-        typed = self.cleaned_data.get("webhook_secret", "")
-        if typed:
-            return typed
-        return (
-            Flow.objects.filter(pk=self.instance.pk)
-            .values_list("webhook_secret", flat=True)
-            .first()
-            or ""
-        )
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("remove_webhook_secret"):
-            cleaned["webhook_secret"] = ""
-        return cleaned
-
-
 @admin.register(Flow)
 class FlowAdmin(admin.ModelAdmin):
     list_display = [
-        "name",
-        "owner",
+        "listed_name",  # the name, masked
+        "created_by",
+        "workspace",
         "node_count",
         "webhook_enabled",
         "version",
         "updated_at",
     ]
-    list_filter = ["owner", "webhook_enabled"]
+    list_filter = ["webhook_enabled"]
     search_fields = ["name", "description"]
     readonly_fields = [
         "id",
         "version",
         "webhook_url",
         "signing_secret",
+        *(f"shown_{name}" for name in MASKED_FIELDS),
         "created_at",
         "updated_at",
     ]
     formfield_overrides = PRETTY_JSON
-    list_select_related = ["owner"]
+    list_select_related = ["created_by", "workspace"]
     form = FlowAdminForm
 
     def get_readonly_fields(self, request, obj=None):
-        """A flow runs with its owner's credentials: only a superuser chooses
-        the owner, and only someone who may act for the owner edits the graph
-        (flows/lib/ownership.py); other staff keep its name, switches and secret."""
+        """A flow runs with its workspace's credentials: only a superuser sets
+        who made it, and only a superuser or an editor of its workspace edits
+        the graph; other staff keep its name, switches and secret."""
         readonly = list(super().get_readonly_fields(request, obj))
         if not request.user.is_superuser:
-            readonly.append("owner")
-        if obj is not None and not may_act_for(request.user, obj):
-            readonly += ["nodes", "edges", "input_schema"]
+            readonly.append("created_by")
+        if obj is not None and not may_edit_graph(request.user, obj):
+            readonly.append("edges")  # nodes and input_schema: get_exclude
         return readonly
+
+    def get_exclude(self, request, obj=None):
+        """The graph of a flow the user may not edit is shown, masked,
+        by `shown_nodes` and `shown_input_schema` instead of a form field."""
+        if obj is not None and not may_edit_graph(request.user, obj):
+            return ["nodes", "input_schema"]
+        return super().get_exclude(request, obj)
 
     def get_fields(self, request, obj=None):
         """Someone who may only view sees whether a signing secret is set: the
-        admin would show a read-only field's value, the secret itself."""
+        admin would show a read-only field's value, the secret itself. Each
+        field that is read-only here shows masked (`shown_<name>`)."""
         fields = list(super().get_fields(request, obj))
-        if obj is not None and not self.has_change_permission(request, obj):
+        viewer = obj is not None and not self.has_change_permission(request, obj)
+        if viewer:
             fields = [name for name in fields if "webhook_secret" not in name]
         else:
             fields.remove("signing_secret")
-        return fields
+        masked = set()
+        if obj is not None and not may_edit_graph(request.user, obj):
+            masked |= {"nodes", "input_schema"}
+        if viewer:  # every field is read-only, whoever they are in the workspace
+            masked |= set(MASKED_FIELDS)
+        shown = [f"shown_{name}" for name in MASKED_FIELDS if name in masked]
+        fields = [f"shown_{name}" if name in masked else name for name in fields]
+        return [
+            name
+            for name in fields + [name for name in shown if name not in fields]
+            if not name.startswith("shown_") or name in shown
+        ]
+
+    def masked(self, flow, name: str):
+        return literals_of(flow).scrub(getattr(flow, name))[0]
+
+    @admin.display(description="Name")
+    def shown_name(self, flow):
+        return self.masked(flow, "name")
+
+    @admin.display(description="Description")
+    def shown_description(self, flow):
+        return self.masked(flow, "description")
+
+    @admin.display(description="Input schema")
+    def shown_input_schema(self, flow):
+        return pretty(self.masked(flow, "input_schema"))
+
+    @admin.display(description="Nodes")
+    def shown_nodes(self, flow):
+        return pretty(self.masked(flow, "nodes"))
+
+    @admin.display(description="Name", ordering="name")
+    def listed_name(self, flow):
+        return self.masked(flow, "name")
+
+    def get_search_results(self, request, queryset, search_term):
+        """Django's search, less the flows that match only inside a masked
+        secret: otherwise staff would read a typed secret a character at a
+        time. Reads the name and description of every match (one matcher,
+        so one query, per workspace among them)."""
+        results, duplicates = super().get_search_results(request, queryset, search_term)
+        terms = [search_word(term).lower() for term in smart_split(search_term)]
+        if not terms:
+            return results, duplicates
+        matchers, kept = {}, []
+        rows = results.values_list("pk", "workspace_id", "name", "description")
+        for pk, workspace_id, name, description in rows:
+            if workspace_id not in matchers:
+                matchers[workspace_id] = LiteralSecrets.of_workspace(workspace_id)
+            shown = matchers[workspace_id].text(f"{name}\n{description}").lower()
+            if all(term in shown for term in terms):
+                kept.append(pk)
+        return results.filter(pk__in=kept), duplicates
+
+    def get_changelist_instance(self, request):
+        """The page's flows share one matcher per workspace (a query each),
+        for the name column and the checkboxes' labels."""
+        changelist = super().get_changelist_instance(request)
+        matchers = {}
+        for flow in changelist.result_list:
+            if flow.workspace_id not in matchers:
+                matchers[flow.workspace_id] = literals_of(flow)
+            flow._literals = matchers[flow.workspace_id]
+        return changelist
+
+    def shown(self, flow) -> Flow:
+        """An unsaved stand-in for `flow` with its masked name, for where
+        Django names an object: the list's checkbox label, the change page's
+        title, the saved message and the action log."""
+        return Flow(pk=flow.pk, name=self.masked(flow, "name"))
+
+    def action_checkbox(self, flow):
+        return super().action_checkbox(self.shown(flow))
+
+    def render_change_form(self, request, context, add=False, change=False, **kw):
+        flow = context.get("original")
+        if flow is not None:
+            shown = self.shown(flow)
+            context.update(original=shown, subtitle=str(shown))
+        return super().render_change_form(request, context, add, change, **kw)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return super().response_add(request, self.shown(obj), post_url_continue)
+
+    def response_change(self, request, obj):
+        return super().response_change(request, self.shown(obj))
+
+    def log_addition(self, request, obj, message):
+        return super().log_addition(request, self.shown(obj), message)
+
+    def log_change(self, request, obj, message):
+        return super().log_change(request, self.shown(obj), message)
 
     @admin.display(description="Webhook signing secret")
     def signing_secret(self, flow):
@@ -255,7 +310,7 @@ class FlowRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="Input")
     def pretty_input(self, run):
-        return pretty(run.input)
+        return pretty(redact_shapes(run.input))
 
     @admin.display(description="Results")
     def pretty_results(self, run):
@@ -278,18 +333,20 @@ class FlowRunAdmin(admin.ModelAdmin):
 class CredentialAdmin(admin.ModelAdmin):
     """Who holds which credential and when it was last used; never its value.
 
-    Read-only: secrets are entered by their owner on the Credentials page, and
-    the encrypted column is not even among the fields an admin can see.
+    Read-only: secrets are entered by their workspace's editors on the
+    Credentials page, and the encrypted column is not even among the fields an
+    admin can see.
     """
 
-    list_display = ["name", "owner", "kind", "last_used_at", "updated_at"]
+    list_display = ["name", "workspace", "kind", "last_used_at", "updated_at"]
     list_filter = ["kind"]
-    search_fields = ["name", "owner__username"]
-    list_select_related = ["owner"]
+    search_fields = ["name", "workspace__name"]
+    list_select_related = ["workspace"]
     fields = [
         "id",
         "name",
-        "owner",
+        "workspace",
+        "created_by",
         "kind",
         "public",
         "has_value",

@@ -27,8 +27,13 @@ class Flow(models.Model):
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="flows"
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="flows",
+        help_text="Who made it; access comes from the workspace's members.",
     )
     workspace = models.ForeignKey(
         Workspace,
@@ -99,10 +104,6 @@ class Flow(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [
-            # The flow list: one user's flows, newest first.
-            models.Index(
-                fields=["owner", "-created_at"], name="flow_owner_created_idx"
-            ),
             # The flow list: one workspace's flows, newest first.
             models.Index(
                 fields=["workspace", "-created_at"], name="flow_workspace_created_idx"
@@ -113,8 +114,8 @@ class Flow(models.Model):
         return self.name
 
     def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.owner_id is not None:
-            self.workspace = personal_workspace(self.owner)
+        if self.workspace_id is None and self.created_by_id is not None:
+            self.workspace = personal_workspace(self.created_by)
         self.has_schedule = any(
             isinstance(node, dict) and node.get("type") == "schedule"
             for node in self.nodes or []

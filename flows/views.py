@@ -12,6 +12,7 @@ from config.http.errors import ValidationFailed
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.audit.actor import Actor
 from flows.credentials.api import CredentialSerializer
+from flows.credentials.redact import redact_shapes
 from flows.engine.waits import wait_of
 from flows.lib.pretty import pretty_json
 from flows.lib.run_stats import RANGES
@@ -21,6 +22,7 @@ from flows.workspaces.access import can, in_workspaces_of, role_of, workspace_id
 from flows.workspaces.current import SESSION_KEY, current_membership, memberships_of
 from flows.workspaces.members import (
     LastOwner,
+    TooManyWorkspaces,
     add_member,
     change_role,
     create_workspace,
@@ -186,7 +188,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
             "steps": steps,
             "shows_data": shows_data,
             "may_start": may_start,  # Cancel (and resume) need runs.start
-            "input_json": pretty_json(run.input) if shows_data else "",
+            "input_json": pretty_json(redact_shapes(run.input)) if shows_data else "",
             "error_runs": run.error_runs.select_related("flow").order_by("created_at"),
             # A for_each may start a thousand: the page lists the first ones.
             "called_runs": run.called_runs.select_related("flow").order_by(
@@ -266,11 +268,15 @@ def workspace_new(request: HttpRequest) -> HttpResponse:
         if not name or len(name) > Workspace._meta.get_field("name").max_length:
             error = "Name the workspace (at most 100 characters)."
         else:
-            workspace = create_workspace(
-                name, request.user, Actor.from_request(request)
-            )
-            request.session[SESSION_KEY] = str(workspace.pk)
-            return redirect("flows:members", workspace_id=workspace.pk)
+            try:
+                workspace = create_workspace(
+                    name, request.user, Actor.from_request(request)
+                )
+            except TooManyWorkspaces as refused:
+                error = str(refused)
+            else:
+                request.session[SESSION_KEY] = str(workspace.pk)
+                return redirect("flows:members", workspace_id=workspace.pk)
     return render(
         request,
         "flows/workspace_new.html",
@@ -331,7 +337,10 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         return {"add": "That member is no longer in this workspace."}
     key = str(membership.pk)
     leaving = post.get("action") == "remove" and membership.user_id == request.user.pk
-    roles = (membership.role, role) if post.get("action") == "role" else ()
+    # An owner's membership (before or after) needs workspace.own, as in the API.
+    roles = (
+        (membership.role, role) if post.get("action") == "role" else (membership.role,)
+    )
     if not leaving and (reason := refusal(request.user, workspace.pk, *roles)):
         return {key: reason}
     try:

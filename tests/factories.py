@@ -32,7 +32,7 @@ class FlowFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Flow
 
-    owner = factory.SubFactory(UserFactory)
+    created_by = factory.SubFactory(UserFactory)
     name = factory.Sequence(lambda n: f"Flow {n}")
     nodes = factory.LazyFunction(lambda: webhook_code_graph()[0])
     edges = factory.LazyFunction(lambda: webhook_code_graph()[1])
@@ -73,7 +73,7 @@ def make_credential(
     from flows.models import Credential
 
     credential = Credential(
-        owner=owner, workspace=workspace, name=name, kind=kind, public=public
+        created_by=owner, workspace=workspace, name=name, kind=kind, public=public
     )
     credential.set_secrets(secrets or {"token": "tok-" + name + "-s3cr3t-value"})
     credential.save()

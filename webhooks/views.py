@@ -168,7 +168,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
         repeat = answered_from(flow, delivery_id, payload)
         if repeat is not None:
             return _answer_repeat(repeat, payload)
-        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
             run = run_flow(
                 flow,
                 payload,

@@ -12,7 +12,11 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib import admin
 
+        from config.accounts.tokens.text import SHAPE
         from config.accounts.two_factor.views import admin_login
+        from flows.credentials.redact import register_shape
 
         # The admin signs in through /login/: one throttle, one code step.
         admin.site.login = admin_login
+        # A Weir API token a flow echoes is redacted like a credential value.
+        register_shape(SHAPE)

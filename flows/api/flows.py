@@ -24,7 +24,7 @@ from config.http.errors import ValidationFailed
 from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
 from flows.api.move import MoveMixin
-from flows.api.pins import RunNodeMixin
+from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
     RUN_FILTER_PARAMETERS,
@@ -47,7 +47,7 @@ from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of, workspace_ids_where
+from flows.workspaces.access import in_workspaces_of, person, workspace_ids_where
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, allows, require
 from flows.workspaces.personal import default_workspace
@@ -298,7 +298,7 @@ class FlowViewSet(
         return {**super().get_serializer_context(), "source": source}
 
     def perform_create(self, serializer):
-        serializer.save(owner=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     def create(self, request, *args, **kwargs):
         with self.admitted_save(request), transaction.atomic():
@@ -371,14 +371,14 @@ class FlowViewSet(
         """
         flow = self.get_object()
         body = object_body(request, check=check_storable_body) or {}
-        use_pins = request.query_params.get("pins") in TRUE  # the builder's test runs
+        use_pins = wants_pins(request, flow)  # the builder's test runs
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             fair_queue.check_room(flow)
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
-        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
         record_started(request, run)
@@ -392,7 +392,8 @@ class FlowViewSet(
         """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
         filters = parse_run_filters(request.query_params)
-        runs = FlowRun.objects.filter(flow=flow).order_by("-created_at", "-id")
+        # Through the flow's manager, so each run's `flow` is `flow` (no query).
+        runs = flow.runs.order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
         runs = RunSummarySerializer(page, many=True, context={"request": request})
         return self.get_paginated_response(runs.data)

@@ -3,7 +3,8 @@
 The caller must manage members in the flow's workspace (moving a flow out is
 an admin's right) and edit flows in the target. Credential references are
 mapped by name and kind to the target's credentials, as import does; any the
-target lacks is a 400 naming them. An error flow left behind is unset. The
+target lacks is a 400 naming them, and so is an enabled schedule past the
+target's cap (SCHEDULED_FLOWS_PER_OWNER). An error flow left behind is unset. The
 change goes through `save_flow` (a new version when the graph changed) and is
 recorded as `flow.moved`; its webhook URL, runs and versions go with it.
 """
@@ -18,6 +19,7 @@ from rest_framework.response import Response
 
 from config.accounts import rights
 from config.http.errors import ValidationFailed
+from flows.api.schedule_quota import check_schedule_quota
 from flows.audit.actor import Actor
 from flows.audit.record import record
 from flows.credentials.portable import export_nodes, import_nodes
@@ -58,16 +60,18 @@ class MoveMixin:
                 f"Create these credentials in the target workspace first: {names}.",
                 details={"credentials": moved.missing},
             )
-        errors = GraphErrors()
-        check_called_flows(moved.nodes, target.pk, errors)
-        if errors:
-            raise ValidationFailed(errors.summary(), details=errors.as_details())
         source = flow.workspace_id
         changes = {"workspace": target, "nodes": moved.nodes}
         if flow.error_flow_id is not None:
             changes["error_flow"] = None
         actor = Actor.from_request(request)
         with transaction.atomic():
+            errors = GraphErrors()
+            check_called_flows(moved.nodes, target.pk, errors)
+            # A schedule is new to the target: its cap holds (row locked till commit).
+            check_schedule_quota(moved.nodes, target.pk, None, errors)
+            if errors:
+                raise ValidationFailed(errors.summary(), details=errors.as_details())
             save_flow(flow, changes, actor=actor, source="move")
             record(
                 "flow.moved",

@@ -29,6 +29,14 @@ from flows.models import FlowRun
 from flows.workspaces.permissions import allows
 
 
+def wants_pins(request, flow) -> bool:
+    """Whether a whole-flow run (`POST /api/flows/:id/run?pins=true`, the
+    builder's test runs) uses the flow's pins: only for a caller holding
+    `runs.data`, as above, or a `flows:run` token would read them back."""
+    asked = request.query_params.get("pins") in ("1", "true", "yes")
+    return asked and allows(request, flow.workspace_id, rights.RUNS_DATA)
+
+
 class RunNodeMixin:
     """A FlowViewSet action: run one node on pinned or last-run outputs."""
 
@@ -56,7 +64,7 @@ class RunNodeMixin:
             upstream_id: known[upstream_id] for upstream_id in upstream & known.keys()
         }
         input = body if body is not None else (last.input if last else {})
-        with admitted(request, owner_id=flow.owner_id, flow_id=flow.pk):
+        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
             run = run_flow(
                 flow,
                 input,

@@ -20,6 +20,7 @@ from config.http.pagination import PagePagination
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.audit.actor import Actor
 from flows.audit.record import record
+from flows.credentials.redact import redact_shapes
 from flows.engine.waits import wait_of
 from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
@@ -91,14 +92,22 @@ class RunSummarySerializer(serializers.ModelSerializer):
         link resumes the run, so only callers whose role (and token) may
         start runs in the run's workspace see it: a viewer reads no link."""
         wait = wait_of(run)
-        request = self.context.get("request")
-        if (
-            wait
-            and request
-            and not allows(request, run.flow.workspace_id, rights.RUNS_START)
-        ):
+        if wait and wait["resume_url"] and not self.may_resume(run):
             wait["resume_url"] = None
         return wait
+
+    def may_resume(self, run) -> bool:
+        """Whether the caller may start runs in `run`'s workspace: one query
+        per workspace for a whole list (its serializers share the context),
+        not one per waiting run."""
+        request = self.context.get("request")
+        if request is None:
+            return True
+        workspace_id = run.flow.workspace_id
+        answers = self.context.setdefault("may_resume", {})
+        if workspace_id not in answers:
+            answers[workspace_id] = allows(request, workspace_id, rights.RUNS_START)
+        return answers[workspace_id]
 
 
 class RunListItemSerializer(RunSummarySerializer):
@@ -135,6 +144,12 @@ class RunSerializer(RunSummarySerializer):
             "called_by",
             "called_runs",
         ]
+
+    def to_representation(self, run) -> dict:
+        data = super().to_representation(run)
+        # Stored as it came (the run reads it); shown without token texts.
+        data["input"] = redact_shapes(data["input"])
+        return data
 
     def get_error_runs(self, run) -> list[str]:
         """Ids of the error-flow runs this run's failure started (oldest first)."""

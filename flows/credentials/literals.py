@@ -1,5 +1,6 @@
 """Literal secrets typed into a flow (issue 27 item 17): found and replaced
-wherever a flow leaves its editors: exports and version history.
+wherever a flow leaves its editors: exports, version history and the
+admin (which puts back, with `keep`, what an edit left masked).
 
 Two kinds of literal are found in every string of a node's data (URLs, bodies,
 code, header values, keys too):
@@ -110,6 +111,32 @@ class LiteralSecrets:
             ]
         return value
 
+    def keep(self, edited: Any, stored: Any) -> Any:
+        """`edited` (someone's edit of `stored` as `scrub` showed it) with each
+        string left as shown put back as stored, so a secret shown masked is
+        write-only: kept unless typed over. Lists of nodes pair up by `id`,
+        other lists by position, objects by their shown keys."""
+        if isinstance(edited, str) and isinstance(stored, str):
+            return stored if edited == self.text(stored) else edited
+        if isinstance(edited, dict) and isinstance(stored, dict):
+            shown = {self.text(k) if isinstance(k, str) else k: k for k in stored}
+            out = {}
+            for key, item in edited.items():
+                original = shown.get(key, key)
+                out[original] = self.keep(item, stored.get(original))
+            return out
+        if isinstance(edited, list) and isinstance(stored, list):
+            by_id = {_id_of(item): item for item in stored if _id_of(item)}
+            out = []
+            for index, item in enumerate(edited):
+                if _id_of(item):
+                    old = by_id.get(_id_of(item))
+                else:
+                    old = stored[index] if index < len(stored) else None
+                out.append(self.keep(item, old))
+            return out
+        return edited
+
     def nodes(self, nodes: list) -> tuple[list, list[dict]]:
         """Each node with its `data` scrubbed, and `[{node_id, field}]` for
         every replacement."""
@@ -139,6 +166,10 @@ class LiteralSecrets:
 
 
 FLOW_FIELDS = ("name", "description", "input_schema")
+
+
+def _id_of(item: Any):
+    return item.get("id") if isinstance(item, dict) else None
 
 
 def save_warnings(nodes: list, workspace_id) -> list[str]:

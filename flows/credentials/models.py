@@ -77,8 +77,13 @@ class Credential(models.Model):
         POSTGRES = "postgres"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="credentials"
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="credentials",
+        help_text="Who made it; access comes from the workspace's members.",
     )
     workspace = models.ForeignKey(
         "flows.Workspace",
@@ -111,8 +116,8 @@ class Credential(models.Model):
         return f"{self.name} ({self.kind})"
 
     def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.owner_id is not None:
-            self.workspace = personal_workspace(self.owner)
+        if self.workspace_id is None and self.created_by_id is not None:
+            self.workspace = personal_workspace(self.created_by)
         super().save(*args, **kwargs)
 
     @property

@@ -215,7 +215,7 @@ class Execution(FinalWrite, StepLog):
             )
         data = node.get("data") or {}
         ctx = NodeContext(
-            owner_id=self.flow.owner_id,
+            owner_id=self.flow.created_by_id,
             input=self.run.input,
             prev=self.prev(planned),
             results=self.results,

@@ -75,8 +75,8 @@ def schedule_pass(now: datetime | None = None) -> int:
     started = 0
     flows = (
         Flow.objects.scheduled()
-        .only("id", "owner_id", "version", "nodes", "edges", "schedule_checked_at")
-        .annotate(owner_active=F("owner__is_active"))
+        .only("id", "created_by_id", "version", "nodes", "edges", "schedule_checked_at")
+        .annotate(creator_active=F("created_by__is_active"))
     )
     for flow in flows:
         try:
@@ -113,8 +113,8 @@ def _look(flow: Flow, now: datetime) -> int:
         return 0  # nothing fired, and the last look is still recent
     started = 0
     for tick in due:
-        if not flow.owner_active:
-            metrics.schedule_skipped()  # a deactivated account's flows do not run
+        if flow.creator_active is False:
+            metrics.schedule_skipped()  # a deactivated creator's flows do not run
             continue
         try:
             started += fire(flow, tick) is not None

@@ -45,7 +45,7 @@ FINAL_FIELDS = (
 )
 WEBHOOK_FIELDS = (
     "id",
-    "owner",
+    "created_by",
     "workspace",
     "version",
     "nodes",
@@ -301,16 +301,19 @@ def mark_interrupted(runs: models.QuerySet) -> int:
     )
 
 
-def active_owner(owner_column: str) -> str:
-    """SQL: the flow's owner account is active. A deactivated account's flows
-    do not run (its credentials stay unused); migration 0014 tells the target
-    cache when an account's `is_active` changes."""
+def active_creator(creator_column: str) -> str:
+    """SQL: the flow's creator account is active, or gone (deleted users'
+    flows stay their workspace's). A deactivated account's flows do not run;
+    migration 0014 (0028) tells the target cache when `is_active` changes."""
     users = get_user_model()._meta.db_table
-    return f"{owner_column} IN (SELECT id FROM {users} WHERE is_active)"
+    return (
+        f"({creator_column} IS NULL OR "
+        f"{creator_column} IN (SELECT id FROM {users} WHERE is_active))"
+    )
 
 
 def webhook_target(pk: uuid.UUID, *, using=None) -> Flow | None:
-    """The flow with this id if its webhook is enabled and its owner active,
+    """The flow with this id if its webhook is enabled and its creator active,
     else None.
 
     Loads only `WEBHOOK_FIELDS`, through `raw()`: `get()` spends about 0.2 ms
@@ -318,8 +321,7 @@ def webhook_target(pk: uuid.UUID, *, using=None) -> Flow | None:
     """
     using = using or router.db_for_read(Flow)
     table = Table.of(Flow, WEBHOOK_FIELDS, using)
-    sql = table.select_by_pk(
-        f"{table.column('webhook_enabled')} AND {active_owner(table.column('owner'))}"
-    )
+    creator = active_creator(table.column("created_by"))
+    sql = table.select_by_pk(f"{table.column('webhook_enabled')} AND {creator}")
     query = Flow.objects.db_manager(using).raw(sql, [table.pk_value(pk)])
     return next(iter(query), None)

@@ -114,6 +114,11 @@ class NodeContext:
             variables["secrets"] = self.secrets.template_values(self.label)
         return variables
 
+    @property
+    def workspace_id(self):
+        """The workspace of the flow being run (None outside a run)."""
+        return getattr(self.secrets, "workspace_id", None)
+
     def credential(self, credential_id) -> tuple[Any, dict]:
         """The run owner's credential and its decrypted fields (NodeError if gone)."""
         if self.secrets is None:

@@ -6,6 +6,7 @@ adds, removes or makes owners; a workspace never loses its last owner (409).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
@@ -18,6 +19,16 @@ from flows.workspaces.roles import MEMBERS_MANAGE, ROLE_NAMES, WORKSPACE_OWN, gr
 
 class LastOwner(Exception):
     """The change would leave the workspace without an owner."""
+
+
+class TooManyWorkspaces(Exception):
+    """The user owns WORKSPACES_PER_USER team workspaces already."""
+
+    def __init__(self, owned: int):
+        super().__init__(
+            f"You own {owned} workspaces, the most one account may have; delete "
+            "one you no longer use first."
+        )
 
 
 OWNER_ROLE = Membership.Role.OWNER
@@ -124,8 +135,17 @@ def remove_member(membership: Membership, actor: Actor) -> None:
 
 def create_workspace(name: str, user, actor: Actor) -> Workspace:
     """A new team workspace named `name`, `user` its owner (the API and the
-    New workspace page alike)."""
+    New workspace page alike). `TooManyWorkspaces` past WORKSPACES_PER_USER:
+    the schedule and queue caps count per workspace, so free workspaces would
+    multiply them without end."""
     with transaction.atomic():
+        # The user's personal workspace row serialises their creations.
+        Workspace.objects.select_for_update().filter(personal_of=user).exists()
+        owned = Membership.objects.filter(
+            user=user, role=OWNER_ROLE, workspace__personal_of__isnull=True
+        ).count()
+        if owned >= settings.WORKSPACES_PER_USER:
+            raise TooManyWorkspaces(owned)
         workspace = Workspace.objects.create(
             name=name, slug=Workspace.unique_slug(name)
         )

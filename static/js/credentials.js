@@ -1,6 +1,7 @@
 // The Credentials page: list, create, edit and delete through /api/credentials.
 // Secret values only ever travel from this page to the server, never back.
 import { api } from "./api.js";
+import { cell, describe, showError } from "./list_page.js";
 
 const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom", smtp: "SMTP", postgres: "PostgreSQL" };
 const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"], smtp: ["password"], postgres: ["password"] };
@@ -21,18 +22,6 @@ const deleteDialog = document.getElementById("delete-dialog");
 let editing = null;
 let deleting = null;
 let forceDelete = false;
-
-function showError(element, message) {
-  element.textContent = message;
-  element.hidden = !message;
-}
-
-function cell(text, className) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  if (className) td.className = className;
-  return td;
-}
 
 function button(label, action, extra = "") {
   const b = document.createElement("button");
@@ -113,13 +102,6 @@ function formBody() {
     }
   }
   return body;
-}
-
-function describe(error) {
-  const details = error.details || {};
-  const fields = Object.entries(details).filter(([, messages]) => Array.isArray(messages));
-  if (!fields.length) return error.message;
-  return fields.map(([field, messages]) => `${field}: ${messages.join(" ")}`).join(" ");
 }
 
 form.elements.kind.addEventListener("change", showKindFields);

@@ -1,13 +1,9 @@
 // The flow list: create, rename, duplicate and delete through the API.
 import { api } from "./api.js";
+import { showError } from "./list_page.js";
 
 const createForm = document.getElementById("create-flow");
 const createError = document.getElementById("create-flow-error");
-
-function showError(element, message) {
-  element.textContent = message;
-  element.hidden = !message;
-}
 
 createForm.addEventListener("submit", async (event) => {
   event.preventDefault();

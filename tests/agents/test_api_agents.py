@@ -20,8 +20,8 @@ def test_signed_in_user_lists_active_agents_only(api):
 
 
 def test_agent_lists_its_tools_by_function_name_without_flow_ids(api, bob):
-    flow = FlowFactory(owner=bob, name="Look up order", description="Finds one.")
-    agent = AgentFactory(owner=bob)
+    flow = FlowFactory(created_by=bob, name="Look up order", description="Finds one.")
+    agent = AgentFactory(created_by=bob)
     agent.tools.add(flow)
 
     response = api.get("/api/agents")
@@ -39,8 +39,8 @@ def test_agent_lists_its_tools_by_function_name_without_flow_ids(api, bob):
 
 
 def test_flows_of_other_users_are_never_offered_as_tools(api, alice, bob):
-    agent = AgentFactory(owner=bob)
-    agent.tools.add(FlowFactory(owner=alice, name="Alice's private flow"))
+    agent = AgentFactory(created_by=bob)
+    agent.tools.add(FlowFactory(created_by=alice, name="Alice's private flow"))
 
     response = api.get("/api/agents")
 
@@ -51,8 +51,8 @@ def test_listing_agents_costs_a_fixed_number_of_queries(
     api, bob, django_assert_max_num_queries
 ):
     for n in range(4):
-        agent = AgentFactory(owner=bob, name=f"Agent {n}")
-        agent.tools.add(FlowFactory(owner=bob))
+        agent = AgentFactory(created_by=bob, name=f"Agent {n}")
+        agent.tools.add(FlowFactory(created_by=bob))
 
     # session, user, agents, their tools, the tools that ask first
     with django_assert_max_num_queries(5):

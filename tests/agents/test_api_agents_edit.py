@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from agents.models import Agent, Conversation
+from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, FlowFactory, make_credential
 from tests.llm_server import openai_text
 
@@ -35,7 +37,7 @@ def test_a_user_creates_an_agent_they_own_and_only_they_see(api, alice, bob_api)
     assert (body["temperature"], body["max_tokens"], body["version"]) == (0.3, 500, 1)
     assert body["shared"] is False
     agent = Agent.objects.get(pk=body["id"])
-    assert agent.owner == alice
+    assert agent.created_by == alice
     # Private, like a flow: another user neither lists nor opens it.
     assert bob_api.get("/api/agents").json() == []
     assert bob_api.get(f"/api/agents/{agent.id}").status_code == 404
@@ -43,7 +45,7 @@ def test_a_user_creates_an_agent_they_own_and_only_they_see(api, alice, bob_api)
 
 
 def test_the_owner_sees_the_settings_others_see_only_the_listing(api, alice, bob_api):
-    agent = AgentFactory(owner=alice, shared=True, system_prompt="Secret sauce.")
+    agent = AgentFactory(created_by=alice, shared=True, system_prompt="Secret sauce.")
 
     mine = api.get(f"/api/agents/{agent.id}").json()
     theirs = bob_api.get(f"/api/agents/{agent.id}").json()
@@ -77,8 +79,8 @@ def test_bad_settings_are_refused_with_the_field_named(api, fields, field):
 def test_tools_are_the_owners_flows_another_users_flow_reads_as_missing(
     api, alice, bob
 ):
-    mine = FlowFactory(owner=alice, name="Look up order")
-    theirs = FlowFactory(owner=bob, name="Bob's payroll")
+    mine = FlowFactory(created_by=alice, name="Look up order")
+    theirs = FlowFactory(created_by=bob, name="Bob's payroll")
 
     refused = create(api, tool_flows=[str(mine.id), str(theirs.id)])
     accepted = create(api, tool_flows=[str(mine.id)])
@@ -142,8 +144,8 @@ def test_patch_with_a_stale_version_is_412_and_changes_nothing(api):
 
 
 def test_only_the_owner_edits_or_deletes(api, alice, bob_api):
-    shared = AgentFactory(owner=alice, shared=True, name="Shared")
-    private = AgentFactory(owner=alice, shared=False, name="Private")
+    shared = AgentFactory(created_by=alice, shared=True, name="Shared")
+    private = AgentFactory(created_by=alice, shared=False, name="Private")
 
     # A shared agent is visible to bob, so he is told he may not; a private
     # one does not exist for him.
@@ -178,7 +180,7 @@ def test_delete_removes_the_agent_and_its_conversations(api, alice):
 
 
 def test_a_private_agent_of_someone_else_cannot_be_chatted_with(bob_api, alice):
-    agent = AgentFactory(owner=alice, shared=False)
+    agent = AgentFactory(created_by=alice, shared=False)
 
     response = bob_api.post(
         f"/api/agents/{agent.id}/chat", {"content": "Hi"}, format="json"
@@ -235,3 +237,26 @@ def test_test_connection_with_someone_elses_credential_is_refused(api, bob):
 
     assert response.status_code == 400
     assert "credential" in response.json()["error"]["details"]
+
+
+def test_a_viewer_cannot_test_a_connection_with_the_teams_key(alice, bob, llm_server):
+    """Bob may only view the team's credentials' names: the server must not
+    send the team's provider key for him (a paid call, and an oracle telling
+    whether the key works)."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    key = make_credential(alice, name="team_key", workspace=team)
+    llm_server.queue(openai_text("OK"))
+    client = APIClient()
+    client.force_login(bob)
+
+    response = client.post(
+        "/api/agents/test-connection",
+        {"model": "openai:gpt-4o-mini", "credential": str(key.id)},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert "credential" in response.json()["error"]["details"]
+    assert llm_server.requests == []

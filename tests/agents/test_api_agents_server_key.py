@@ -33,7 +33,7 @@ def test_a_user_cannot_create_an_agent_on_the_servers_key(api, model):
 
 def test_a_user_cannot_drop_the_credential_of_their_agent(api, alice):
     key = make_credential(alice, name="openai_key")
-    agent = AgentFactory(owner=alice, model="openai:gpt-4o-mini", credential=key)
+    agent = AgentFactory(created_by=alice, model="openai:gpt-4o-mini", credential=key)
 
     response = api.patch(f"/api/agents/{agent.id}", {"credential": None}, format="json")
 
@@ -43,7 +43,7 @@ def test_a_user_cannot_drop_the_credential_of_their_agent(api, alice):
 
 
 def test_a_user_cannot_move_a_keyless_agent_onto_a_paid_provider(api, alice):
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
 
     response = api.patch(
         f"/api/agents/{agent.id}", {"model": "openai:gpt-4o"}, format="json"

@@ -90,7 +90,7 @@ def stream(http, agent, content, **extra):
 
 
 def test_echo_streams_word_by_word_then_done_with_todays_reply(live, alice):
-    agent = AgentFactory(model="echo:demo", owner=alice)
+    agent = AgentFactory(model="echo:demo", created_by=alice)
 
     response = stream(live, agent, "one two three")
 
@@ -120,7 +120,7 @@ def test_echo_streams_word_by_word_then_done_with_todays_reply(live, alice):
 
 
 def test_without_the_header_the_answer_is_the_same_json_as_the_done_event(live, alice):
-    agent = AgentFactory(model="echo:demo", owner=alice)
+    agent = AgentFactory(model="echo:demo", created_by=alice)
 
     plain = live.post(f"/api/agents/{agent.id}/chat", json={"content": "Hi"})
     streamed = stream(
@@ -139,8 +139,8 @@ def test_without_the_header_the_answer_is_the_same_json_as_the_done_event(live, 
 def test_tool_calls_stream_with_arguments_split_across_chunks(
     live, alice, llm_server, provider
 ):
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(model=f"{provider}:test-model", owner=alice)
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(model=f"{provider}:test-model", created_by=alice)
     agent.tools.add(flow)
     if provider == "openai":
         llm_server.queue(openai_tool_call("say_hello", {"name": "Ada Lovelace"}))
@@ -175,7 +175,7 @@ def test_tool_calls_stream_with_arguments_split_across_chunks(
 def test_a_provider_failure_is_an_error_event_and_the_turn_is_stored(
     live, alice, llm_server
 ):
-    agent = AgentFactory(model="openai:test-model", owner=alice)
+    agent = AgentFactory(model="openai:test-model", created_by=alice)
     llm_server.queue({"error": {"message": "boom"}}, status=500)
 
     events = events_of(stream(live, agent, "Hello"))
@@ -189,7 +189,7 @@ def test_a_provider_failure_is_an_error_event_and_the_turn_is_stored(
 
 
 def test_refusals_before_the_stream_are_json_envelopes(live, alice, settings):
-    agent = AgentFactory(model="echo:demo", owner=alice)
+    agent = AgentFactory(model="echo:demo", created_by=alice)
 
     blank = stream(live, agent, "   ")
 
@@ -202,7 +202,7 @@ def test_refusals_before_the_stream_are_json_envelopes(live, alice, settings):
 def test_a_caller_who_disconnects_leaves_a_cancelled_partial_reply(
     live, alice, llm_server
 ):
-    agent = AgentFactory(model="openai:test-model", owner=alice)
+    agent = AgentFactory(model="openai:test-model", created_by=alice)
     words = " ".join(f"word{n}" for n in range(40))
     llm_server.queue(openai_text(words), chunk_delay=0.1)
 
@@ -238,7 +238,7 @@ def test_a_ping_keeps_the_stream_alive_while_the_model_thinks(
     live, alice, llm_server, settings
 ):
     settings.AGENT_STREAM_PING_SECONDS = 0.2
-    agent = AgentFactory(model="openai:test-model", owner=alice)
+    agent = AgentFactory(model="openai:test-model", created_by=alice)
     llm_server.queue(openai_text("Finally."), delay=1.0)
 
     response = stream(live, agent, "Think")

@@ -29,7 +29,7 @@ def open_stream(server, agent, user, content):
 
 def test_gunicorn_sends_the_first_token_long_before_the_turn_ends(gunicorn, alice):
     server = gunicorn(threads=4, ECHO_WORD_DELAY_MS=300)
-    agent = AgentFactory(model="echo:demo", owner=alice)
+    agent = AgentFactory(model="echo:demo", created_by=alice)
     started = time.monotonic()
 
     connection, response = open_stream(server, agent, alice, "a b c d e f g h")
@@ -54,7 +54,7 @@ def test_gunicorn_notices_a_caller_who_leaves_and_the_reply_is_cancelled(
     gunicorn, alice
 ):
     server = gunicorn(threads=4, ECHO_WORD_DELAY_MS=200)
-    agent = AgentFactory(model="echo:demo", owner=alice)
+    agent = AgentFactory(model="echo:demo", created_by=alice)
     content = " ".join(f"w{n}" for n in range(40))
 
     connection, response = open_stream(server, agent, alice, content)

@@ -276,14 +276,14 @@ def test_inside_a_flow_run_the_call_is_refused_and_the_model_reads_why(
 ):
     from flows.engine import run_flow
 
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(order_flow)
     agent.approval_flows.add(order_flow)
     nodes, edges = chain(
         trigger(),
         node("ask", "agent", agent_id=str(agent.id), message="/tool look_up_order"),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, "manual")
 
@@ -295,8 +295,8 @@ def test_inside_a_flow_run_the_call_is_refused_and_the_model_reads_why(
 
 
 def test_the_owner_marks_tool_flows_that_ask_first(api, alice, order_flow):
-    agent = AgentFactory(owner=alice, model="echo:demo", shared=False)
-    other = FlowFactory(owner=alice, name="Not a tool")
+    agent = AgentFactory(created_by=alice, model="echo:demo", shared=False)
+    other = FlowFactory(created_by=alice, name="Not a tool")
 
     refused = api.patch(
         f"/api/agents/{agent.id}",
@@ -323,7 +323,7 @@ def test_an_mcp_servers_tools_ask_first_when_it_requires_approval(
     api, alice, mcp_server, allow_loopback
 ):
     agent = AgentFactory(
-        owner=alice,
+        created_by=alice,
         model="echo:demo",
         mcp_servers=[{"name": "test", "url": mcp_server, "requires_approval": True}],
     )

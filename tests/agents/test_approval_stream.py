@@ -16,8 +16,8 @@ def test_the_stream_ends_with_approval_required_and_the_decision_streams_on(
     alice,
     llm_server,
 ):
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(model="openai:test-model", owner=alice)
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(model="openai:test-model", created_by=alice)
     agent.tools.add(flow)
     agent.approval_flows.add(flow)
     llm_server.queue(openai_tool_call("say_hello", {"name": "Ada"}, call_id="c1"))

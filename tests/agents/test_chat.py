@@ -23,7 +23,7 @@ ORDER_CODE = "return {order: input.number, status: 'shipped'};"
 def tool_flow(owner, name="Look up order", code=ORDER_CODE):
     nodes, edges = webhook_code_graph(code)
     return FlowFactory(
-        owner=owner,
+        created_by=owner,
         name=name,
         description="Finds an order by number.",
         input_schema={"type": "object", "properties": {"number": {"type": "integer"}}},
@@ -39,7 +39,7 @@ def order_flow(alice):
 
 
 def agent_with(model, flow, **fields):
-    agent = AgentFactory(owner=flow.owner, model=model, **fields)
+    agent = AgentFactory(created_by=flow.created_by, model=model, **fields)
     agent.tools.add(flow)
     return agent
 
@@ -180,7 +180,7 @@ def test_an_unknown_tool_is_answered_with_an_error_and_runs_nothing(
 def test_a_flow_of_another_user_cannot_be_called_even_if_attached(
     api, llm_server, alice, bob
 ):
-    agent = AgentFactory(owner=bob, model="openai:gpt-test")
+    agent = AgentFactory(created_by=bob, model="openai:gpt-test")
     agent.tools.add(tool_flow(alice, name="Alice only"))
     llm_server.queue(openai_tool_call("alice_only", {}))
     llm_server.queue(openai_text("No."))

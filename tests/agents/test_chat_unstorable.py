@@ -25,13 +25,13 @@ def page(user, agent, conversation_id):
 def test_an_agent_node_message_with_nul_placeholders_keeps_the_chat_readable(
     api, alice
 ):
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     nul = "{{ String.fromCharCode(0) }}"  # made by the template, stored nowhere else
     nodes, edges = chain(
         trigger(),
         node("ask", "agent", agent_id=str(agent.id), message=f"code {nul}0{nul} here"),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, "manual")
 
@@ -48,7 +48,7 @@ def test_an_agent_node_message_with_nul_placeholders_keeps_the_chat_readable(
 def test_send_message_stores_nul_and_lone_surrogates_as_replacement_characters(
     api, alice
 ):
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
 
     reply = send_message(agent, alice, "a\x00b \ud800 \x000\x00")
 
@@ -59,7 +59,7 @@ def test_send_message_stores_nul_and_lone_surrogates_as_replacement_characters(
 
 
 def test_a_model_reply_with_nul_is_stored_and_shown(api, llm_server, alice):
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     llm_server.queue(openai_text("odd \x000\x00 reply"))
 
     response = api.post(
@@ -79,8 +79,8 @@ def test_tool_call_arguments_with_nul_are_stored_and_run(api, llm_server, alice)
     from tests.llm_server import openai_tool_call
 
     nodes, edges = webhook_code_graph("return {got: input.q};")
-    tool = FlowFactory(owner=alice, name="look", nodes=nodes, edges=edges)
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    tool = FlowFactory(created_by=alice, name="look", nodes=nodes, edges=edges)
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     agent.tools.add(tool)
     llm_server.queue(openai_tool_call("look", {"q\x00": "a\x00b"}))
     llm_server.queue(openai_text("Looked."))
@@ -104,8 +104,8 @@ def test_tool_call_arguments_with_an_infinite_number_are_stored_as_null(
     from tests.llm_server import openai_tool_call
 
     nodes, edges = webhook_code_graph("return {got: input.n};")
-    tool = FlowFactory(owner=alice, name="count", nodes=nodes, edges=edges)
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    tool = FlowFactory(created_by=alice, name="count", nodes=nodes, edges=edges)
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     agent.tools.add(tool)
     call = openai_tool_call("count", {})
     call["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = (

@@ -86,7 +86,7 @@ def test_a_tool_call_is_never_sent_without_its_result(shape, budget):
 
 def test_a_long_conversation_sends_only_what_fits_and_says_so(api, alice, llm_server):
     agent = AgentFactory(
-        owner=alice, model="openai:gpt-test", context_tokens=600, max_tokens=100
+        created_by=alice, model="openai:gpt-test", context_tokens=600, max_tokens=100
     )
     llm_server.queue(openai_text("first answer " * 100))
     first = api.post(

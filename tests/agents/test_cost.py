@@ -22,7 +22,7 @@ def chat(client, agent, content="Hello", **extra):
 
 
 def test_a_message_costs_what_genai_prices_says_for_its_model(api, alice, llm_server):
-    agent = AgentFactory(owner=alice, model="openai:gpt-4o-mini")
+    agent = AgentFactory(created_by=alice, model="openai:gpt-4o-mini")
     llm_server.queue(openai_text("Hi", prompt_tokens=1200, completion_tokens=300))
 
     body = chat(api, agent).json()
@@ -40,7 +40,7 @@ def test_a_message_costs_what_genai_prices_says_for_its_model(api, alice, llm_se
 
 
 def test_anthropic_cache_reads_count_as_cached_input(api, alice, llm_server):
-    agent = AgentFactory(owner=alice, model="anthropic:claude-3-5-haiku-latest")
+    agent = AgentFactory(created_by=alice, model="anthropic:claude-3-5-haiku-latest")
     answer = anthropic_text("Hi", input_tokens=100, output_tokens=50)
     answer["usage"]["cache_read_input_tokens"] = 1000
     llm_server.queue(answer)
@@ -65,8 +65,8 @@ def test_an_admin_price_wins_and_local_models_cost_nothing(api, alice, llm_serve
     ModelPrice.objects.create(
         model="openai:my-finetune", input_per_mtok=2, output_per_mtok=8
     )
-    tuned = AgentFactory(owner=alice, model="openai:my-finetune")
-    echo = AgentFactory(owner=alice, model="echo:demo")
+    tuned = AgentFactory(created_by=alice, model="openai:my-finetune")
+    echo = AgentFactory(created_by=alice, model="echo:demo")
     llm_server.queue(
         openai_text("Hi", prompt_tokens=1_000_000, completion_tokens=500_000)
     )
@@ -81,7 +81,7 @@ def test_an_admin_price_wins_and_local_models_cost_nothing(api, alice, llm_serve
 
 
 def test_a_model_without_a_price_has_no_cost_not_a_guess(api, alice, llm_server):
-    agent = AgentFactory(owner=alice, model="openai:nobody-knows-this-model")
+    agent = AgentFactory(created_by=alice, model="openai:nobody-knows-this-model")
     llm_server.queue(openai_text("Hi"))
 
     body = chat(api, agent).json()
@@ -102,7 +102,7 @@ def test_past_the_daily_cap_a_turn_is_refused_before_any_model_call(
     api, alice, llm_server
 ):
     agent = AgentFactory(
-        owner=alice, model="openai:gpt-4o-mini", max_cost_per_day=Decimal("0.50")
+        created_by=alice, model="openai:gpt-4o-mini", max_cost_per_day=Decimal("0.50")
     )
     spend(agent, alice, Decimal("0.50"))
 
@@ -118,7 +118,7 @@ def test_past_the_daily_cap_a_turn_is_refused_before_any_model_call(
 
 def test_yesterdays_spending_does_not_count_against_today(api, alice, llm_server):
     agent = AgentFactory(
-        owner=alice, model="openai:gpt-4o-mini", max_cost_per_day=Decimal("0.50")
+        created_by=alice, model="openai:gpt-4o-mini", max_cost_per_day=Decimal("0.50")
     )
     spend(agent, alice, Decimal("5"))
     Message.objects.update(
@@ -137,9 +137,9 @@ def test_the_cap_per_turn_stops_the_tool_loop_before_the_next_call(
     ModelPrice.objects.create(
         model="openai:pricey", input_per_mtok=0, output_per_mtok=1
     )
-    flow = FlowFactory(owner=alice, name="Look up")
+    flow = FlowFactory(created_by=alice, name="Look up")
     agent = AgentFactory(
-        owner=alice, model="openai:pricey", max_cost_per_turn=Decimal("0.001")
+        created_by=alice, model="openai:pricey", max_cost_per_turn=Decimal("0.001")
     )
     agent.tools.add(flow)
     # The first call alone costs 2,000 output tokens x $1/M = $0.002.
@@ -158,7 +158,7 @@ def test_the_cap_per_turn_stops_the_tool_loop_before_the_next_call(
 
 def test_the_streamed_refusal_is_a_json_429_too(client, alice, llm_server):
     agent = AgentFactory(
-        owner=alice, model="openai:gpt-4o-mini", max_cost_per_day=Decimal("0")
+        created_by=alice, model="openai:gpt-4o-mini", max_cost_per_day=Decimal("0")
     )
     client.force_login(alice)
 
@@ -175,11 +175,11 @@ def test_the_streamed_refusal_is_a_json_429_too(client, alice, llm_server):
 
 
 def test_the_agent_node_output_carries_usage(alice):
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     nodes, edges = chain(
         trigger(), node("ask", "agent", agent_id=str(agent.id), message="Hi there")
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, "manual")
 
@@ -189,7 +189,7 @@ def test_the_agent_node_output_carries_usage(alice):
 
 
 def test_usage_sums_by_day_user_and_conversation(api, alice, bob, llm_server):
-    agent = AgentFactory(owner=alice, model="openai:gpt-4o-mini", shared=True)
+    agent = AgentFactory(created_by=alice, model="openai:gpt-4o-mini", shared=True)
     llm_server.queue(openai_text("a", prompt_tokens=100, completion_tokens=10))
     llm_server.queue(openai_text("b", prompt_tokens=200, completion_tokens=20))
     first = chat(api, agent).json()
@@ -215,7 +215,7 @@ def test_usage_sums_by_day_user_and_conversation(api, alice, bob, llm_server):
 
 
 def test_the_owner_of_a_shared_agent_does_not_read_other_users_titles(api, alice, bob):
-    agent = AgentFactory(owner=alice, shared=True)
+    agent = AgentFactory(created_by=alice, shared=True)
     spend(agent, alice, Decimal("1"))
     spend(agent, bob, Decimal("0.25"))
 
@@ -226,7 +226,7 @@ def test_the_owner_of_a_shared_agent_does_not_read_other_users_titles(api, alice
 
 
 def test_users_of_a_shared_agent_see_only_their_own_usage(bob_api, alice, bob):
-    agent = AgentFactory(owner=alice, shared=True)
+    agent = AgentFactory(created_by=alice, shared=True)
     spend(agent, alice, Decimal("1"))
     spend(agent, bob, Decimal("0.25"))
 
@@ -238,7 +238,7 @@ def test_users_of_a_shared_agent_see_only_their_own_usage(bob_api, alice, bob):
 
 @pytest.mark.parametrize("days", ["0", "367", "x", "-1"])
 def test_a_bad_window_is_a_validation_error(api, alice, days):
-    agent = AgentFactory(owner=alice)
+    agent = AgentFactory(created_by=alice)
 
     response = api.get(f"/api/agents/{agent.id}/usage?days={days}")
 
@@ -247,7 +247,7 @@ def test_a_bad_window_is_a_validation_error(api, alice, days):
 
 
 def test_owners_set_caps_through_the_api(api, alice):
-    agent = AgentFactory(owner=alice)
+    agent = AgentFactory(created_by=alice)
 
     response = api.patch(
         f"/api/agents/{agent.id}",

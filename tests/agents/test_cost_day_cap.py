@@ -22,7 +22,7 @@ def pricey(alice):
     ModelPrice.objects.create(
         model="openai:pricey", input_per_mtok=1, output_per_mtok=1
     )
-    return AgentFactory(owner=alice, model="openai:pricey")
+    return AgentFactory(created_by=alice, model="openai:pricey")
 
 
 def test_a_reply_the_caller_abandons_still_costs_what_was_streamed(
@@ -70,9 +70,9 @@ def test_the_day_cap_is_checked_before_every_model_call_of_a_turn(
         model="openai:pricey", input_per_mtok=0, output_per_mtok=1
     )
     agent = AgentFactory(
-        owner=alice, model="openai:pricey", max_cost_per_day=Decimal("0.001")
+        created_by=alice, model="openai:pricey", max_cost_per_day=Decimal("0.001")
     )
-    agent.tools.add(FlowFactory(owner=alice, name="Look up"))
+    agent.tools.add(FlowFactory(created_by=alice, name="Look up"))
     # The first call alone costs 2,000 output tokens x $1/M = $0.002.
     answer = openai_tool_call("look_up", {})
     answer["usage"]["completion_tokens"] = 2000

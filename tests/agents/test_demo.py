@@ -26,7 +26,7 @@ def test_seed_demo_creates_the_echo_agent_with_the_demo_flow_as_its_tool_once(
     second = capsys.readouterr().out
 
     agent = Agent.objects.get(name="Echo")
-    assert agent.owner.username == "demo"
+    assert agent.created_by.username == "demo"
     assert [flow.name for flow in agent.tools.all()] == ["Say hello"]
     assert "Demo agent 'Echo' (model echo:demo)." in first
     assert "Demo agent" not in second

@@ -26,7 +26,7 @@ def flow_of(owner, name, schema=SCHEMA, offered=True):
     """A flow with an input schema, marked "Offer over MCP" unless told not."""
     nodes, edges = webhook_code_graph(ORDER_CODE)
     return FlowFactory(
-        owner=owner,
+        created_by=owner,
         name=name,
         description=f"{name} by number.",
         input_schema=schema,
@@ -83,10 +83,10 @@ def test_lists_and_calls_the_callers_flows_and_never_anothers(weir, alice, bob):
     result = json.loads(called.content[0].text)
     assert result["output"] == {"order": 7, "status": "shipped"}
     run = FlowRun.objects.get(pk=result["run_id"])
-    assert (run.trigger, run.status, run.flow.owner) == ("mcp", "succeeded", alice)
+    assert (run.trigger, run.status, run.flow.created_by) == ("mcp", "succeeded", alice)
     assert others.is_error is True
     assert "no tool" in others.content[0].text.lower()
-    assert not FlowRun.objects.filter(flow__owner=bob).exists()
+    assert not FlowRun.objects.filter(flow__created_by=bob).exists()
 
 
 def test_a_flow_not_offered_over_mcp_is_neither_listed_nor_callable(weir, alice):
@@ -188,7 +188,7 @@ def test_a_viewer_is_offered_no_team_flow_and_cannot_run_one(alice, bob):
     team = team_with({alice: "owner", bob: "viewer"})
     nodes, edges = webhook_code_graph("return {secret: 'TEAM-DATA'};")
     FlowFactory(
-        owner=alice,
+        created_by=alice,
         workspace=team,
         name="Team op",
         input_schema=SCHEMA,

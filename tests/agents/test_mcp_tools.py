@@ -24,7 +24,7 @@ def chat(client, agent, content):
 
 def mcp_agent(owner, url, **server):
     return AgentFactory(
-        owner=owner,
+        created_by=owner,
         model="echo:demo",
         mcp_servers=[{"name": "test", "url": url, **server}],
     )
@@ -79,7 +79,7 @@ def test_a_model_calling_a_tool_not_allowed_gets_the_unknown_tool_result(
     """The model is offered only the allowed tools; a call to another one of
     the server's (a model guessing) is refused as unknown and never sent."""
     agent = AgentFactory(
-        owner=alice,
+        created_by=alice,
         model="openai:gpt-test",
         mcp_servers=[{"name": "test", "url": mcp_server, "allowed_tools": ["echo"]}],
     )
@@ -289,7 +289,7 @@ def test_an_editor_cannot_point_an_agents_server_at_another_workspaces_credentia
 ):
     team, other = two_workspaces(alice, bob)
     secret = make_credential(alice, name="prod", workspace=other)
-    agent = AgentFactory(owner=alice, workspace=team, shared=False)
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
     server = {"name": "x", "url": "https://attacker.example/mcp"}
 
     response = bob_api.patch(
@@ -309,7 +309,7 @@ def test_an_editor_cannot_point_an_agents_server_at_another_workspaces_credentia
 def test_an_editor_may_name_a_credential_of_the_agents_workspace(bob_api, alice, bob):
     team, _ = two_workspaces(alice, bob)
     key = make_credential(alice, name="team", workspace=team)
-    agent = AgentFactory(owner=alice, workspace=team, shared=False)
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
     server = {"name": "x", "url": "https://x.example/mcp", "credential": str(key.pk)}
 
     response = bob_api.patch(
@@ -326,6 +326,6 @@ def test_a_credential_of_another_workspace_sends_no_header_at_run_time(alice, bo
     team, other = two_workspaces(alice, bob)
     secret = make_credential(alice, name="prod", workspace=other)
     server = {"name": "x", "url": "https://x.example/mcp", "credential": str(secret.pk)}
-    agent = AgentFactory(owner=alice, workspace=team, mcp_servers=[server])
+    agent = AgentFactory(created_by=alice, workspace=team, mcp_servers=[server])
 
     assert server_headers(agent, server) is None

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db
 
 def test_an_openai_agent_sends_its_credentials_key(llm_server, alice):
     credential = make_credential(alice, "openai", secrets={"token": "sk-own-key-1"})
-    agent = AgentFactory(owner=alice, model="openai:gpt-test", credential=credential)
+    agent = AgentFactory(
+        created_by=alice, model="openai:gpt-test", credential=credential
+    )
     llm_server.queue(openai_text("hi"))
 
     send_message(agent, alice, "hello")
@@ -26,7 +28,7 @@ def test_an_anthropic_agent_sends_its_header_credentials_key(llm_server, alice):
         alice, "claude", "header", {"value": "sk-ant-own-2"}, header_name="x-api-key"
     )
     agent = AgentFactory(
-        owner=alice, model="anthropic:claude-test", credential=credential
+        created_by=alice, model="anthropic:claude-test", credential=credential
     )
     llm_server.queue(anthropic_text("hi"))
 
@@ -40,7 +42,7 @@ def test_an_anthropic_agent_sends_its_header_credentials_key(llm_server, alice):
 
 
 def test_without_a_credential_the_setting_key_is_used(llm_server, alice):
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     llm_server.queue(openai_text("hi"))
 
     send_message(agent, alice, "hello")
@@ -58,7 +60,7 @@ def test_admin_refuses_a_credential_of_another_user(admin_client, alice, bob):
             "model": "openai:gpt-test",
             "temperature": "0.3",
             "max_tokens": "8",
-            "owner": alice.pk,
+            "created_by": alice.pk,
             "credential": str(credential.pk),
         },
     )

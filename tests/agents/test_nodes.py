@@ -3,16 +3,17 @@ validated at save time, run by the real engine."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from agents.chat import MAX_AGENT_DEPTH
 from agents.models import Conversation, Message
 from agents.nodes import AgentNode
 from flows.engine import run_flow
-from flows.models import Flow, FlowRun
+from flows.models import Flow, FlowRun, Membership, Workspace
 from flows.nodes import NODE_KINDS, get_kind
 from tests.factories import AgentFactory, FlowFactory
-from tests.flows.graphs import chain, node, trigger
+from tests.flows.graphs import chain, code, node, trigger
 from tests.llm_server import openai_text
 
 
@@ -22,7 +23,7 @@ def agent_node(agent_id, message="Hello {{ input.name }}"):
 
 def agent_flow(owner, agent, message="Hello {{ input.name }}", name="Ask"):
     nodes, edges = chain(trigger(), agent_node(agent.id, message))
-    return FlowFactory(owner=owner, name=name, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name=name, nodes=nodes, edges=edges)
 
 
 def test_the_agents_app_registers_the_agent_kind_once():
@@ -140,7 +141,7 @@ def test_agent_node_talks_to_a_real_provider(alice, llm_server, openai_agent):
 
 def test_agents_calling_themselves_through_flows_stop_at_the_depth_limit(api, bob):
     """Agent -> tool flow -> agent node -> same agent -> ... ends, it does not loop."""
-    agent = AgentFactory(owner=bob, model="echo:demo")
+    agent = AgentFactory(created_by=bob, model="echo:demo")
     loop = agent_flow(bob, agent, message="/tool Ask {}", name="Ask")
     agent.tools.add(loop)
 
@@ -177,7 +178,7 @@ def test_a_run_below_the_depth_limit_runs_its_agent_node(alice, echo_agent):
 
 def test_an_agent_node_without_a_usable_agent_fails_the_run_clearly(alice):
     nodes, edges = chain(trigger(), node("ask", "agent", agent_id="x", message="hi"))
-    flow = Flow.objects.create(owner=alice, name="Ask", nodes=nodes, edges=edges)
+    flow = Flow.objects.create(created_by=alice, name="Ask", nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, "manual")
 
@@ -187,7 +188,7 @@ def test_an_agent_node_without_a_usable_agent_fails_the_run_clearly(alice):
 
 def test_another_users_private_agent_is_not_found_at_run_time(alice, bob):
     # Bob's agent may hold his provider key: Alice's flow must not spend it.
-    bobs = AgentFactory(owner=bob, shared=False, model="echo:demo")
+    bobs = AgentFactory(created_by=bob, shared=False, model="echo:demo")
     flow = agent_flow(alice, bobs)
 
     run = run_flow(flow, {"name": "Ada"}, "manual")
@@ -195,3 +196,41 @@ def test_another_users_private_agent_is_not_found_at_run_time(alice, bob):
     assert run.status == "failed"
     assert run.error["code"] == "agent_not_found"
     assert not Conversation.objects.exists()
+
+
+def test_a_viewer_cannot_chat_with_a_team_agent_through_an_agent_node(alice, bob):
+    """Bob may only view the team's flows (no agents.chat, no runs.start); an
+    agent node in a flow of his own must not chat with the team's private
+    agent, whose tools are team flows (run with the team's credentials) and
+    whose provider key is the team's."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    nodes, edges = chain(trigger(), code("report", "return {card: 'TEAM-SECRET'};"))
+    report = FlowFactory(
+        created_by=alice, workspace=team, name="Report", nodes=nodes, edges=edges
+    )
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
+    agent.tools.add(report)
+    flow = agent_flow(bob, agent, message="/tool Report {}")
+
+    run = run_flow(flow, {}, "manual")
+
+    assert "TEAM-SECRET" not in json.dumps(run.as_result())
+    assert run.status == "failed"
+    assert run.error["code"] == "agent_not_found"
+    assert not FlowRun.objects.filter(flow=report).exists()
+
+
+def test_a_team_flow_chats_with_its_own_workspaces_agent(alice):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    agent = AgentFactory(created_by=alice, workspace=team, shared=False)
+    flow = agent_flow(alice, agent)
+    Flow.objects.filter(pk=flow.pk).update(workspace=team)
+    flow.refresh_from_db()
+
+    run = run_flow(flow, {"name": "Ada"}, "manual")
+
+    assert run.status == "succeeded"
+    assert run.as_result()["results"]["ask"]["reply"] == "Echo: Hello Ada"

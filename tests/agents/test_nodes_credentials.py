@@ -18,7 +18,7 @@ def ask_flow(owner, agent, **data):
     nodes, edges = chain(
         trigger(), node("ask", "agent", agent_id=str(agent.id), **data)
     )
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def test_the_nodes_credential_supplies_the_provider_key(

@@ -35,11 +35,11 @@ def agent_node(agent, message: str) -> dict:
 
 def flow_of(owner, name, *nodes):
     node_list, edges = chain(trigger(), *nodes)
-    return FlowFactory(owner=owner, name=name, nodes=node_list, edges=edges)
+    return FlowFactory(created_by=owner, name=name, nodes=node_list, edges=edges)
 
 
 def agent_with_tool(owner, tool, model="echo:demo"):
-    agent = AgentFactory(owner=owner, model=model)
+    agent = AgentFactory(created_by=owner, model=model)
     agent.tools.add(tool)
     return agent
 
@@ -128,7 +128,7 @@ def test_the_sdk_does_not_retry_past_the_runs_deadline(
     """A timed-out attempt retried would wait the time left a second time."""
     settings.RUN_TIMEOUT_SECONDS = 2
     settings.AGENT_MAX_RETRIES = 2
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     for _ in range(3):
         llm_server.queue(openai_text("Too late."), delay=UNBOUNDED)
     outer = flow_of(alice, "outer", agent_node(agent, "Talk"))

@@ -40,7 +40,7 @@ def test_openai_asks_for_structured_output_and_the_reply_is_parsed(
     api, alice, llm_server, model
 ):
     # Ollama speaks the same protocol (its OpenAI-compatible /v1), so the same.
-    agent = AgentFactory(owner=alice, model=model, output_schema=WEATHER)
+    agent = AgentFactory(created_by=alice, model=model, output_schema=WEATHER)
     llm_server.queue(openai_text('{"city": "Paris", "celsius": 21}'))
 
     response = chat(api, agent, "Weather in Paris?")
@@ -56,7 +56,7 @@ def test_openai_asks_for_structured_output_and_the_reply_is_parsed(
 
 def test_anthropic_answers_through_a_forced_tool(api, alice, llm_server):
     agent = AgentFactory(
-        owner=alice, model="anthropic:claude-test", output_schema=WEATHER
+        created_by=alice, model="anthropic:claude-test", output_schema=WEATHER
     )
     llm_server.queue(anthropic_output({"city": "Oslo", "celsius": -3}))
 
@@ -73,7 +73,7 @@ def test_anthropic_answers_through_a_forced_tool(api, alice, llm_server):
 
 def test_anthropic_with_tools_may_call_them_or_answer(api, alice, llm_server):
     agent = AgentFactory(
-        owner=alice, model="anthropic:claude-test", output_schema=WEATHER
+        created_by=alice, model="anthropic:claude-test", output_schema=WEATHER
     )
     agent.tools.add(tool_flow(alice))
     llm_server.queue(anthropic_output({"city": "Rome", "celsius": 25}))
@@ -100,7 +100,9 @@ def test_anthropic_with_tools_may_call_them_or_answer(api, alice, llm_server):
 def test_a_reply_that_does_not_match_is_502_invalid_output(
     api, alice, llm_server, reply, where
 ):
-    agent = AgentFactory(owner=alice, model="openai:gpt-test", output_schema=WEATHER)
+    agent = AgentFactory(
+        created_by=alice, model="openai:gpt-test", output_schema=WEATHER
+    )
     llm_server.queue(openai_text(reply))
 
     response = chat(api, agent, "Weather?")
@@ -117,7 +119,7 @@ def test_a_reply_that_does_not_match_is_502_invalid_output(
 def test_without_a_schema_the_reply_has_no_data_and_nothing_is_asked(
     api, alice, llm_server
 ):
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     llm_server.queue(openai_text("Sunny."))
 
     response = chat(api, agent, "Weather?")
@@ -130,11 +132,11 @@ def agent_node_flow(owner, agent, message):
     nodes, edges = chain(
         trigger(), node("ask", "agent", agent_id=str(agent.id), message=message)
     )
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def test_the_agent_node_outputs_the_parsed_object(alice):
-    agent = AgentFactory(owner=alice, model="echo:demo", output_schema=WEATHER)
+    agent = AgentFactory(created_by=alice, model="echo:demo", output_schema=WEATHER)
     flow = agent_node_flow(alice, agent, '{"city": "Lima", "celsius": 19}')
 
     run = run_flow(flow, {}, "manual")
@@ -144,7 +146,7 @@ def test_the_agent_node_outputs_the_parsed_object(alice):
 
 
 def test_the_agent_node_fails_with_invalid_output(alice):
-    agent = AgentFactory(owner=alice, model="echo:demo", output_schema=WEATHER)
+    agent = AgentFactory(created_by=alice, model="echo:demo", output_schema=WEATHER)
     flow = agent_node_flow(alice, agent, "What is the weather?")
 
     run = run_flow(flow, {}, "manual")
@@ -162,7 +164,7 @@ def test_the_agent_node_fails_with_invalid_output(alice):
     ],
 )
 def test_the_owner_saves_only_an_object_schema(api, alice, schema, says):
-    agent = AgentFactory(owner=alice, shared=False)
+    agent = AgentFactory(created_by=alice, shared=False)
 
     response = api.patch(
         f"/api/agents/{agent.id}", {"output_schema": schema}, format="json"
@@ -173,7 +175,7 @@ def test_the_owner_saves_only_an_object_schema(api, alice, schema, says):
 
 
 def test_the_owner_sets_and_clears_the_schema(api, alice):
-    agent = AgentFactory(owner=alice, shared=False)
+    agent = AgentFactory(created_by=alice, shared=False)
 
     saved = api.patch(
         f"/api/agents/{agent.id}", {"output_schema": WEATHER}, format="json"

@@ -31,8 +31,8 @@ def lookup_agent(alice):
         code("secret", f"return {{internal_token: '{SECRET}', arg: input.q}};"),
         code("summary", "return {found: prev.arg};"),
     )
-    tool = FlowFactory(owner=alice, name="lookup", nodes=nodes, edges=edges)
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    tool = FlowFactory(created_by=alice, name="lookup", nodes=nodes, edges=edges)
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(tool)
     return agent
 
@@ -93,8 +93,8 @@ def test_the_model_reads_exactly_what_the_caller_is_shown(bob_api, llm_server, a
     nodes, edges = chain(
         trigger(), code("secret", f"return '{SECRET}';"), code("out", "return 42;")
     )
-    tool = FlowFactory(owner=alice, name="answer", nodes=nodes, edges=edges)
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    tool = FlowFactory(created_by=alice, name="answer", nodes=nodes, edges=edges)
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     agent.tools.add(tool)
     llm_server.queue(openai_tool_call("answer", {}))
     llm_server.queue(openai_text("42"))
@@ -109,8 +109,8 @@ def test_the_model_reads_exactly_what_the_caller_is_shown(bob_api, llm_server, a
 
 def test_a_long_result_is_cut_for_caller_and_model_alike(bob_api, llm_server, alice):
     nodes, edges = chain(trigger(), code("big", "return 'x'.repeat(40000);"))
-    tool = FlowFactory(owner=alice, name="big", nodes=nodes, edges=edges)
-    agent = AgentFactory(owner=alice, model="openai:gpt-test")
+    tool = FlowFactory(created_by=alice, name="big", nodes=nodes, edges=edges)
+    agent = AgentFactory(created_by=alice, model="openai:gpt-test")
     agent.tools.add(tool)
     llm_server.queue(openai_tool_call("big", {}))
     llm_server.queue(openai_text("Long."))
@@ -129,8 +129,8 @@ def test_a_failed_tool_run_shows_its_error_but_not_inner_outputs(bob_api, alice)
         code("secret", f"return '{SECRET}';"),
         code("boom", "throw new Error('no stock');"),
     )
-    tool = FlowFactory(owner=alice, name="stock", nodes=nodes, edges=edges)
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    tool = FlowFactory(created_by=alice, name="stock", nodes=nodes, edges=edges)
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(tool)
 
     response = chat(bob_api, agent, "/tool stock {}")
@@ -158,7 +158,7 @@ def test_an_agent_node_in_bobs_flow_cannot_relay_alices_inner_outputs(
             message='/tool lookup {"q": "{{ input.q }}"}',
         ),
     )
-    bobs_flow = FlowFactory(owner=bob, nodes=nodes, edges=edges)
+    bobs_flow = FlowFactory(created_by=bob, nodes=nodes, edges=edges)
 
     run = run_flow(bobs_flow, {"q": "anon"}, "webhook")
 

@@ -114,8 +114,8 @@ def test_the_page_gives_run_ids_only_to_the_owner_of_the_tool_flow(
 ):
     from flows.models import FlowRun
 
-    agent = AgentFactory(owner=alice, model="echo:demo")
-    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    agent = AgentFactory(created_by=alice, model="echo:demo")
+    agent.tools.add(FlowFactory(created_by=alice, name="Say hello"))
     content = {"content": '/tool Say hello {"name": "Ada"}'}
     bobs = bob_api.post(f"/api/agents/{agent.id}/chat", content, format="json")
     alices = api.post(f"/api/agents/{agent.id}/chat", content, format="json")
@@ -138,9 +138,9 @@ def test_the_page_gives_run_ids_only_to_the_owner_of_the_tool_flow(
 def test_the_empty_chat_names_only_the_flows_the_agent_may_run(alice, bob):
     from tests.factories import FlowFactory
 
-    agent = AgentFactory(owner=alice, model="echo:demo")
-    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
-    agent.tools.add(FlowFactory(owner=bob, name="Bob's private flow"))
+    agent = AgentFactory(created_by=alice, model="echo:demo")
+    agent.tools.add(FlowFactory(created_by=alice, name="Say hello"))
+    agent.tools.add(FlowFactory(created_by=bob, name="Bob's private flow"))
 
     html = page_client(bob).get(f"/agents/{agent.id}/").content.decode()
 
@@ -159,8 +159,8 @@ def form_data(response) -> dict:
 def test_agent_page_offers_only_the_users_flows_and_key_credentials(alice, bob):
     from tests.factories import make_credential
 
-    FlowFactory(owner=alice, name="Mine")
-    FlowFactory(owner=bob, name="Bob's")
+    FlowFactory(created_by=alice, name="Mine")
+    FlowFactory(created_by=bob, name="Bob's")
     make_credential(alice, name="openai_key")
     make_credential(
         alice, name="login", kind="basic", secrets={"username": "a", "password": "b"}
@@ -178,7 +178,7 @@ def test_agent_page_offers_only_the_users_flows_and_key_credentials(alice, bob):
 
 
 def test_agent_edit_page_is_the_owners_only(alice, bob):
-    agent = AgentFactory(owner=alice, shared=True, system_prompt="Be brief.")
+    agent = AgentFactory(created_by=alice, shared=True, system_prompt="Be brief.")
 
     mine = page_client(alice).get(f"/agents/{agent.id}/edit/")
     theirs = page_client(bob).get(f"/agents/{agent.id}/edit/")
@@ -198,9 +198,9 @@ def test_agent_edit_page_is_the_owners_only(alice, bob):
 
 
 def test_agents_list_shows_own_and_shared_agents_not_others_private_ones(alice, bob):
-    AgentFactory(owner=alice, shared=False, name="Alice private")
-    AgentFactory(owner=bob, shared=False, name="Bob private")
-    AgentFactory(owner=bob, shared=True, name="Bob shared")
+    AgentFactory(created_by=alice, shared=False, name="Alice private")
+    AgentFactory(created_by=bob, shared=False, name="Bob private")
+    AgentFactory(created_by=bob, shared=True, name="Bob shared")
 
     html = page_client(alice).get("/agents/").content.decode()
 

@@ -20,7 +20,7 @@ def test_a_webhook_that_waited_past_the_queue_timeout_is_503_not_run_late(
     gunicorn, alice
 ):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=2500))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     server = gunicorn(
         threads=2,
         SYNC_RUNS_PER_PROCESS=2,
@@ -54,7 +54,7 @@ def test_a_webhook_that_waited_past_the_queue_timeout_is_503_not_run_late(
 def test_the_worker_sizes_the_process_cap_from_its_threads(gunicorn, alice):
     """--threads 3 makes WEB_THREADS 3, so one synchronous run at a time."""
     nodes, edges = chain(trigger(), node("wait", "delay", ms=1500))
-    flows = [FlowFactory(owner=alice, nodes=nodes, edges=edges) for _ in range(2)]
+    flows = [FlowFactory(created_by=alice, nodes=nodes, edges=edges) for _ in range(2)]
     server = gunicorn(threads=3, SYNC_RUNS_PER_OWNER=5, SYNC_RUNS_PER_FLOW=5)
     first = threading.Thread(
         target=server.post_json, args=(f"/api/webhooks/{flows[0].id}", {})

@@ -72,7 +72,7 @@ def drill(server, flow, headers: bool):
 def test_24_clients_trickling_bodies_do_not_delay_another_clients_requests(
     granian, alice
 ):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     server = granian(threads=4, workers=1)
 
     login, webhook = drill(server, flow, headers=False)
@@ -87,7 +87,7 @@ def test_24_clients_trickling_bodies_do_not_delay_another_clients_requests(
 def test_24_clients_trickling_headers_do_not_delay_another_clients_requests(
     granian, alice
 ):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     server = granian(threads=4, workers=1)
 
     login, webhook = drill(server, flow, headers=True)
@@ -98,7 +98,7 @@ def test_24_clients_trickling_headers_do_not_delay_another_clients_requests(
 
 def test_sighup_restarts_the_workers_without_losing_a_request(granian, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=1500))
-    slow_flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    slow_flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     # The new worker must be listening before the old one stops: importing
     # Django took up to 28 s at load 11 on the shared test machine.
     server = granian(threads=4, workers=1, WEB_RESPAWN_SECONDS=40)

@@ -73,7 +73,7 @@ def sqlite_server(tmp_path):
         "from django.test import Client; from django.contrib.auth.models import User;"
         " from flows.models import Flow;"
         " u = User.objects.create_user('alice', password='pw');"
-        " ids = [str(Flow.objects.create(owner=u, name='f').id)"
+        " ids = [str(Flow.objects.create(created_by=u, name='f').id)"
         f" for _ in range({WRITERS + 1})];"
         " c = Client(); c.force_login(u); import json;"
         " print(json.dumps({'session': c.cookies['sessionid'].value, 'flows': ids}))"

@@ -77,7 +77,7 @@ def test_admin_lists_load(staff_client, path):
 
 
 def test_admin_flow_list_shows_owner_and_node_count_and_searches(staff_client):
-    FlowFactory(name="Invoices", owner=UserFactory(username="carol"))
+    FlowFactory(name="Invoices", created_by=UserFactory(username="carol"))
     FlowFactory(name="Reports")
 
     response = staff_client.get("/admin/flows/flow/?q=Invoices")

@@ -21,8 +21,8 @@ def test_the_flow_list_and_agents_pages_have_no_serious_violations(
     alice_page, live_url, alice
 ):
     page = alice_page
-    FlowFactory(owner=alice, name="Greeter")
-    agent = AgentFactory(name="Echo", owner=alice)
+    FlowFactory(created_by=alice, name="Greeter")
+    agent = AgentFactory(name="Echo", created_by=alice)
 
     for path in [
         "/",
@@ -37,7 +37,9 @@ def test_the_flow_list_and_agents_pages_have_no_serious_violations(
 
 def test_the_run_page_has_no_serious_violations(alice_page, live_url, alice):
     page = alice_page
-    run = run_flow(FlowFactory(owner=alice), {"name": "Ada"}, FlowRun.Trigger.MANUAL)
+    run = run_flow(
+        FlowFactory(created_by=alice), {"name": "Ada"}, FlowRun.Trigger.MANUAL
+    )
 
     page.goto(f"{live_url}/runs/{run.id}/")
 
@@ -46,7 +48,7 @@ def test_the_run_page_has_no_serious_violations(alice_page, live_url, alice):
 
 def test_the_builder_has_no_serious_violations_in_any_tab(alice_page, live_url, alice):
     page = alice_page
-    open_builder(page, live_url, FlowFactory(owner=alice))
+    open_builder(page, live_url, FlowFactory(created_by=alice))
     assert severe_violations(page) == []
 
     canvas_node(page, "Greet").click()

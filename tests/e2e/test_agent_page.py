@@ -12,7 +12,7 @@ from tests.llm_server import openai_text
 def test_a_user_creates_an_agent_with_a_tool_and_chats_with_it(
     alice_page, alice, live_url
 ):
-    FlowFactory(owner=alice, name="Say hello")
+    FlowFactory(created_by=alice, name="Say hello")
     alice_page.goto(f"{live_url}/agents/")
     expect(alice_page.locator(".empty-state")).to_contain_text("No agents yet")
 
@@ -25,7 +25,7 @@ def test_a_user_creates_an_agent_with_a_tool_and_chats_with_it(
     expect(alice_page.locator(".chat-header h1")).to_have_text("Greeter")
     agent = Agent.objects.get(name="Greeter")
     expect(alice_page).to_have_url(f"{live_url}/agents/{agent.id}/")
-    assert (agent.owner, agent.model, agent.system_prompt) == (
+    assert (agent.created_by, agent.model, agent.system_prompt) == (
         alice,
         "echo:demo",
         "Greet people.",
@@ -72,10 +72,13 @@ def test_test_connection_shows_the_answer_or_the_providers_refusal(
 
 
 def test_the_owner_edits_and_deletes_an_agent(alice_page, alice, live_url):
-    agent = AgentFactory(owner=alice, shared=False, name="Old name")
+    agent = AgentFactory(created_by=alice, shared=False, name="Old name")
     alice_page.goto(f"{live_url}/agents/{agent.id}/")
 
     alice_page.get_by_role("link", name="Edit agent").click()
+    # The form's module script sends Save; it has run once the DOM is loaded.
+    expect(alice_page).to_have_url(f"{live_url}/agents/{agent.id}/edit/")
+    alice_page.wait_for_load_state("domcontentloaded")
     alice_page.get_by_label("Name", exact=True).fill("New name")
     alice_page.get_by_role("button", name="Save").click()
     expect(alice_page.locator(".chat-header h1")).to_have_text("New name")
@@ -92,7 +95,7 @@ def test_the_agent_page_sets_a_budget_and_charts_usage(alice_page, alice, live_u
 
     from agents.models import Conversation, Message
 
-    agent = AgentFactory(owner=alice, shared=False, name="Spender")
+    agent = AgentFactory(created_by=alice, shared=False, name="Spender")
     conversation = Conversation.objects.create(agent=agent, user=alice, title="t")
     Message.objects.create(
         conversation=conversation,

@@ -15,7 +15,7 @@ def test_a_validation_error_is_shown_on_its_node_and_next_to_its_field(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -43,7 +43,7 @@ def test_a_validation_error_is_shown_on_its_node_and_next_to_its_field(
 
 def test_a_second_trigger_is_marked_on_the_canvas(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     page.locator("#palette").get_by_role("button", name="Webhook").click()
@@ -60,7 +60,7 @@ def test_a_second_trigger_is_marked_on_the_canvas(alice_page, live_url, alice):
 
 def test_saving_over_someone_elses_save_offers_a_reload(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice, name="Mine")
+    flow = FlowFactory(created_by=alice, name="Mine")
     open_builder(page, live_url, flow)
 
     other_tab = Client()
@@ -89,7 +89,7 @@ def test_saving_over_someone_elses_save_offers_a_reload(alice_page, live_url, al
 
 def test_a_syntax_error_is_shown_next_to_the_code_at_save(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     page.locator(".drawflow-node.kind-code").first.click()
 

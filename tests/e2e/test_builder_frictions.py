@@ -35,7 +35,7 @@ def test_clicking_the_selected_node_again_shows_the_inspector(
     alice_page, live_url, alice
 ):
     page = alice_page
-    open_builder(page, live_url, FlowFactory(owner=alice))
+    open_builder(page, live_url, FlowFactory(created_by=alice))
 
     canvas_node(page, "Greet").click()
     page.get_by_role("tab", name="Run").click()
@@ -49,7 +49,7 @@ def test_clicking_the_selected_node_again_shows_the_inspector(
 def test_a_new_signing_secret_scrolls_into_view(alice_page, live_url, alice):
     page = alice_page
     page.set_viewport_size({"width": 1280, "height": 560})
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     page.get_by_role("button", name="Add secret").click()
@@ -64,7 +64,9 @@ def test_condition_labels_stay_beside_their_ports_after_a_run(
 ):
     page = alice_page
     nodes, edges = condition_flow()
-    open_builder(page, live_url, FlowFactory(owner=alice, nodes=nodes, edges=edges))
+    open_builder(
+        page, live_url, FlowFactory(created_by=alice, nodes=nodes, edges=edges)
+    )
 
     page.get_by_role("tab", name="Run").click()
     page.get_by_role("button", name="Run flow").click()
@@ -85,7 +87,7 @@ def test_palette_search_filters_and_enter_adds_with_a_unique_name(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     search = page.get_by_label("Search nodes")
 
@@ -107,7 +109,7 @@ def test_palette_search_filters_and_enter_adds_with_a_unique_name(
 def test_a_cycle_is_reported_with_node_names(alice_page, live_url, alice):
     page = alice_page
     nodes, edges = condition_flow()
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Check").click()

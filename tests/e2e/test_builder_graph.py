@@ -14,7 +14,7 @@ def test_a_user_builds_saves_and_reloads_a_two_node_flow(
     alice_page, live_url, alice, page_errors
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice, name="Greeter", nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, name="Greeter", nodes=[], edges=[])
     open_builder(page, live_url, flow)
 
     page.locator("#palette").get_by_role("button", name="Webhook").click()
@@ -56,7 +56,7 @@ def test_a_user_builds_saves_and_reloads_a_two_node_flow(
 
 def test_positions_are_saved_after_dragging_a_node(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     before = flow.nodes[1]["position"]
 
@@ -83,7 +83,7 @@ def test_the_delete_key_removes_the_selected_node_and_its_edges(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -100,7 +100,7 @@ def test_the_delete_key_removes_the_selected_node_and_its_edges(
 
 def test_the_code_editor_indents_a_new_line_inside_a_block(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     canvas_node(page, "Greet").click()
 
@@ -117,7 +117,7 @@ def test_the_code_editor_indents_a_new_line_inside_a_block(alice_page, live_url,
 
 def test_a_condition_node_connects_from_its_false_output(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -141,7 +141,7 @@ def test_a_condition_node_connects_from_its_false_output(alice_page, live_url, a
 
 def test_the_delete_key_removes_a_selected_connection(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     start = canvas_node(page, "Webhook").locator(".output_1").bounding_box()
@@ -160,7 +160,7 @@ def test_the_delete_key_removes_a_selected_connection(alice_page, live_url, alic
 
 def test_the_zoom_buttons_zoom_the_canvas(alice_page, live_url, alice):
     page = alice_page
-    open_builder(page, live_url, FlowFactory(owner=alice))
+    open_builder(page, live_url, FlowFactory(created_by=alice))
 
     page.get_by_role("button", name="Zoom in").click()
 

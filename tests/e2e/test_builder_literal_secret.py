@@ -13,7 +13,7 @@ KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t"
 
 def test_a_key_typed_into_code_saves_with_a_warning(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()

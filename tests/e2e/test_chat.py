@@ -82,8 +82,8 @@ def test_a_failed_reply_shows_the_error_and_keeps_the_conversation(
 
 
 def test_a_tool_call_shows_collapsed_with_a_link_to_its_run(chat_page, alice):
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(flow)
     chat_page.open(agent)
 
@@ -117,8 +117,8 @@ def test_a_tool_call_shows_collapsed_with_a_link_to_its_run(chat_page, alice):
 def test_someone_elses_tool_run_shows_its_result_but_no_run_link(
     page, login, bob, alice, live_url, page_errors
 ):
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(flow)
     login(bob)
     page.goto(f"{live_url}/agents/{agent.id}/")
@@ -145,8 +145,8 @@ def test_someone_elses_tool_run_shows_its_result_but_no_run_link(
 
 
 def test_a_refused_tool_call_reads_refused_in_the_history(chat_page, alice):
-    agent = AgentFactory(owner=alice, model="echo:demo")
-    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    agent = AgentFactory(created_by=alice, model="echo:demo")
+    agent.tools.add(FlowFactory(created_by=alice, name="Say hello"))
     conversation = Conversation.objects.create(agent=agent, user=alice, title="Old")
     Message.objects.create(conversation=conversation, role="user", content="Hi")
     Message.objects.create(
@@ -206,8 +206,8 @@ def test_a_provider_failure_shows_an_error_and_the_chat_goes_on(chat_page, llm_s
 def test_an_empty_conversation_explains_itself_until_the_first_message(
     chat_page, alice
 ):
-    agent = AgentFactory(name="Echo", model="echo:demo", owner=alice)
-    agent.tools.add(FlowFactory(owner=alice, name="Say hello"))
+    agent = AgentFactory(name="Echo", model="echo:demo", created_by=alice)
+    agent.tools.add(FlowFactory(created_by=alice, name="Say hello"))
     chat_page.open(agent)
 
     hint = chat_page.locator("#chat-empty")

@@ -14,8 +14,10 @@ from tests.factories import AgentFactory, FlowFactory
 
 
 def asking_echo_agent(alice):
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(owner=alice, shared=False, name="Careful", model="echo:demo")
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(
+        created_by=alice, shared=False, name="Careful", model="echo:demo"
+    )
     agent.tools.add(flow)
     agent.approval_flows.add(flow)
     return agent, flow
@@ -91,7 +93,7 @@ def test_a_waiting_call_survives_a_reload_and_is_denied_with_a_reason(
 def test_the_agent_page_marks_a_tool_that_asks_first_and_sets_a_schema(
     alice_page, alice, live_url
 ):
-    FlowFactory(owner=alice, name="Send invoice")
+    FlowFactory(created_by=alice, name="Send invoice")
     alice_page.goto(f"{live_url}/agents/new/")
     alice_page.get_by_label("Name", exact=True).fill("Billing")
     approval = alice_page.get_by_label("requires approval")

@@ -38,7 +38,7 @@ def test_ctrl_d_duplicates_a_node_with_a_fresh_id_and_a_unique_name(
     alice_page, live_url, alice, page_errors
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -66,9 +66,9 @@ def test_nodes_and_their_edge_are_copied_into_another_flow(
 ):
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = alice_page
-    source = FlowFactory(owner=alice)
+    source = FlowFactory(created_by=alice)
     existing = {**source.nodes[1], "id": "code_1", "position": {"x": 40, "y": 300}}
-    target = FlowFactory(owner=alice, name="Other", nodes=[existing], edges=[])
+    target = FlowFactory(created_by=alice, name="Other", nodes=[existing], edges=[])
     open_builder(page, live_url, source)
     page.locator("#drawflow").click(position={"x": 300, "y": 640})
     page.keyboard.press("Control+a")
@@ -105,8 +105,8 @@ def test_a_flow_copied_from_the_api_pastes_into_the_builder(
 ):
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = alice_page
-    api_flow = alice_client.get(f"/api/flows/{FlowFactory(owner=alice).id}").json()
-    flow = FlowFactory(owner=alice, name="Empty", nodes=[], edges=[])
+    api_flow = alice_client.get(f"/api/flows/{FlowFactory(created_by=alice).id}").json()
+    flow = FlowFactory(created_by=alice, name="Empty", nodes=[], edges=[])
     open_builder(page, live_url, flow)
 
     page.evaluate("text => navigator.clipboard.writeText(text)", json.dumps(api_flow))
@@ -126,7 +126,7 @@ def test_a_palette_click_lands_in_view_next_to_a_node_at_the_right_edge(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     flow.nodes[1]["position"] = {"x": 480, "y": 80}  # its right edge near the view's
     flow.save()
     open_builder(page, live_url, flow)

@@ -12,7 +12,7 @@ from tests.flows.graphs import chain, code, trigger
 
 def code_flow(owner, source="return {greeting: 'hi ' + input.name};"):
     nodes, edges = chain(trigger(), code("greet", source))
-    return FlowFactory(owner=owner, name="Editor", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Editor", nodes=nodes, edges=edges)
 
 
 def open_code(page, live_url, flow):

@@ -47,7 +47,7 @@ def assert_clean(page):
 
 def test_every_page_works_under_the_policy(csp_page, live_url, alice):
     nodes, edges = webhook_code_graph()
-    flow = FlowFactory(owner=alice, name="Greeter", nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, name="Greeter", nodes=nodes, edges=edges)
     run = FlowRunFactory(flow=flow, status="succeeded")
     agent = AgentFactory(name="Echo", model="echo:demo")
     page = csp_page
@@ -84,7 +84,7 @@ def test_every_page_works_under_the_policy(csp_page, live_url, alice):
 
 def test_the_builder_runs_a_flow_under_the_policy(csp_page, live_url, alice):
     nodes, edges = chain(trigger(), code("js", "return {ok: true}"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     page = csp_page
     page.goto(f"{live_url}/flows/{flow.id}/")
     page.wait_for_selector("body[data-builder-ready]")

@@ -26,7 +26,7 @@ def test_creating_a_header_credential_stores_it_encrypted_and_hides_it(
     expect(row).to_contain_text("Header · X-Api-Key")
     expect(row).to_contain_text("Saved (hidden)")
     assert SECRET not in alice_page.content()
-    credential = Credential.objects.get(owner=alice, name="crm")
+    credential = Credential.objects.get(created_by=alice, name="crm")
     assert credential.secrets() == {"value": SECRET}
     assert page_errors == []
 
@@ -47,7 +47,7 @@ def test_deleting_a_credential_in_use_lists_the_flows_then_deletes_anyway(
 ):
     credential = make_credential(alice, "stripe")
     FlowFactory(
-        owner=alice,
+        created_by=alice,
         name="Charge customers",
         nodes=[
             {"id": "t", "type": "webhook", "data": {}},
@@ -77,7 +77,7 @@ def test_the_http_request_inspector_picks_a_credential_by_name(
     credential = make_credential(alice, "stripe")
     make_credential(bob_user(), "not_mine")
     flow = FlowFactory(
-        owner=alice,
+        created_by=alice,
         nodes=[
             {
                 "id": "call",

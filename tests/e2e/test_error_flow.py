@@ -14,7 +14,7 @@ from tests.flows.graphs import chain, code, trigger
 
 def flow_of(owner, name, source):
     nodes, edges = chain(trigger(), code("work", source))
-    return FlowFactory(owner=owner, name=name, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name=name, nodes=nodes, edges=edges)
 
 
 def test_the_error_flow_is_chosen_in_the_builder_and_the_runs_link_both_ways(
@@ -22,7 +22,7 @@ def test_the_error_flow_is_chosen_in_the_builder_and_the_runs_link_both_ways(
 ):
     page = alice_page
     handler = flow_of(alice, "Alert the team", "return {seen: input.run_id};")
-    FlowFactory(owner=bob, name="Bob's secret flow")
+    FlowFactory(created_by=bob, name="Bob's secret flow")
     failing = flow_of(alice, "Import orders", "throw new Error('bad row');")
     open_builder(page, live_url, failing)
     choice = page.get_by_label("On failure, run flow")

@@ -21,7 +21,7 @@ def risky_flow(owner):
     for item, (x, y) in zip(nodes, ((40, 100), (300, 100), (560, 240)), strict=True):
         item["position"] = {"x": x, "y": y}
     return FlowFactory(
-        owner=owner, name="Risky", nodes=nodes, edges=[edge("trigger", "risky")]
+        created_by=owner, name="Risky", nodes=nodes, edges=[edge("trigger", "risky")]
     )
 
 

@@ -15,7 +15,7 @@ def test_a_script_in_a_node_name_is_shown_as_text(alice_page, live_url, alice, d
     page = alice_page
     nodes = [trigger(), code("greet", "return 1;")]
     nodes[1]["name"] = ATTACK
-    flow = FlowFactory(owner=alice, name=ATTACK, nodes=nodes, edges=[])
+    flow = FlowFactory(created_by=alice, name=ATTACK, nodes=nodes, edges=[])
     open_builder(page, live_url, flow)
 
     expect(canvas_node(page, ATTACK)).to_be_visible()
@@ -40,7 +40,7 @@ def test_a_script_in_a_run_output_and_log_is_shown_as_text(
     page = alice_page
     source = f'console.log("{ATTACK}"); return {{html: "{ATTACK}"}};'
     nodes = [trigger(), code("greet", source)]
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "greet")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("trigger", "greet")])
     open_builder(page, live_url, flow)
 
     page.get_by_role("tab", name="Run").click()

@@ -16,7 +16,9 @@ def test_a_downloaded_export_uploads_again_as_a_new_flow(
     alice_page, live_url, alice, tmp_path, page_errors
 ):
     page = alice_page
-    original = FlowFactory(owner=alice, name="Order alerts", webhook_secret="whsec_x")
+    original = FlowFactory(
+        created_by=alice, name="Order alerts", webhook_secret="whsec_x"
+    )
     page.goto(f"{live_url}/")
 
     row = page.locator("tr.flow-row", has_text="Order alerts")
@@ -36,7 +38,7 @@ def test_a_downloaded_export_uploads_again_as_a_new_flow(
     page.get_by_role("button", name="Import flow").click()
 
     page.wait_for_selector("body[data-builder-ready]")
-    copy = Flow.objects.exclude(pk=original.pk).get(owner=alice)
+    copy = Flow.objects.exclude(pk=original.pk).get(created_by=alice)
     expect(page).to_have_url(f"{live_url}/flows/{copy.id}/")
     assert (copy.name, copy.nodes, copy.edges) == (
         "Order alerts",
@@ -72,7 +74,7 @@ def test_pasted_json_with_problems_lists_them_by_node_name(
     expect(error.locator("li")).to_have_text(
         ["Say hello (data.code): Code must be non-empty text."]
     )
-    assert not Flow.objects.filter(owner=alice).exists()
+    assert not Flow.objects.filter(created_by=alice).exists()
 
     page.get_by_label("JSON").fill(json.dumps({**broken, "weir_version": 7}))
     page.get_by_role("button", name="Import flow").click()
@@ -81,7 +83,7 @@ def test_pasted_json_with_problems_lists_them_by_node_name(
 
 
 def test_the_builder_has_an_export_link(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice, name="Greeter")
+    flow = FlowFactory(created_by=alice, name="Greeter")
     page = open_builder(alice_page, live_url, flow)
 
     with page.expect_download() as download_info:

@@ -21,7 +21,7 @@ def test_creating_a_flow_opens_it_in_the_builder(alice_page, live_url, alice):
     alice_page.get_by_role("button", name="Create flow").click()
 
     alice_page.wait_for_selector("body[data-builder-ready]")
-    flow = Flow.objects.get(owner=alice)
+    flow = Flow.objects.get(created_by=alice)
     assert flow.name == "Order alerts"
     expect(alice_page).to_have_url(f"{live_url}/flows/{flow.id}/")
     expect(alice_page.get_by_label("Flow name")).to_have_value("Order alerts")
@@ -29,7 +29,7 @@ def test_creating_a_flow_opens_it_in_the_builder(alice_page, live_url, alice):
 
 
 def test_the_list_shows_nodes_last_run_and_webhook_state(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice, name="Greeter", webhook_enabled=False)
+    flow = FlowFactory(created_by=alice, name="Greeter", webhook_enabled=False)
     FlowRunFactory(flow=flow, status="failed")
 
     alice_page.goto(f"{live_url}/")
@@ -42,7 +42,7 @@ def test_the_list_shows_nodes_last_run_and_webhook_state(alice_page, live_url, a
 
 
 def test_renaming_a_flow_changes_its_name(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice, name="Old name")
+    flow = FlowFactory(created_by=alice, name="Old name")
     alice_page.goto(f"{live_url}/")
 
     alice_page.get_by_role("button", name="Rename").click()
@@ -55,13 +55,13 @@ def test_renaming_a_flow_changes_its_name(alice_page, live_url, alice):
 
 
 def test_duplicating_a_flow_copies_its_graph(alice_page, live_url, alice):
-    original = FlowFactory(owner=alice, name="Greeter")
+    original = FlowFactory(created_by=alice, name="Greeter")
     alice_page.goto(f"{live_url}/")
 
     alice_page.get_by_role("button", name="Duplicate").click()
 
     alice_page.wait_for_selector("body[data-builder-ready]")
-    copy = Flow.objects.exclude(pk=original.pk).get(owner=alice)
+    copy = Flow.objects.exclude(pk=original.pk).get(created_by=alice)
     assert copy.name == "Copy of Greeter"
     assert copy.nodes == original.nodes
     assert copy.edges == original.edges
@@ -69,17 +69,17 @@ def test_duplicating_a_flow_copies_its_graph(alice_page, live_url, alice):
 
 
 def test_deleting_a_flow_asks_first(alice_page, live_url, alice):
-    FlowFactory(owner=alice, name="Doomed")
+    FlowFactory(created_by=alice, name="Doomed")
     alice_page.goto(f"{live_url}/")
 
     alice_page.get_by_role("button", name="Delete").click()
     dialog = alice_page.locator("#delete-dialog")
     expect(dialog).to_contain_text("Doomed")
     dialog.get_by_role("button", name="Cancel").click()
-    assert Flow.objects.filter(owner=alice).count() == 1
+    assert Flow.objects.filter(created_by=alice).count() == 1
 
     alice_page.get_by_role("button", name="Delete").click()
     dialog.get_by_role("button", name="Delete flow").click()
 
     expect(alice_page.locator("#empty-flows")).to_be_visible()
-    assert not Flow.objects.filter(owner=alice).exists()
+    assert not Flow.objects.filter(created_by=alice).exists()

@@ -17,8 +17,8 @@ def test_a_user_builds_a_for_each_from_the_palette_runs_it_and_reads_the_counts(
     alice_page, live_url, alice, page_errors
 ):
     nodes, edges = chain(trigger(), code("fulfil", FULFIL))
-    body = FlowFactory(owner=alice, name="Fulfil order", nodes=nodes, edges=edges)
-    flow = FlowFactory(owner=alice, name="Orders", nodes=[], edges=[])
+    body = FlowFactory(created_by=alice, name="Fulfil order", nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, name="Orders", nodes=[], edges=[])
     page = alice_page
     open_builder(page, live_url, flow)
 
@@ -54,7 +54,7 @@ def test_a_user_builds_a_for_each_from_the_palette_runs_it_and_reads_the_counts(
 def test_a_switch_draws_a_port_per_case_and_one_for_default(
     alice_page, live_url, alice, page_errors
 ):
-    flow = FlowFactory(owner=alice, name="Router", nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, name="Router", nodes=[], edges=[])
     page = alice_page
     open_builder(page, live_url, flow)
 

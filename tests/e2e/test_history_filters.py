@@ -26,7 +26,7 @@ def open_history(page, live_url, flow):
 
 
 def test_history_pages_through_all_runs(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     runs_of(flow, 23)
     rows = open_history(alice_page, live_url, flow)
 
@@ -45,7 +45,7 @@ def test_history_pages_through_all_runs(alice_page, live_url, alice):
 
 
 def test_history_filters_by_status_and_trigger(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     runs_of(flow, 3, status=FlowRun.Status.SUCCEEDED)
     runs_of(flow, 2, status=FlowRun.Status.FAILED, trigger=FlowRun.Trigger.WEBHOOK)
     rows = open_history(alice_page, live_url, flow)
@@ -64,7 +64,7 @@ def test_history_filters_by_status_and_trigger(alice_page, live_url, alice):
 
 
 def test_history_filters_by_date(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     old = runs_of(flow, 2)
     FlowRun.objects.filter(pk__in=[run.pk for run in old]).update(
         created_at=timezone.now() - timedelta(days=10)
@@ -81,7 +81,7 @@ def test_history_filters_by_date(alice_page, live_url, alice):
 
 
 def test_the_duration_column_is_never_cut_off(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     runs_of(flow, 2)
     rows = open_history(alice_page, live_url, flow)
     cell = rows.first.locator("td.num")

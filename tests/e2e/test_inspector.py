@@ -13,7 +13,7 @@ def test_a_kind_dragged_from_the_palette_lands_where_it_is_dropped(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     open_builder(page, live_url, flow)
 
     page.drag_and_drop(
@@ -36,7 +36,7 @@ def test_a_kind_dragged_from_the_palette_lands_where_it_is_dropped(
 
 def test_a_transform_is_edited_as_key_value_rows(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -64,7 +64,7 @@ def test_a_transform_is_edited_as_key_value_rows(alice_page, live_url, alice):
 def test_an_agent_node_picks_its_agent_from_a_list(alice_page, live_url, alice):
     page = alice_page
     agent = AgentFactory(name="Echo")
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     page.locator("#palette").get_by_role("button", name="Agent").click()
@@ -78,7 +78,7 @@ def test_an_agent_node_picks_its_agent_from_a_list(alice_page, live_url, alice):
 
 def test_a_response_status_takes_a_number_or_a_template(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -102,7 +102,7 @@ def test_clearing_the_response_status_falls_back_to_the_default(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
@@ -119,7 +119,7 @@ def test_each_kind_added_from_the_palette_shows_the_form_it_declares(
     alice_page, live_url, alice, page_errors
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     open_builder(page, live_url, flow)
 
     for kind in NODE_KINDS.values():

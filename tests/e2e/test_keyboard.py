@@ -12,7 +12,7 @@ from tests.factories import FlowFactory
 
 def test_a_flow_is_built_without_the_mouse(alice_page, live_url, alice, page_errors):
     page = alice_page
-    flow = FlowFactory(owner=alice, edges=[])
+    flow = FlowFactory(created_by=alice, edges=[])
     open_builder(page, live_url, flow)
 
     search = page.get_by_label("Search nodes")

@@ -20,7 +20,7 @@ def sixty_node_flow(owner):
         }
         for index in range(60)
     ]
-    return FlowFactory(owner=owner, nodes=nodes, edges=[])
+    return FlowFactory(created_by=owner, nodes=nodes, edges=[])
 
 
 def nodes_in_view(page):

@@ -23,14 +23,14 @@ def slow_flow(owner, ms=4000):
         node("wait", "delay", ms=ms),
         code("after", "return {done: true};"),
     )
-    return FlowFactory(owner=owner, name="Slow", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Slow", nodes=nodes, edges=edges)
 
 
 def test_a_background_run_is_followed_live_until_it_succeeds(
     alice_page, live_url, alice, processes
 ):
     processes.worker()
-    page = open_builder(alice_page, live_url, FlowFactory(owner=alice))
+    page = open_builder(alice_page, live_url, FlowFactory(created_by=alice))
     page.get_by_role("tab", name="Run").click()
     page.get_by_label(re.compile("Run in the background")).check()
 
@@ -75,7 +75,7 @@ def test_a_running_background_run_shows_progress_and_can_be_cancelled(
 def test_history_shows_a_queued_webhook_run_turn_succeeded_when_a_worker_takes_it(
     alice_page, live_url, alice, processes
 ):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     queued = enqueue_run(flow, {"name": "Bea"}, FlowRun.Trigger.WEBHOOK)
     page = open_builder(alice_page, live_url, flow)
     page.get_by_role("tab", name="History").click()

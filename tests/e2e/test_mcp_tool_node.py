@@ -11,7 +11,7 @@ from tests.factories import FlowFactory
 def test_a_user_calls_an_mcp_tool_from_a_flow(
     alice_page, live_url, alice, page_errors, mcp_server, allow_loopback
 ):
-    flow = FlowFactory(owner=alice, name="Sum", nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, name="Sum", nodes=[], edges=[])
     page = alice_page
     open_builder(page, live_url, flow)
 

@@ -28,7 +28,7 @@ def branches_into_merge(owner):
         edge("yes", "merge"),
         edge("no", "merge"),
     ]
-    return FlowFactory(owner=owner, name="Merge", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Merge", nodes=nodes, edges=edges)
 
 
 def test_runs_when_any_merges_the_branches_of_a_condition(

@@ -21,7 +21,7 @@ def api_flow(owner):
     )
     for index, item in enumerate(nodes):
         item["position"] = {"x": 40 + 240 * index, "y": 100}
-    return FlowFactory(owner=owner, name="Pins", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Pins", nodes=nodes, edges=edges)
 
 
 def run_in_builder(page):

@@ -12,7 +12,7 @@ from tests.flows.graphs import chain, code, trigger
 
 def flaky_flow(owner):
     nodes, edges = chain(trigger(), code("boom", "throw new Error('flaky');"))
-    return FlowFactory(owner=owner, name="Flaky", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Flaky", nodes=nodes, edges=edges)
 
 
 def test_retries_set_in_the_inspector_show_each_attempt(

@@ -32,7 +32,7 @@ def branching_flow(owner):
         edge("is_vip", "vip", "true"),
         edge("is_vip", "regular", "false"),
     ]
-    return FlowFactory(owner=owner, name="Greeter", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Greeter", nodes=nodes, edges=edges)
 
 
 def test_running_from_the_panel_colours_nodes_and_shows_outputs(
@@ -71,7 +71,7 @@ def test_running_from_the_panel_colours_nodes_and_shows_outputs(
 def test_a_failing_node_is_red_and_its_error_is_shown(alice_page, live_url, alice):
     page = alice_page
     nodes = [trigger(), code("boom", "throw new Error('no coffee');")]
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "boom")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("trigger", "boom")])
     open_builder(page, live_url, flow)
 
     page.get_by_role("tab", name="Run").click()
@@ -89,7 +89,7 @@ def test_input_that_is_not_a_json_object_is_refused_next_to_the_editor(
     alice_page, live_url, alice
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     page.get_by_role("tab", name="Run").click()
@@ -104,7 +104,7 @@ def test_input_that_is_not_a_json_object_is_refused_next_to_the_editor(
 
 def test_unsaved_changes_are_saved_before_the_run(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     canvas_node(page, "Greet").click()
     page.get_by_label("JavaScript").fill("return {answer: 42};")
@@ -122,7 +122,7 @@ def test_unsaved_changes_are_saved_before_the_run(alice_page, live_url, alice):
 def test_a_progress_indicator_shows_while_the_flow_runs(alice_page, live_url, alice):
     page = alice_page
     nodes = [trigger(), node("wait", "delay", ms=1000)]
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "wait")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("trigger", "wait")])
     open_builder(page, live_url, flow)
 
     page.get_by_role("tab", name="Run").click()
@@ -143,7 +143,7 @@ def test_a_response_node_shows_the_webhook_response(alice_page, live_url, alice)
     page = alice_page
     reply = node("reply", "response", status=201, body={"hello": "{{ input.name }}"})
     flow = FlowFactory(
-        owner=alice, nodes=[trigger(), reply], edges=[edge("trigger", "reply")]
+        created_by=alice, nodes=[trigger(), reply], edges=[edge("trigger", "reply")]
     )
     open_builder(page, live_url, flow)
 

@@ -26,12 +26,12 @@ def test_the_runs_page_filters_pages_and_charts_the_users_runs(
     alice_page, live_url, alice, bob, page_errors
 ):
     page = alice_page
-    orders = FlowFactory(owner=alice, name="Orders")
-    alerts = FlowFactory(owner=alice, name="Alerts")
+    orders = FlowFactory(created_by=alice, name="Orders")
+    alerts = FlowFactory(created_by=alice, name="Alerts")
     for index in range(27):
         run_ago(orders, index * 0.5, duration=10.0 + index)
     run_ago(alerts, 1, status="failed", trigger="webhook", duration=300.0)
-    run_ago(FlowFactory(owner=bob, name="Bob's secret"), 1)
+    run_ago(FlowFactory(created_by=bob, name="Bob's secret"), 1)
 
     page.goto(f"{live_url}/runs/")
 
@@ -77,7 +77,7 @@ def test_the_runs_page_says_how_to_get_runs_and_when_filters_match_nothing(
     expect(page.locator("#runs-empty")).to_contain_text("No runs yet")
     expect(page.locator("#chart-empty")).to_have_text("No runs in the last 24 hours.")
 
-    run_ago(FlowFactory(owner=alice), 2)
+    run_ago(FlowFactory(created_by=alice), 2)
     page.goto(f"{live_url}/runs/?status=timed_out")
     expect(page.locator("#runs-empty")).to_contain_text("No runs match these filters")
     page.get_by_role("link", name="clear the filters").click()
@@ -95,7 +95,7 @@ def test_the_run_page_names_nodes_and_hides_the_sandboxs_stack_lines(
             "name": "Shape the order",
         },
     ]
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "shape")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("trigger", "shape")])
     run = run_flow(flow, {}, "manual")
     assert "at " in run.error["message"]  # the stored message keeps the frames
 

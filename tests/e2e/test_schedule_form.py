@@ -13,7 +13,7 @@ def test_the_schedule_form_previews_its_next_fire_times(
     alice_page, live_url, alice, page_errors
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     open_builder(page, live_url, flow)
 
     page.locator("#palette").get_by_role("button", name="Schedule").click()
@@ -46,7 +46,7 @@ def test_the_schedule_form_previews_its_next_fire_times(
 
 def test_a_bad_cron_is_shown_at_once_and_refused_at_save(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     open_builder(page, live_url, flow)
     page.locator("#palette").get_by_role("button", name="Schedule").click()
 
@@ -66,9 +66,9 @@ def test_a_schedule_past_the_accounts_cap_is_refused_next_to_enabled(
 ):
     settings.SCHEDULED_FLOWS_PER_OWNER = 1
     tick = {"id": "tick", "type": "schedule", "data": {"cron": "0 9 * * *"}}
-    FlowFactory(owner=alice, nodes=[tick], edges=[])
+    FlowFactory(created_by=alice, nodes=[tick], edges=[])
     page = alice_page
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     open_builder(page, live_url, flow)
     page.locator("#palette").get_by_role("button", name="Schedule").click()
 

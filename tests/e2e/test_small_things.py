@@ -10,7 +10,7 @@ from tests.factories import AgentFactory, FlowFactory
 
 
 def test_flows_address_leads_to_the_flow_list(alice_page, live_url, alice):
-    FlowFactory(owner=alice, name="Greeter")
+    FlowFactory(created_by=alice, name="Greeter")
 
     alice_page.goto(f"{live_url}/flows/")
 
@@ -43,8 +43,8 @@ def test_the_agents_page_lays_each_agent_out_on_one_row(alice_page, live_url, al
 
 
 def test_tool_names_match_in_any_case_in_chat(alice_page, live_url, alice):
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(flow)
     alice_page.goto(f"{live_url}/agents/{agent.id}/")
 

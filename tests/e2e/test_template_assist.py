@@ -14,7 +14,7 @@ def test_a_template_field_completes_last_run_fields_and_previews_the_result(
 ):
     page = alice_page
     nodes, edges = chain(trigger(), node("shape", "transform", values={"who": "x"}))
-    flow = FlowFactory(owner=alice, name="Templates", nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, name="Templates", nodes=nodes, edges=edges)
     open_builder(page, live_url, flow)
     page.get_by_role("tab", name="Run").click()
     page.locator("#run-input").fill('{"name": "Ada", "city": "Paris"}')

@@ -24,7 +24,7 @@ def test_every_kind_of_change_is_undone_and_redone(
     alice_page, live_url, alice, page_errors
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     nodes, connections = page.locator(".drawflow-node"), page.locator(".connection")
 
@@ -82,7 +82,7 @@ def test_every_kind_of_change_is_undone_and_redone(
 
 def test_a_hundred_steps_are_undone_and_redone(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     open_builder(page, live_url, flow)
     search = page.get_by_label("Search nodes")
     search.fill("delay")

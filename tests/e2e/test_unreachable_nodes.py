@@ -24,7 +24,7 @@ def test_running_a_flow_with_an_unconnected_node_skips_it_and_says_why(
     for item, x in zip(nodes, (40, 260, 260), strict=True):
         item["position"] = {"x": x, "y": 60 if item["id"] != "draft" else 220}
     flow = FlowFactory(
-        owner=alice, nodes=nodes, edges=[edge("trigger", "greet")], name="Drafts"
+        created_by=alice, nodes=nodes, edges=[edge("trigger", "greet")], name="Drafts"
     )
     open_builder(page, live_url, flow)
 
@@ -56,7 +56,7 @@ def test_an_unconnected_node_is_greyed_with_a_warning_until_it_is_connected(
     nodes = [trigger(), code("greet", "return 1;"), code("draft", "return 2;")]
     for item, (x, y) in zip(nodes, ((40, 60), (300, 60), (300, 260)), strict=True):
         item["position"] = {"x": x, "y": y}
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("trigger", "greet")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("trigger", "greet")])
     open_builder(page, live_url, flow)
     draft, greet = canvas_node(page, "Draft"), canvas_node(page, "Greet")
 

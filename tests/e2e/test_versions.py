@@ -41,7 +41,7 @@ def test_a_version_shows_its_changes_on_the_canvas_and_restores(
     alice_page, live_url, alice, page_errors
 ):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     second_version(flow, by=alice)
     open_builder(page, live_url, flow)
 
@@ -76,7 +76,7 @@ def test_a_version_shows_its_changes_on_the_canvas_and_restores(
 
 def test_a_removed_node_is_listed_in_red(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     second_version(flow)
     without = [n for n in flow.nodes if n["id"] != "after"]
     changes = {"nodes": without, "edges": flow.edges[:1]}
@@ -93,7 +93,7 @@ def test_a_removed_node_is_listed_in_red(alice_page, live_url, alice):
 
 def test_a_412_says_who_saved_and_links_to_their_changes(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     second_version(flow, by=UserFactory(username="bob"))
 

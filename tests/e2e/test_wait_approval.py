@@ -23,7 +23,7 @@ def test_a_run_waits_for_approval_and_goes_on_once_approved(
         code("after", "return {approved: prev.approved};"),
     )
     nodes[1]["name"] = "Approve the refund"
-    flow = FlowFactory(owner=alice, name="Refunds", nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, name="Refunds", nodes=nodes, edges=edges)
     processes.worker()
     page = open_builder(alice_page, live_url, flow)
     page.get_by_role("tab", name="Run").click()

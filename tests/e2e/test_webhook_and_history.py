@@ -30,7 +30,7 @@ def post_json(url: str, body: dict) -> tuple[int, dict]:
 
 def test_the_history_lists_runs_and_shows_one_runs_steps(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     run_flow(flow, {"name": "Bea"}, FlowRun.Trigger.WEBHOOK)
     run_flow(flow, {"name": "Cy"}, FlowRun.Trigger.MANUAL)
     open_builder(page, live_url, flow)
@@ -53,7 +53,7 @@ def test_the_history_lists_runs_and_shows_one_runs_steps(alice_page, live_url, a
 
 def test_the_history_has_an_empty_state(alice_page, live_url, alice):
     page = alice_page
-    open_builder(page, live_url, FlowFactory(owner=alice))
+    open_builder(page, live_url, FlowFactory(created_by=alice))
 
     page.get_by_role("tab", name="History").click()
 
@@ -63,7 +63,7 @@ def test_the_history_has_an_empty_state(alice_page, live_url, alice):
 def test_a_call_to_the_webhook_url_shows_up_in_the_history(alice_page, live_url, alice):
     """Needs the webhooks app's endpoint (issue 4) merged with the engine."""
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     webhook_url = page.locator(".left-panel #webhook-url").inner_text().strip()
@@ -87,7 +87,7 @@ def test_a_call_to_the_webhook_url_shows_up_in_the_history(alice_page, live_url,
 
 def test_turning_the_webhook_off_saves_at_once(alice_page, live_url, alice):
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
 
     with page.expect_response(lambda response: response.request.method == "PATCH"):
@@ -104,7 +104,7 @@ def test_turning_the_webhook_off_saves_at_once(alice_page, live_url, alice):
 def test_a_signing_secret_is_shown_once_and_can_be_removed(alice_page, live_url, alice):
     """Needs the webhooks app's secret endpoints (issue 4)."""
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     expect(page.locator("#signing-state")).to_have_text("Unsigned")
 
@@ -132,7 +132,7 @@ def test_the_signed_curl_example_runs_as_pasted(alice_page, live_url, alice):
     """
     assert shutil.which("curl") and shutil.which("openssl")
     page = alice_page
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     open_builder(page, live_url, flow)
     page.get_by_role("button", name="Add secret").click()
     expect(page.locator("#signing-state")).to_have_text("Signed")

@@ -12,8 +12,8 @@ from tests.factories import FlowFactory, UserFactory
 def test_the_switcher_changes_the_flow_list(alice_page, live_url, alice):
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="editor")
-    FlowFactory(owner=alice, name="Mine")
-    FlowFactory(owner=alice, workspace=team, name="Ours")
+    FlowFactory(created_by=alice, name="Mine")
+    FlowFactory(created_by=alice, workspace=team, name="Ours")
 
     alice_page.goto(f"{live_url}/")
     expect(alice_page.locator("#flow-table")).to_contain_text("Mine")
@@ -30,7 +30,7 @@ def test_an_admin_adds_a_viewer_who_sees_no_save_or_run(
 ):
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="admin")
-    flow = FlowFactory(owner=alice, workspace=team, name="Ours")
+    flow = FlowFactory(created_by=alice, workspace=team, name="Ours")
     UserFactory(username="vera")
 
     login(alice)

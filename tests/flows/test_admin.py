@@ -61,7 +61,7 @@ def test_a_run_page_shows_its_steps_and_cannot_be_edited(staff):
 
 def change_form(flow, **changes) -> dict:
     data = {
-        "owner": flow.owner_id,
+        "created_by": flow.created_by_id,
         "name": flow.name,
         "description": "",
         "input_schema": "{}",

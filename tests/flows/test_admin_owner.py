@@ -37,7 +37,7 @@ def flowstaff():
 
 def form(owner, nodes, edges, **changes) -> dict:
     return {
-        "owner": owner.pk,
+        "created_by": owner.pk,
         "name": "Looks harmless",
         "description": "",
         "input_schema": "{}",
@@ -55,16 +55,16 @@ def test_staff_cannot_create_a_flow_that_runs_as_another_user(flowstaff, alice):
 
     flowstaff.post("/admin/flows/flow/add/", form(alice, nodes, edges))
 
-    assert not Flow.objects.filter(owner=alice).exists()
+    assert not Flow.objects.filter(created_by=alice).exists()
     flow = Flow.objects.get()
-    assert flow.owner == flowstaff.user  # made as its author, who has no api_key
+    assert flow.created_by == flowstaff.user  # made as its author, who has no api_key
     answer = Client().post(flow.webhook_path, {}, content_type="application/json")
     assert "s3cr3t" not in answer.text and "terces" not in answer.text
 
 
 def test_staff_cannot_edit_the_graph_of_another_users_flow(flowstaff, alice):
     make_credential(alice)
-    flow = FlowFactory(owner=alice, name="Alice's")
+    flow = FlowFactory(created_by=alice, name="Alice's")
     before = (flow.nodes, flow.edges)
     nodes, edges = chain(trigger(), code("steal", THIEF))
 
@@ -76,22 +76,24 @@ def test_staff_cannot_edit_the_graph_of_another_users_flow(flowstaff, alice):
 
     flow.refresh_from_db()
     assert (flow.nodes, flow.edges) == before
-    assert {"nodes", "edges", "owner"}.isdisjoint(page.context["adminform"].form.fields)
+    assert {"nodes", "edges", "created_by"}.isdisjoint(
+        page.context["adminform"].form.fields
+    )
 
 
 def test_staff_cannot_hand_their_own_flow_to_another_user(flowstaff, alice):
     make_credential(alice)
     nodes, edges = chain(trigger(), code("steal", THIEF))
-    mine = FlowFactory(owner=flowstaff.user, nodes=nodes, edges=edges)
+    mine = FlowFactory(created_by=flowstaff.user, nodes=nodes, edges=edges)
 
     flowstaff.post(f"/admin/flows/flow/{mine.id}/change/", form(alice, nodes, edges))
 
     mine.refresh_from_db()
-    assert mine.owner == flowstaff.user
+    assert mine.created_by == flowstaff.user
 
 
 def test_staff_still_edit_the_graph_of_their_own_flow(flowstaff):
-    mine = FlowFactory(owner=flowstaff.user)
+    mine = FlowFactory(created_by=flowstaff.user)
     nodes, edges = chain(trigger(), code("work", "return 2;"))
 
     response = flowstaff.post(
@@ -112,4 +114,4 @@ def test_a_superuser_may_still_create_a_flow_for_another_user(alice):
     response = root.post("/admin/flows/flow/add/", form(alice, nodes, edges))
 
     assert response.status_code == 302
-    assert Flow.objects.get().owner == alice
+    assert Flow.objects.get().created_by == alice

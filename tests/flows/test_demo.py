@@ -21,11 +21,11 @@ def test_seed_demo_creates_the_user_and_the_flow_once(db, capsys):
     assert "Sign in at /login/ as  demo / " in first
     assert "Demo flow 'Say hello': http" in first
     assert "demo /" not in second and "Demo flow" not in second
-    flow = Flow.objects.get(name="Say hello", owner__username="demo")
+    flow = Flow.objects.get(name="Say hello", created_by__username="demo")
     assert (flow.nodes, flow.edges) == webhook_code_graph()
     # An MCP client signed in as demo finds it at once; the other examples wait
     # for their owner to offer them.
-    offered = Flow.objects.filter(owner__username="demo", mcp_offered=True)
+    offered = Flow.objects.filter(created_by__username="demo", mcp_offered=True)
     assert list(offered.values_list("name", flat=True)) == ["Say hello"]
 
 
@@ -33,7 +33,7 @@ def test_seed_demo_creates_no_user_when_users_exist(alice, capsys):
     call_command("seed_demo")
 
     assert "Demo user created" not in capsys.readouterr().out
-    assert not Flow.objects.filter(owner__username="demo").exists()
+    assert not Flow.objects.filter(created_by__username="demo").exists()
 
 
 def test_the_demo_flow_greets_whoever_is_named_and_someone_otherwise(db):
@@ -59,7 +59,7 @@ def test_seed_demo_adds_the_worked_examples_once_and_valid(db):
     call_command("seed_demo")
 
     for name in ("Yesterday's signups", "Approve by e-mail", "Fulfil order", "Orders"):
-        flow = Flow.objects.get(name=name, owner__username="demo")
+        flow = Flow.objects.get(name=name, created_by__username="demo")
         assert not validate_graph(flow.nodes, flow.edges), name
         flow.full_clean()  # the admin's checks too (credentials, graph)
     signups = Flow.objects.get(name="Yesterday's signups")
@@ -73,7 +73,7 @@ def test_seed_demo_adds_the_worked_examples_once_and_valid(db):
 
 def test_the_approval_example_waits_with_a_link_in_its_mail(db, alice):
     nodes, edges = approval_graph()
-    flow = Flow.objects.create(owner=alice, name="A", nodes=nodes, edges=edges)
+    flow = Flow.objects.create(created_by=alice, name="A", nodes=nodes, edges=edges)
 
     assert list(resume_urls("r", flow.nodes)) == ["approve"]
     assert "run.resume_urls.approve" in nodes[1]["data"]["text"]
@@ -82,7 +82,7 @@ def test_the_approval_example_waits_with_a_link_in_its_mail(db, alice):
 def test_the_seeded_orders_flow_calls_the_seeded_fulfilment_flow(db):
     call_command("seed_demo")
 
-    orders = Flow.objects.get(name="Orders", owner__username="demo")
-    fulfil = Flow.objects.get(name="Fulfil order", owner__username="demo")
+    orders = Flow.objects.get(name="Orders", created_by__username="demo")
+    fulfil = Flow.objects.get(name="Fulfil order", created_by__username="demo")
     loops = [node for node in orders.nodes if node["type"] == "for_each"]
     assert [node["data"]["flow_id"] for node in loops] == [str(fulfil.id)] * 2

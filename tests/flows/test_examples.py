@@ -76,12 +76,14 @@ def test_the_whole_example_1_mails_a_link_waits_and_retries_the_failed_orders(
     describes it end to end: a failed order, a mail with the resume link, an
     approval, the retry."""
     fulfil = Flow.objects.create(
-        owner=alice, name="Fulfil order", nodes=fulfilment_graph()[0],
+        created_by=alice, name="Fulfil order", nodes=fulfilment_graph()[0],
         edges=fulfilment_graph()[1],
     )  # fmt: skip
     nodes, edges = orders_graph(str(fulfil.id))
     nodes[4]["data"]["credential_id"] = str(mail_server.pk)
-    flow = Flow.objects.create(owner=alice, name="Orders", nodes=nodes, edges=edges)
+    flow = Flow.objects.create(
+        created_by=alice, name="Orders", nodes=nodes, edges=edges
+    )
     flow.full_clean()
     orders = [{"id": 1, "sku": "A"}, {"id": 2}]
 

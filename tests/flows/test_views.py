@@ -85,7 +85,7 @@ def test_the_flow_list_shows_only_the_users_own_flows(
 
 
 def test_the_flow_list_shows_node_count_last_run_and_webhook_state(alice_client, alice):
-    flow = FlowFactory(owner=alice, name="Greeter", webhook_enabled=False)
+    flow = FlowFactory(created_by=alice, name="Greeter", webhook_enabled=False)
     FlowRunFactory(flow=flow, status=FlowRun.Status.SUCCEEDED)
     FlowRunFactory(flow=flow, status=FlowRun.Status.TIMED_OUT)
 
@@ -108,7 +108,7 @@ def test_the_flow_list_costs_the_same_queries_for_many_flows(
     alice_client, alice, django_assert_max_num_queries
 ):
     for index in range(5):
-        FlowRunFactory(flow=FlowFactory(owner=alice, name=f"Flow {index}"))
+        FlowRunFactory(flow=FlowFactory(created_by=alice, name=f"Flow {index}"))
 
     # Session, user, the user's workspaces (the switcher, and which flows),
     # and one query for the flows with their latest run.
@@ -132,7 +132,7 @@ def test_the_builder_shows_the_webhook_url_in_the_left_panel(
 
 
 def test_the_webhook_panel_selects_the_flows_response_mode(alice_client, alice):
-    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+    flow = FlowFactory(created_by=alice, webhook_response_mode="immediately")
 
     html = alice_client.get(f"/flows/{flow.id}/").content.decode()
 
@@ -198,7 +198,7 @@ def test_every_node_kind_carries_its_form_fields_and_default_data(
 
 def test_a_flow_name_cannot_break_out_of_the_json_script(alice_client, alice):
     attack = "</script><script>alert(1)</script>"
-    flow = FlowFactory(owner=alice, name=attack)
+    flow = FlowFactory(created_by=alice, name=attack)
 
     html = alice_client.get(f"/flows/{flow.id}/").content.decode()
 
@@ -240,7 +240,9 @@ def test_the_run_page_escapes_outputs_and_logs(alice_client, alice):
         },
     ]
     edges = [{"id": "e", "source": "t", "target": "c", "sourceHandle": None}]
-    run = run_flow(FlowFactory(owner=alice, nodes=nodes, edges=edges), {}, "manual")
+    run = run_flow(
+        FlowFactory(created_by=alice, nodes=nodes, edges=edges), {}, "manual"
+    )
 
     html = alice_client.get(f"/runs/{run.id}/").content.decode()
 
@@ -276,7 +278,9 @@ def test_the_run_page_shows_why_a_run_failed(alice_client, alice):
         },
     ]
     edges = [{"id": "e", "source": "t", "target": "c", "sourceHandle": None}]
-    run = run_flow(FlowFactory(owner=alice, nodes=nodes, edges=edges), {}, "manual")
+    run = run_flow(
+        FlowFactory(created_by=alice, nodes=nodes, edges=edges), {}, "manual"
+    )
 
     html = alice_client.get(f"/runs/{run.id}/").content.decode()
 

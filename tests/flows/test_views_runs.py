@@ -30,7 +30,7 @@ def test_anonymous_visitors_are_sent_to_sign_in():
 
 
 def test_the_runs_page_shows_only_the_users_runs(alice_client, alice, bob_flow):
-    FlowRunFactory(flow=FlowFactory(owner=alice, name="Mine"))
+    FlowRunFactory(flow=FlowFactory(created_by=alice, name="Mine"))
     FlowRunFactory(flow=bob_flow)
 
     html = alice_client.get("/runs/").content.decode()
@@ -41,7 +41,7 @@ def test_the_runs_page_shows_only_the_users_runs(alice_client, alice, bob_flow):
 
 
 def test_the_runs_page_filters_and_keeps_the_filters_when_paging(alice_client, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     for _ in range(26):
         FlowRunFactory(flow=flow, status="failed")
     FlowRunFactory(flow=flow)
@@ -56,7 +56,7 @@ def test_the_runs_page_filters_and_keeps_the_filters_when_paging(alice_client, a
 
 
 def test_a_bad_filter_is_explained_on_the_page(alice_client, alice):
-    FlowRunFactory(flow=FlowFactory(owner=alice))
+    FlowRunFactory(flow=FlowFactory(created_by=alice))
 
     response = alice_client.get("/runs/?since=last+tuesday")
 
@@ -70,7 +70,7 @@ def test_the_runs_page_costs_the_same_queries_for_many_runs(
     alice_client, alice, django_assert_num_queries
 ):
     for _ in range(10):
-        FlowRunFactory(flow=FlowFactory(owner=alice))
+        FlowRunFactory(flow=FlowFactory(created_by=alice))
 
     # session, user, the header's workspaces, count, page (flows joined)
     with django_assert_num_queries(5):
@@ -101,7 +101,7 @@ def test_code_errors_keep_the_users_own_line_numbers():
 def waiting_run(owner, **data):
     nodes, edges = chain(trigger(), node("approve", "wait", **data))
     nodes[1]["name"] = "Approve the refund"
-    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=nodes, edges=edges)
     return run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
 
@@ -140,7 +140,7 @@ def test_a_timed_wait_shows_no_resume_link(alice_client, alice):
 def test_the_run_page_of_a_thousand_failed_steps_renders_in_time(alice_client, alice):
     # A thrown message of blank lines cost the stack-line regex quadratic time:
     # 300 such steps took 4.5 s to render (issue 27, item 15).
-    run = FlowRunFactory(flow=FlowFactory(owner=alice), status="succeeded")
+    run = FlowRunFactory(flow=FlowFactory(created_by=alice), status="succeeded")
     message = "A {{ }} expression failed: Error: no\n    at x (<input>)" + "\n" * 2000
     RunStep.objects.bulk_create(
         RunStep(
@@ -168,7 +168,7 @@ def team_run(alice, bob, role):
     Membership.objects.create(workspace=team, user=alice, role="owner")
     Membership.objects.create(workspace=team, user=bob, role=role)
     run = FlowRunFactory(
-        flow=FlowFactory(owner=alice, workspace=team),
+        flow=FlowFactory(created_by=alice, workspace=team),
         input={"card": "S3CRET-IN"},
         results={"n": {"x": "S3CRET-OUT"}},
     )

@@ -60,7 +60,7 @@ def sender(live_server) -> WebhookClient:
 @pytest.fixture
 def hook_flow(alice):
     """Alice's greeter flow, webhook enabled and unsigned."""
-    return FlowFactory(owner=alice, name="Greeter")
+    return FlowFactory(created_by=alice, name="Greeter")
 
 
 def webhook_runs(flow) -> int:

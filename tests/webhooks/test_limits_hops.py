@@ -32,7 +32,7 @@ def caller_flow(alice, **http_data):
     nodes, edges = chain(
         trigger(), node("call", "http_request", method="POST", body={}, **http_data)
     )
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def point_at(flow, target, base_url, **extra):
@@ -42,7 +42,9 @@ def point_at(flow, target, base_url, **extra):
 
 def deepest_call(flow) -> dict:
     """The http_request output of the last run in the chain (the one refused)."""
-    runs = FlowRun.objects.filter(flow__owner=flow.owner).order_by("created_at")
+    runs = FlowRun.objects.filter(flow__created_by=flow.created_by).order_by(
+        "created_at"
+    )
     return runs.last().results["call"]
 
 
@@ -122,13 +124,13 @@ def test_a_loop_through_an_agents_tool_flow_stops_at_the_hop_limit(
     relay = caller_flow(alice)
     relay.name = "relay"
     relay.save()
-    agent = AgentFactory(owner=alice, model="echo:demo")
+    agent = AgentFactory(created_by=alice, model="echo:demo")
     agent.tools.add(relay)
     asker_nodes, asker_edges = chain(
         trigger(),
         node("ask", "agent", agent_id=str(agent.id), message="/tool relay {}"),
     )
-    asker = FlowFactory(owner=alice, nodes=asker_nodes, edges=asker_edges)
+    asker = FlowFactory(created_by=alice, nodes=asker_nodes, edges=asker_edges)
     point_at(relay, asker, loopback)
 
     answer = sender.post_json(f"/api/webhooks/{asker.id}", {})

@@ -40,7 +40,7 @@ def flow(alice, settings):
         }
     }
     settings.WEBHOOK_RATE_LIMIT = "3/d"
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     yield flow
     client = redis.Redis.from_url(REDIS_URL)
     for key in client.scan_iter(f"*webhook:{flow.id}*"):

@@ -19,7 +19,7 @@ def count(status: str) -> float:
 
 
 def test_answers_and_refusals_are_timed_by_status(anon, alice):
-    flow = chain_flow(trigger(), code("c", "return 1;"), owner=alice)
+    flow = chain_flow(trigger(), code("c", "return 1;"), created_by=alice)
     ok, missing = count("200"), count("404")
 
     answered = anon.post(flow.webhook_path, {}, format="json")

@@ -13,7 +13,7 @@ from tests.flows.graphs import chain, code, trigger
 def response_flow(owner, data: dict) -> Flow:
     nodes = response_flow_nodes(data)
     edges = [{"id": "e1", "source": "trigger", "target": "reply", "sourceHandle": None}]
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def response_flow_nodes(data: dict) -> list[dict]:
@@ -224,7 +224,7 @@ def test_an_unstorable_output_fails_the_run_and_the_webhook_says_so(alice, sourc
     answer 500 `internal_error` and left the run `running` forever. Committed for
     real (transaction=True), as a server does."""
     nodes, edges = chain(trigger(), code("c", source))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     response = post(flow, "{}")
 

@@ -22,7 +22,7 @@ def waiting_run(alice):
         code("after", "return prev;"),
     )
     nodes[1]["name"] = "Approve the refund"
-    flow = FlowFactory(owner=alice, name="Refunds", nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, name="Refunds", nodes=nodes, edges=edges)
     return run_flow(flow, {"amount": 40}, FlowRun.Trigger.MANUAL)
 
 
@@ -135,7 +135,7 @@ def test_the_page_of_an_answered_run_has_no_buttons(client, waiting_run):
 
 def test_a_node_id_with_a_slash_has_a_working_url(client, alice):
     nodes, edges = chain(trigger(), node("a/b", "wait", mode="callback"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
     assert client.generic("POST", path_of(run, "a/b"), b"").status_code == 202
@@ -167,7 +167,7 @@ def test_a_body_over_the_webhook_limit_is_refused(client, waiting_run, settings)
 
 def test_a_webhook_whose_run_waits_answers_202_with_the_run_id(client, alice):
     nodes, edges = chain(trigger(), node("approve", "wait", mode="callback"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     response = post_webhook(client, flow, b'{"order": 7}')
 
@@ -180,7 +180,7 @@ def test_a_webhook_whose_run_waits_answers_202_with_the_run_id(client, alice):
 def test_a_webhook_whose_run_answered_before_waiting_gets_that_answer(client, alice):
     answer = node("answer", "response", status=201, body={"queued": True})
     nodes, edges = chain(trigger(), answer, node("approve", "wait", mode="callback"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     response = post_webhook(client, flow, b"{}")
 

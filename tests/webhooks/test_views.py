@@ -38,7 +38,7 @@ def test_malformed_flow_id_is_not_found(client, db):
 
 
 def test_disabled_webhook_is_not_found(client, alice):
-    flow = FlowFactory(owner=alice, webhook_enabled=False)
+    flow = FlowFactory(created_by=alice, webhook_enabled=False)
 
     response = post_webhook(client, flow, b'{"name": "Ada"}')
 
@@ -83,7 +83,7 @@ def test_a_signed_in_browser_session_changes_nothing(
 
 
 def test_the_owners_session_does_not_stand_in_for_a_signature(alice):
-    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
+    flow = FlowFactory(created_by=alice, webhook_secret=generate_secret())
     browser = Client()
     browser.force_login(alice)
 
@@ -95,7 +95,7 @@ def test_the_owners_session_does_not_stand_in_for_a_signature(alice):
 
 
 def test_the_owners_session_does_not_open_a_disabled_webhook(alice):
-    flow = FlowFactory(owner=alice, webhook_enabled=False)
+    flow = FlowFactory(created_by=alice, webhook_enabled=False)
     browser = Client()
     browser.force_login(alice)
 
@@ -119,7 +119,7 @@ def test_prefer_respond_async_queues_the_run_and_answers_202(client, hook_flow):
 
 
 def test_a_flow_set_to_answer_immediately_queues_every_run(client, alice):
-    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+    flow = FlowFactory(created_by=alice, webhook_response_mode="immediately")
 
     response = post_webhook(client, flow, b'{"name": "Ada"}')
 
@@ -139,7 +139,7 @@ def test_by_default_the_webhook_answers_when_the_flow_completes(client, hook_flo
 
 @pytest.mark.django_db
 def test_a_deactivated_owners_webhook_is_404_and_runs_nothing(client, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     alice.is_active = False
     alice.save()
 

@@ -32,7 +32,7 @@ def test_a_full_process_answers_503_with_retry_after_and_runs_nothing(
 
 
 def test_a_flow_at_its_cap_answers_429_and_runs_nothing(client, hook_flow, hold_slots):
-    hold_slots(hook_flow.owner_id, hook_flow.pk)
+    hold_slots(hook_flow.created_by_id, hook_flow.pk)
 
     seconds = []
     for _ in range(3):  # the fastest of three: a busy machine's hiccups aside
@@ -48,25 +48,27 @@ def test_a_flow_at_its_cap_answers_429_and_runs_nothing(client, hook_flow, hold_
     assert webhook_runs(hook_flow) == 0
 
 
-def test_an_owner_at_the_cap_answers_429_for_all_their_flows(client, alice, hold_slots):
-    hold_slots(alice.pk)
-    hold_slots(alice.pk)
-    flow = FlowFactory(owner=alice)
+def test_a_workspace_at_the_cap_answers_429_for_all_its_flows(
+    client, alice, hold_slots
+):
+    flow = FlowFactory(created_by=alice)
+    hold_slots(workspace_id=flow.workspace_id)
+    hold_slots(workspace_id=flow.workspace_id)
 
     answer = send(client, flow)
 
     assert answer.status_code == 429
-    assert "This user" in answer.json()["error"]["message"]
+    assert "This workspace" in answer.json()["error"]["message"]
     assert webhook_runs(flow) == 0
 
 
-def test_another_owners_flow_still_runs_while_one_owner_is_capped(
+def test_another_workspaces_flow_still_runs_while_one_workspace_is_capped(
     client, alice, bob, hold_slots
 ):
-    hold_slots(alice.pk)
-    hold_slots(alice.pk)
+    hold_slots(workspace_id=alice.personal_workspace.pk)
+    hold_slots(workspace_id=alice.personal_workspace.pk)
 
-    answer = send(client, FlowFactory(owner=bob))
+    answer = send(client, FlowFactory(created_by=bob))
 
     assert answer.status_code == 200
 
@@ -96,7 +98,7 @@ def test_a_replay_gets_its_stored_answer_while_the_flow_is_at_its_cap(
     client, hook_flow, hold_slots
 ):
     first = send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-1")
-    hold_slots(hook_flow.owner_id, hook_flow.pk)
+    hold_slots(hook_flow.created_by_id, hook_flow.pk)
 
     again = send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-1")
 
@@ -108,7 +110,7 @@ def test_a_replay_gets_its_stored_answer_while_the_flow_is_at_its_cap(
 
 def test_a_new_delivery_id_still_meets_the_cap(client, hook_flow, hold_slots):
     send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-1")
-    hold_slots(hook_flow.owner_id, hook_flow.pk)
+    hold_slots(hook_flow.created_by_id, hook_flow.pk)
 
     answer = send(client, hook_flow, HTTP_IDEMPOTENCY_KEY="order-2")
 

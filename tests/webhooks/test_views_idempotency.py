@@ -45,7 +45,7 @@ def test_a_repeated_idempotency_key_replays_the_stored_answer(client, hook_flow)
 
 
 def test_a_repeated_signed_webhook_id_replays_the_stored_answer(client, alice):
-    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
+    flow = FlowFactory(created_by=alice, webhook_secret=generate_secret())
     first = send_signed(client, flow, {"name": "Ada"}, "msg_1")
 
     again = send_signed(client, flow, {"name": "Ada"}, "msg_1")
@@ -58,7 +58,7 @@ def test_a_repeated_signed_webhook_id_replays_the_stored_answer(client, alice):
 
 def test_a_replayed_failure_keeps_its_500_and_body(client, alice):
     nodes, edges = webhook_code_graph("throw new Error('no stock');")
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     first = send(client, flow, {}, key="k")
 
     again = send(client, flow, {}, key="k")
@@ -172,7 +172,7 @@ def test_a_used_key_with_a_different_body_is_409_and_reveals_nothing(client, hoo
 
 
 def test_delivery_ids_are_per_flow(client, alice):
-    one, two = FlowFactory(owner=alice), FlowFactory(owner=alice)
+    one, two = FlowFactory(created_by=alice), FlowFactory(created_by=alice)
 
     first = send(client, one, {"name": "Ada"}, key="k")
     second = send(client, two, {"name": "Ada"}, key="k")
@@ -191,7 +191,7 @@ def test_requests_without_an_id_each_run(client, hook_flow):
 
 
 def test_a_signed_flow_keys_on_the_signed_id_not_idempotency_key(client, alice):
-    flow = FlowFactory(owner=alice, webhook_secret=generate_secret())
+    flow = FlowFactory(created_by=alice, webhook_secret=generate_secret())
     body = b'{"name": "Ada"}'
     for msg_id in ("msg_1", "msg_2"):
         headers = signed_headers(flow.webhook_secret, body, msg_id=msg_id)

@@ -22,7 +22,7 @@ def path(flow) -> str:
 
 
 def signed_flow(alice):
-    return FlowFactory(owner=alice, webhook_secret=generate_secret())
+    return FlowFactory(created_by=alice, webhook_secret=generate_secret())
 
 
 def test_a_json_object_runs_the_flow_and_answers_the_run_result(sender, hook_flow):
@@ -94,7 +94,7 @@ def test_the_run_keeps_safe_request_facts_and_no_secrets(sender, alice):
 
 def test_a_failing_node_answers_500_with_the_run_result(sender, alice):
     nodes, edges = webhook_code_graph("throw new Error('no name given');")
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     answer = sender.post_json(path(flow), {})
 
@@ -113,7 +113,7 @@ def test_a_failing_node_answers_500_with_the_run_result(sender, alice):
 def test_a_run_past_its_time_limit_answers_504_with_its_run_id(sender, alice, settings):
     settings.CODE_TIMEOUT_MS = 200
     nodes, edges = webhook_code_graph("while (true) {}")
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     started = time.monotonic()
     answer = sender.post_json(path(flow), {})

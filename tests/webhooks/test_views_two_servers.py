@@ -18,7 +18,7 @@ from webhooks.signatures import generate_secret, signed_headers
 def test_one_signed_delivery_at_two_processes_at_once_makes_one_run(gunicorn, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=1500))
     flow = FlowFactory(
-        owner=alice, nodes=nodes, edges=edges, webhook_secret=generate_secret()
+        created_by=alice, nodes=nodes, edges=edges, webhook_secret=generate_secret()
     )
     servers = [gunicorn(threads=4), gunicorn(threads=4)]
     body = json.dumps({"order": 42}).encode()

@@ -150,6 +150,23 @@ def confirm(user, code: str, actor) -> list[str] | None:
     return codes
 
 
+def replace_recovery_codes(user, code: str, actor) -> list[str] | None:
+    """Ten new recovery codes in place of all the old ones (used or not),
+    shown once, if `code` is a current code from the app: a recovery code
+    cannot mint more. None for a wrong code or when two-factor is off."""
+    with transaction.atomic():
+        two_factor = (
+            TwoFactor.objects.select_for_update()
+            .filter(user=user, confirmed_at__isnull=False)
+            .first()
+        )
+        if two_factor is None or not _accept_totp(two_factor, code):
+            return None
+        codes = _new_recovery_codes(user)
+        record("auth.recovery_codes_replaced", actor, user)
+    return codes
+
+
 def verify(user, code: str) -> str | None:
     """ "totp" or "recovery" when `code` is an unused code of `user`'s, else None.
     A recovery code is spent by this call."""

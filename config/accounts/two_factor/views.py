@@ -63,7 +63,8 @@ def code_page(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def account_page(request):
-    """Turn two-factor sign-in on (secret, QR code, first code) or off (a code)."""
+    """Turn two-factor sign-in on (secret, QR code, first code) or off (a
+    code), or replace the recovery codes (a current app code)."""
     user, actor = request.user, Actor.from_request(request)
     next_url = request.GET.get("next", "")
     context = {
@@ -88,6 +89,18 @@ def account_page(request):
     ):
         service.code_failed(user, actor)
         context["error"] = "That code is wrong or was used already."
+    elif action == "replace_codes":
+        codes = service.replace_recovery_codes(
+            user, request.POST.get("code", ""), actor
+        )
+        if codes is None:
+            service.code_failed(user, actor)
+            # Shown next to the field it is about, not at the top.
+            context["replace_error"] = (
+                "That code is wrong or was used already. Type the code the app "
+                "shows now (a recovery code cannot make new ones)."
+            )
+        context["new_recovery_codes"] = codes
     context["on"] = service.is_on(user)
     secret = None if context["on"] else service.pending_secret(user)
     if secret:
@@ -100,7 +113,7 @@ def account_page(request):
         )
     if context["on"]:
         context["codes_left"] = service.recovery_codes_left(user)
-    status = 400 if context["error"] else 200
+    status = 400 if context["error"] or context.get("replace_error") else 200
     return render(request, "accounts/two_factor.html", context, status=status)
 
 

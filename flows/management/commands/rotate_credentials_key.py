@@ -32,7 +32,9 @@ class Command(BaseCommand):
                 try:
                     token = crypto.rotate(credential.encrypted)
                 except crypto.UndecryptableValue:
-                    failed.append(f"{credential.name} (owner {credential.owner_id})")
+                    failed.append(
+                        f"{credential.name} (workspace {credential.workspace_id})"
+                    )
                     continue
                 Credential.objects.filter(pk=pk).update(encrypted=token)
                 rotated += 1

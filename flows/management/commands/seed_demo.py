@@ -51,7 +51,7 @@ ORDERS_DESCRIPTION = (
 
 def create_flow(user, name: str, description: str, nodes, edges) -> Flow:
     """A new flow of `user`'s, written through save_flow like every other."""
-    flow = Flow(owner=user)
+    flow = Flow(created_by=user)
     changes = {"name": name, "description": description}
     changes |= {"nodes": nodes, "edges": edges}
     save_flow(flow, changes, actor=Actor.system("seed_demo"), source="create")
@@ -75,9 +75,9 @@ class Command(BaseCommand):
         if user is None:
             return
         nodes, edges = webhook_code_graph()
-        flow = Flow.objects.filter(owner=user, name=DEMO_FLOW_NAME).first()
+        flow = Flow.objects.filter(created_by=user, name=DEMO_FLOW_NAME).first()
         if flow is None:
-            flow = Flow(owner=user)
+            flow = Flow(created_by=user)
             fields = {
                 "name": DEMO_FLOW_NAME,
                 "description": "Greets whoever is named in input.name.",
@@ -94,7 +94,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  Demo flow '{flow.name}': {flow.webhook_url}")
         for name, description, graph in WORKED_EXAMPLES:
             nodes, edges = graph()
-            if not Flow.objects.filter(owner=user, name=name).exists():
+            if not Flow.objects.filter(created_by=user, name=name).exists():
                 create_flow(user, name, description, nodes, edges)
         self.seed_orders(user)
         for hook in SEED_HOOKS:
@@ -103,10 +103,10 @@ class Command(BaseCommand):
     def seed_orders(self, user) -> None:
         """docs/examples.md's first example: "Orders" calls "Fulfil order" by id,
         so the called flow is seeded first."""
-        fulfil = Flow.objects.filter(owner=user, name=FULFIL_NAME).first()
+        fulfil = Flow.objects.filter(created_by=user, name=FULFIL_NAME).first()
         if fulfil is None:
             nodes, edges = fulfilment_graph()
             fulfil = create_flow(user, FULFIL_NAME, FULFIL_DESCRIPTION, nodes, edges)
-        if not Flow.objects.filter(owner=user, name=ORDERS_NAME).exists():
+        if not Flow.objects.filter(created_by=user, name=ORDERS_NAME).exists():
             nodes, edges = orders_graph(str(fulfil.pk))
             create_flow(user, ORDERS_NAME, ORDERS_DESCRIPTION, nodes, edges)

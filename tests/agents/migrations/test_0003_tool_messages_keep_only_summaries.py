@@ -47,10 +47,10 @@ def finished_run(flow, results: dict) -> FlowRun:
 
 
 def test_old_whole_run_results_become_summaries(bob, bob_api, alice):
-    agent = AgentFactory(owner=alice)
+    agent = AgentFactory(created_by=alice)
     conversation = Conversation.objects.create(agent=agent, user=bob)
     run = finished_run(
-        FlowFactory(owner=alice),
+        FlowFactory(created_by=alice),
         {"secret": {"token": SECRET}, "summary": {"found": "x"}},
     )
     whole = json.dumps(
@@ -89,14 +89,14 @@ def test_old_whole_run_results_become_summaries(bob, bob_api, alice):
 def test_the_summary_takes_the_last_node_that_ran_not_the_last_key(bob, alice):
     """PostgreSQL's jsonb reorders keys (shortest first): the last key of the
     stored results can be an inner node's output, here the HTTP call's token."""
-    agent = AgentFactory(owner=alice)
+    agent = AgentFactory(created_by=alice)
     conversation = Conversation.objects.create(agent=agent, user=bob)
     results = {
         "webhook_1": {"q": 1},
         "http_request_1": {"body": {"token": SECRET}},
         "code_1": {"final": "ok"},
     }
-    run = finished_run(FlowFactory(owner=alice), results)
+    run = finished_run(FlowFactory(created_by=alice), results)
     message = old_tool_message(
         conversation,
         run,

@@ -30,10 +30,10 @@ def test_a_server_that_cannot_stream_tools_gets_them_unstreamed(
     from tests.llm_server import openai_tool_call
 
     settings.OLLAMA_STREAM_TOOLS = False
-    flow = FlowFactory(owner=alice, name="Say hello")
-    agent = AgentFactory(model="ollama:llama3.2", owner=alice)
+    flow = FlowFactory(created_by=alice, name="Say hello")
+    agent = AgentFactory(model="ollama:llama3.2", created_by=alice)
     agent.tools.add(flow)
-    plain = AgentFactory(model="ollama:llama3.2", owner=alice)
+    plain = AgentFactory(model="ollama:llama3.2", created_by=alice)
     llm_server.queue(openai_tool_call("say_hello", {"name": "Ada"}))
     llm_server.queue(openai_text("Done."))
     llm_server.queue(openai_text("No tools here."))

@@ -162,10 +162,10 @@ def test_second_message_sends_the_stored_history(api, llm_server, wire, agent):
 
 
 def test_the_agents_flows_are_offered_as_tools(api, bob, llm_server, wire):
-    agent = AgentFactory(owner=bob, model=wire.model)
+    agent = AgentFactory(created_by=bob, model=wire.model)
     agent.tools.add(
         FlowFactory(
-            owner=bob,
+            created_by=bob,
             name="Look up order!",
             description="Finds an order by number.",
             # No "type": the tool's parameters are always an object schema.
@@ -174,7 +174,7 @@ def test_the_agents_flows_are_offered_as_tools(api, bob, llm_server, wire):
                 "required": ["number"],
             },
         ),
-        FlowFactory(owner=bob, name="Ping"),
+        FlowFactory(created_by=bob, name="Ping"),
     )
     llm_server.queue(wire.answer("ok", 1, 1))
 

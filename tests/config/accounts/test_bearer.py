@@ -208,7 +208,7 @@ def test_a_change_made_with_a_token_is_audited_with_the_token(alice):
 def test_a_token_reaches_only_its_own_workspace(alice, alice_flow):
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="editor")
-    team_flow = FlowFactory(owner=alice, workspace=team, name="Team flow")
+    team_flow = FlowFactory(created_by=alice, workspace=team, name="Team flow")
     _, value = issue(alice, "flows:read", "flows:write")
     session = APIClient()
     session.force_login(alice)
@@ -262,3 +262,30 @@ def test_a_flows_read_token_also_lists_credentials(alice):
     _, value = issue(alice, "flows:read")
 
     assert bearer(value).get("/api/credentials").status_code == 200
+
+
+def test_a_token_reads_no_conversation_with_another_workspaces_agent(alice):
+    """A token reaches its own workspace only (R5): its maker's chats with a
+    team's agent, whose tool results are the team's flow outputs, are not in
+    its conversation list or detail, nor can it decide their tool calls."""
+    from agents.models import Conversation, Message
+    from tests.factories import AgentFactory
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="runner")
+    agent = AgentFactory(created_by=None, workspace=team, shared=False)
+    chat = Conversation.objects.create(agent=agent, user=alice, title="team chat")
+    Message.objects.create(conversation=chat, role="tool", content="TEAM-OUTPUT")
+    own = AgentFactory(created_by=alice, shared=False)
+    mine = Conversation.objects.create(agent=own, user=alice, title="mine")
+    _, value = issue(alice, "agents:chat")
+    session = APIClient()
+    session.force_login(alice)
+
+    listed = bearer(value).get("/api/conversations").json()["results"]
+    detail = bearer(value).get(f"/api/conversations/{chat.id}")
+
+    assert [c["id"] for c in listed] == [str(mine.id)]
+    assert detail.status_code == 404
+    assert "TEAM-OUTPUT" not in detail.content.decode()
+    assert session.get(f"/api/conversations/{chat.id}").status_code == 200

@@ -30,7 +30,7 @@ PROCESS_CAP = 6  # 8 threads - 2
 
 def slow_flow(owner):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=SLOW_MS))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 class Flood:
@@ -180,7 +180,7 @@ def test_16_chat_turns_on_a_slow_model_leave_pages_fast(gunicorn, bob, llm_serve
 
 def test_64_concurrent_senders_to_a_10_ms_flow_are_never_refused(web_server, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=10))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     server = web_server(threads=4, workers=2)  # the production default
     start = threading.Barrier(64)
 

@@ -58,7 +58,7 @@ def assert_unavailable(response):
 
 
 def test_the_api_answers_503_while_the_database_is_down(transactional_db, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     client = APIClient()
     client.force_login(alice)
 
@@ -72,7 +72,7 @@ def test_the_api_answers_503_while_the_database_is_down(transactional_db, alice)
 
 
 def test_a_webhook_answers_503_while_the_database_is_down(transactional_db, alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
 
     with database_down():
         response = APIClient().post(f"/api/webhooks/{flow.id}", {"a": 1}, format="json")

@@ -11,7 +11,7 @@ from tests.factories import AgentFactory, FlowRunFactory
 @pytest.fixture
 def lists(alice, alice_flow) -> dict[str, str]:
     """Three paginated lists of alice's, 105 items each."""
-    agent = AgentFactory(owner=alice)
+    agent = AgentFactory(created_by=alice)
     FlowRunFactory.create_batch(105, flow=alice_flow)
     Conversation.objects.bulk_create(
         Conversation(agent=agent, user=alice, title=f"Topic {n}") for n in range(105)

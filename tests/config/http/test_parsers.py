@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def alice_agent(alice):
-    return AgentFactory(owner=alice)
+    return AgentFactory(created_by=alice)
 
 
 def endpoints(alice_flow, alice_agent) -> dict[str, str]:

@@ -98,7 +98,7 @@ def post_webhook(flow, body: bytes = b'{"name": "Ada"}', headers=None):
 
 def webhook_flow(alice, **fields):
     nodes, edges = webhook_code_graph()
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges, **fields)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges, **fields)
 
 
 def signed(secret: str, msg_id: str, body: bytes) -> dict:

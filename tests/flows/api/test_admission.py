@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flows.models import FlowRun
+from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
 
@@ -27,7 +28,7 @@ def test_a_manual_run_on_a_full_process_is_503_and_creates_no_run(
 def test_a_manual_run_of_a_flow_at_its_cap_is_429_and_creates_no_run(
     api, alice_flow, hold_slots
 ):
-    hold_slots(alice_flow.owner_id, alice_flow.pk)
+    hold_slots(alice_flow.created_by_id, alice_flow.pk)
 
     response = run(api, alice_flow)
 
@@ -38,7 +39,7 @@ def test_a_manual_run_of_a_flow_at_its_cap_is_429_and_creates_no_run(
 
 
 def test_a_manual_run_within_the_caps_runs(api, alice_flow, hold_slots):
-    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.created_by_id)
 
     response = run(api, alice_flow)
 
@@ -47,8 +48,8 @@ def test_a_manual_run_within_the_caps_runs(api, alice_flow, hold_slots):
 
 
 def test_a_save_counts_against_the_owners_admission_cap(api, alice_flow, hold_slots):
-    hold_slots(alice_flow.owner_id)
-    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.created_by_id)
+    hold_slots(alice_flow.created_by_id)
 
     response = api.patch(
         f"/api/flows/{alice_flow.id}",
@@ -78,9 +79,38 @@ def test_creating_a_flow_counts_against_the_admission_cap(api, alice, hold_slots
 
 
 def test_a_rename_compiles_nothing_and_is_not_counted(api, alice_flow, hold_slots):
-    hold_slots(alice_flow.owner_id)
-    hold_slots(alice_flow.owner_id)
+    hold_slots(alice_flow.created_by_id)
+    hold_slots(alice_flow.created_by_id)
 
     response = api.patch(f"/api/flows/{alice_flow.id}", {"name": "New"}, format="json")
 
     assert response.status_code == 200
+
+
+def test_two_members_of_one_workspace_share_its_cap_two_workspaces_do_not(
+    alice, bob, hold_slots
+):
+    from rest_framework.test import APIClient
+
+    from flows.workspaces.models import Membership, Workspace
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    for member in (alice, bob):
+        Membership.objects.create(workspace=team, user=member, role="runner")
+    alices_team_flow = FlowFactory(created_by=alice, workspace=team)
+    bobs_team_flow = FlowFactory(created_by=bob, workspace=team)
+    bobs_own_flow = FlowFactory(created_by=bob)
+    as_alice, as_bob = APIClient(), APIClient()
+    as_alice.force_login(alice)
+    as_bob.force_login(bob)
+    # Alice's two slow runs of a team flow hold the team's two slots.
+    hold_slots(workspace_id=alices_team_flow.workspace_id)
+    hold_slots(workspace_id=alices_team_flow.workspace_id)
+
+    shared = run(as_bob, bobs_team_flow)
+    apart = run(as_bob, bobs_own_flow)
+
+    assert shared.status_code == 429
+    assert "This workspace" in shared.json()["error"]["message"]
+    assert apart.status_code == 200
+    assert run(as_alice, alices_team_flow).status_code == 429

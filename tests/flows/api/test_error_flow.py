@@ -16,7 +16,7 @@ def set_error_flow(api, flow, value):
 
 
 def test_a_flow_of_the_same_owner_becomes_the_error_flow(api, alice, alice_flow):
-    handler = FlowFactory(owner=alice, name="handler")
+    handler = FlowFactory(created_by=alice, name="handler")
 
     response = set_error_flow(api, alice_flow, str(handler.id))
 
@@ -29,7 +29,7 @@ def test_a_flow_of_the_same_owner_becomes_the_error_flow(api, alice, alice_flow)
 
 @pytest.mark.parametrize("whose", ["bob", "nobody"])
 def test_another_users_flow_reads_like_a_missing_one(api, bob, alice_flow, whose):
-    other = str(FlowFactory(owner=bob).id) if whose == "bob" else str(uuid.uuid4())
+    other = str(FlowFactory(created_by=bob).id) if whose == "bob" else str(uuid.uuid4())
 
     response = set_error_flow(api, alice_flow, other)
 

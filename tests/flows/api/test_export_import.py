@@ -27,7 +27,7 @@ def signed_flow(alice):
         ),
     ]
     return FlowFactory(
-        owner=alice,
+        created_by=alice,
         name="Greeter: v2!",
         description="Says hi.",
         input_schema={"type": "object"},
@@ -98,7 +98,7 @@ def test_an_export_imports_as_a_new_flow_of_the_caller(api, bob_api, signed_flow
     assert response.status_code == 201
     body = response.json()
     copy = Flow.objects.get(pk=body["id"])
-    assert copy.owner == bob
+    assert copy.created_by == bob
     assert copy.id != signed_flow.id
     assert (copy.name, copy.description) == ("Greeter: v2!", "Says hi.")
     assert copy.input_schema == {"type": "object"}

@@ -24,7 +24,7 @@ def flow_using(owner, credential):
             credential_id=str(credential.pk),
         ),
     )
-    return FlowFactory(owner=owner, name="Calls out", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Calls out", nodes=nodes, edges=edges)
 
 
 def test_an_export_names_the_credential_and_holds_no_id_or_value(api, alice):
@@ -71,7 +71,7 @@ def test_an_import_without_the_credential_names_it_and_creates_nothing(
     assert error["code"] == "validation_error"
     assert "stripe (bearer)" in error["message"]
     assert error["details"]["credentials"] == [{"name": "stripe", "kind": "bearer"}]
-    assert Flow.objects.filter(owner__username="bob").count() == 0
+    assert Flow.objects.filter(created_by__username="bob").count() == 0
 
 
 @pytest.mark.parametrize(

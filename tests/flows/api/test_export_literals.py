@@ -27,7 +27,7 @@ def flow_with_literals(owner):
         ),
         node("code", "code", code=f"return {{ key: '{OPENAI}' }};"),
     )
-    return FlowFactory(owner=owner, name="Leaky", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, name="Leaky", nodes=nodes, edges=edges)
 
 
 def test_an_export_replaces_literal_secrets_and_lists_where(api, alice):
@@ -64,7 +64,7 @@ def test_a_blanked_secret_header_is_listed_too(api, alice):
             headers={"Authorization": "whatever-it-was"},
         ),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     body = api.get(f"/api/flows/{flow.id}/export").json()
 
@@ -89,7 +89,7 @@ def test_an_exported_flow_with_placeholders_imports_again(api, alice):
 
 
 def test_a_key_in_the_flows_description_is_replaced_too(api, alice):
-    flow = FlowFactory(owner=alice, description=f"Uses {GITHUB} for the API")
+    flow = FlowFactory(created_by=alice, description=f"Uses {GITHUB} for the API")
 
     body = api.get(f"/api/flows/{flow.id}/export").json()
 

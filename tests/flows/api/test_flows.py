@@ -22,7 +22,7 @@ def test_create_returns_the_whole_flow_with_its_webhook_url(api, alice):
     assert response.status_code == 201
     body = response.json()
     flow = Flow.objects.get(pk=body["id"])
-    assert flow.owner == alice
+    assert flow.created_by == alice
     assert body["name"] == "Greeter"
     assert body["nodes"] == new_flow_body()["nodes"]
     assert body["edges"] == new_flow_body()["edges"]
@@ -73,8 +73,8 @@ def test_malformed_json_is_invalid_json(api, alice):
 
 
 def test_list_shows_only_the_callers_flows_newest_first(api, alice, bob_flow):
-    older = FlowFactory(owner=alice, name="older")
-    newer = FlowFactory(owner=alice, name="newer")
+    older = FlowFactory(created_by=alice, name="older")
+    newer = FlowFactory(created_by=alice, name="newer")
 
     response = api.get("/api/flows")
 
@@ -85,7 +85,7 @@ def test_list_shows_only_the_callers_flows_newest_first(api, alice, bob_flow):
 
 
 def test_list_uses_one_query_however_many_flows(api, alice, django_assert_num_queries):
-    FlowFactory.create_batch(5, owner=alice)
+    FlowFactory.create_batch(5, created_by=alice)
 
     # One for the session, one for the user, one for the flows.
     with django_assert_num_queries(3):

@@ -31,7 +31,7 @@ def flow(alice):
         code("shape", "return {count: prev.items.length};"),
         code("report", "return {text: 'got ' + prev.count};"),
     )
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def pin(api, flow, pins):
@@ -129,7 +129,7 @@ def test_run_this_node_takes_upstream_outputs_from_the_last_run(api, alice):
         code("first", "return {n: input.n * 2};"),
         code("second", "return prev.n + 1;"),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run_flow(flow, {"n": 20}, FlowRun.Trigger.MANUAL)
     flow.nodes[1]["data"]["code"] = FETCH  # "first" would fail if it ran again
     flow.save()
@@ -154,7 +154,7 @@ def test_exports_leave_pins_out(api, flow):
 
 def test_a_token_without_runs_read_runs_a_node_without_the_last_runs_data(alice):
     nodes, edges = webhook_code_graph("return input;")
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run_flow(flow, {"card": "LAST-RUN-SECRET"}, FlowRun.Trigger.MANUAL)
     later = timezone.now() + timedelta(days=1)
 
@@ -205,3 +205,25 @@ def test_pins_are_shown_only_to_a_role_that_reads_run_data(
     assert ("pins" in one) is shown
     assert ("PINNED-RUN-DATA" in json.dumps(listed)) is shown
     assert ("PINNED-RUN-DATA" in builder) is shown
+
+
+@pytest.mark.parametrize("mode", ["", "&async=true"])
+def test_a_token_without_runs_read_runs_the_flow_without_the_pins(
+    api, alice, flow, mode
+):
+    """R6's hole on the whole-flow run: `?pins=true` (the builder's test
+    runs) must not hand a `flows:run` token the pinned copies of run outputs."""
+    pin(api, flow, {"fetch": {"items": ["PINNED"]}})
+    _, value = ApiToken.issue(
+        alice, "t", ["flows:run"], timezone.now() + timedelta(days=1)
+    )
+    client = APIClient(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    response = client.post(f"/api/flows/{flow.id}/run?pins=true{mode}")
+
+    assert response.status_code in (200, 202), response.content
+    assert "PINNED" not in response.content.decode()
+    run = FlowRun.objects.get()
+    assert not run.request_meta.get("use_pins")  # a queued run ignores them too
+    if not mode:
+        assert response.json()["error"]["node_id"] == "fetch"  # it ran for real

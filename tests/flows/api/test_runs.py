@@ -32,7 +32,7 @@ def test_running_a_flow_with_a_json_object_answers_the_run_result(api, alice_flo
 
 
 def test_running_with_no_body_uses_an_empty_input(api, alice):
-    flow = chain_flow(trigger(), code("a", "return input"), owner=alice)
+    flow = chain_flow(trigger(), code("a", "return input"), created_by=alice)
 
     response = api.post(f"/api/flows/{flow.id}/run")
 
@@ -43,7 +43,7 @@ def test_running_with_no_body_uses_an_empty_input(api, alice):
 
 def test_a_failed_run_still_answers_200_with_success_false(api, alice):
     nodes, edges = chain(trigger(), code("boom", "throw new Error('bad')"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     response = api.post(f"/api/flows/{flow.id}/run", {}, format="json")
 
@@ -119,7 +119,7 @@ def test_the_runs_list_is_newest_first_and_paginated(
 
 
 def test_the_runs_list_shows_only_that_flows_runs(api, alice, alice_flow):
-    FlowRunFactory(flow=FlowFactory(owner=alice))
+    FlowRunFactory(flow=FlowFactory(created_by=alice))
     mine = FlowRunFactory(flow=alice_flow)
 
     body = api.get(f"/api/flows/{alice_flow.id}/runs").json()
@@ -188,7 +188,7 @@ def test_a_malformed_run_id_is_not_found(api):
 
 def test_a_timed_out_run_answers_200_with_its_status(api, alice, settings):
     settings.CODE_TIMEOUT_MS = 200
-    flow = chain_flow(trigger(), code("spin", "while (true) {}"), owner=alice)
+    flow = chain_flow(trigger(), code("spin", "while (true) {}"), created_by=alice)
 
     response = api.post(f"/api/flows/{flow.id}/run", {}, format="json")
 
@@ -213,7 +213,7 @@ def test_a_body_that_is_not_json_is_unsupported(api, alice_flow):
 def test_a_run_shows_each_attempt_of_a_node_that_retried(api, alice):
     boom = {**code("boom", "throw new Error('flaky');"), "retry": {"max_attempts": 2}}
     nodes, edges = chain(trigger(), boom)
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
     response = api.get(f"/api/runs/{run.id}")

@@ -49,7 +49,7 @@ def test_another_owner_still_queues_and_a_run_taken_frees_room(
 
 
 def test_an_async_webhook_past_the_owners_cap_is_429(client, alice, cap_of_two):
-    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+    flow = FlowFactory(created_by=alice, webhook_response_mode="immediately")
     for _ in range(2):
         assert post_webhook(client, flow, b"{}").status_code == 202
 
@@ -63,7 +63,7 @@ def test_an_async_webhook_past_the_owners_cap_is_429(client, alice, cap_of_two):
 def test_a_repeated_delivery_is_answered_though_the_queue_is_full(
     client, alice, cap_of_two
 ):
-    flow = FlowFactory(owner=alice, webhook_response_mode="immediately")
+    flow = FlowFactory(created_by=alice, webhook_response_mode="immediately")
     first = post_webhook(client, flow, b"{}", HTTP_IDEMPOTENCY_KEY="order-1")
     post_webhook(client, flow, b"{}")
 
@@ -88,8 +88,8 @@ def test_teammates_share_their_workspaces_cap(api, alice, bob, cap_of_two):
     the same place as hers, though bob made it."""
     team = personal_workspace(alice)
     Membership.objects.create(workspace=team, user=bob, role="editor")
-    hers = FlowFactory(owner=alice)
-    his = FlowFactory(owner=bob, workspace=team)
+    hers = FlowFactory(created_by=alice)
+    his = FlowFactory(created_by=bob, workspace=team)
     assert [queue_async(api, hers).status_code for _ in range(2)] == [202, 202]
 
     response = queue_async(api, his)

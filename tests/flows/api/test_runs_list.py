@@ -107,7 +107,7 @@ def test_a_bad_filter_is_a_validation_error_naming_it(api, alice_flow, query, fi
 
 
 def test_the_runs_list_spans_the_users_flows_only(api, alice, history, bob_flow):
-    other = FlowFactory(owner=alice, name="Second")
+    other = FlowFactory(created_by=alice, name="Second")
     newest = run_at(other, "2026-11-22T00:00:00")
     run_at(bob_flow, "2026-11-22T01:00:00")
 
@@ -132,7 +132,7 @@ def test_the_runs_list_costs_the_same_queries_for_many_runs(
     api, alice, django_assert_num_queries
 ):
     for index in range(30):
-        run_at(FlowFactory(owner=alice), f"2026-11-20T{index % 24:02d}:00:00")
+        run_at(FlowFactory(created_by=alice), f"2026-11-20T{index % 24:02d}:00:00")
 
     # session, user, count, page (flows joined)
     with django_assert_num_queries(4):

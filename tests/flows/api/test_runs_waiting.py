@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from config.accounts.tokens.models import ApiToken
 from flows.engine import run_flow, waits
 from flows.models import Flow, FlowRun, Membership, Workspace
-from tests.factories import FlowFactory
+from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import chain, node, trigger
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 def waiting(owner, **data):
     nodes, edges = chain(trigger(), node("approve", "wait", **data))
-    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=nodes, edges=edges)
     return run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
 
@@ -119,3 +119,26 @@ def test_a_viewer_never_sees_a_resume_link_a_runner_does(alice, bob, bob_api):
     membership.save()
     link = waits.resume_path(run.pk, "approve")
     assert all(wait["resume_url"].endswith(link) for wait in waits_seen())
+
+
+# Session, (flow and its role check,) the page, the count, and one role check
+# for the resume links: the same number for 1 waiting run as for 20.
+@pytest.mark.parametrize("count", [1, 20])
+@pytest.mark.parametrize(
+    ("path", "queries"),
+    [("/api/flows/{flow}/runs", 7), ("/api/runs?status=waiting", 5)],
+)
+def test_run_lists_check_the_resume_right_once_not_per_waiting_run(
+    api, alice_flow, count, path, queries, django_assert_num_queries
+):
+    wake_at = (timezone.now() + timedelta(hours=1)).isoformat()
+    state = {"node_id": "approve", "mode": "callback", "wake_at": wake_at}
+    for _ in range(count):
+        FlowRunFactory(flow=alice_flow, status="waiting", wait_state=state)
+
+    with django_assert_num_queries(queries):
+        response = api.get(path.format(flow=alice_flow.pk))
+
+    results = response.json()["results"]
+    assert len(results) == count
+    assert all(item["wait"]["resume_url"] for item in results)

@@ -26,7 +26,7 @@ def graph(enabled=True) -> dict:
 
 
 def scheduled_flows(owner, count, enabled=True):
-    return [FlowFactory(owner=owner, **graph(enabled)) for _ in range(count)]
+    return [FlowFactory(created_by=owner, **graph(enabled)) for _ in range(count)]
 
 
 @pytest.fixture(autouse=True)
@@ -45,12 +45,12 @@ def test_a_schedule_past_the_cap_is_refused_next_to_its_node(api, alice):
     assert "2 flows with an enabled schedule" in body["message"]
     [problem] = body["details"]["nodes"]
     assert (problem["index"], problem["field"]) == (0, "data.enabled")
-    assert Flow.objects.filter(owner=alice).count() == 2
+    assert Flow.objects.filter(created_by=alice).count() == 2
 
 
 def test_adding_a_schedule_to_an_existing_flow_counts_too(api, alice):
     scheduled_flows(alice, 2)
-    plain = FlowFactory(owner=alice, nodes=[node("hook", "webhook")], edges=[])
+    plain = FlowFactory(created_by=alice, nodes=[node("hook", "webhook")], edges=[])
 
     response = api.patch(f"/api/flows/{plain.pk}", graph(), format="json")
 
@@ -122,5 +122,36 @@ def test_concurrent_saves_never_pass_the_cap(alice, monkeypatch, settings):
     for thread in threads:
         thread.join()
 
-    assert Flow.objects.filter(owner=alice).count() == 2
+    assert Flow.objects.filter(created_by=alice).count() == 2
     assert sorted(statuses) == [201, 201] + [400] * 6
+
+
+def test_new_workspaces_do_not_multiply_the_cap_without_end(api, alice, settings):
+    """The cap counts per workspace and anyone may make workspaces: a user at
+    the cap made one workspace after another and scheduled in each. The
+    workspaces a user owns (beside the personal one) are capped too, so one
+    account's schedules stay under (1 + WORKSPACES_PER_USER) x the cap."""
+    settings.WORKSPACES_PER_USER = 2
+    scheduled_flows(alice, 2)
+    made = []
+    for n in range(4):
+        response = api.post("/api/workspaces", {"name": f"spare {n}"}, format="json")
+        made.append(response.status_code)
+        if response.status_code == 201:
+            for k in range(3):
+                api.post(
+                    "/api/flows",
+                    {
+                        "name": f"s{n}.{k}",
+                        "workspace": response.json()["id"],
+                        **graph(),
+                    },
+                    format="json",
+                )
+
+    assert made == [201, 201, 409, 409]
+    refused = api.post("/api/workspaces", {"name": "one more"}, format="json").json()
+    assert refused["error"]["code"] == "conflict"
+    assert "2 workspaces" in refused["error"]["message"]
+    scheduled = Flow.objects.filter(created_by=alice).scheduled().count()
+    assert scheduled == (1 + 2) * 2

@@ -23,7 +23,7 @@ def test_it_creates_a_bearer_credential_without_echoing_the_token(api, alice):
     assert body["has_value"] is True
     assert "sk_live_abcdef123" not in response.content.decode()
     assert "token" not in body
-    stored = Credential.objects.get(owner=alice)
+    stored = Credential.objects.get(created_by=alice)
     assert stored.secrets() == {"token": "sk_live_abcdef123"}
 
 
@@ -126,7 +126,7 @@ def test_it_refuses_a_second_credential_with_the_same_name(api, alice):
     )
 
     assert response.status_code == 400
-    assert Credential.objects.filter(owner=alice).count() == 1
+    assert Credential.objects.filter(created_by=alice).count() == 1
 
 
 def test_a_field_of_another_kind_is_refused(api):
@@ -201,7 +201,9 @@ def _flow_using(owner, credential_id=None, template=""):
         {"id": "call", "type": "http_request", "name": "Call", "data": data},
     ]
     return FlowFactory(
-        owner=owner, nodes=nodes, edges=[{"id": "e", "source": "t", "target": "call"}]
+        created_by=owner,
+        nodes=nodes,
+        edges=[{"id": "e", "source": "t", "target": "call"}],
     )
 
 

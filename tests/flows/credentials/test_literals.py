@@ -8,6 +8,7 @@ import time
 import pytest
 from cryptography.fernet import Fernet
 
+from config.accounts.tokens.text import PERSONAL, WORKSPACE, new_token
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.redact import Redactor
 from flows.models import Credential
@@ -25,6 +26,8 @@ SHAPES = [
     "AKIAIOSFODNN7EXAMPLE",
     "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    new_token(PERSONAL),  # Weir's own, registered with every redactor
+    new_token(WORKSPACE),
 ]
 
 
@@ -144,3 +147,25 @@ def test_a_credential_no_key_opens_is_skipped_not_a_crash(alice, settings):
     )
 
     assert clean == "[redacted:crm]"
+
+
+def test_keep_puts_back_what_was_left_masked_pairing_nodes_by_id():
+    literals = shapes_only()
+    stored = [
+        {"id": "a", "data": {"headers": {"Authorization": "Bearer " + SHAPES[0]}}},
+        {"id": "b", "data": {"url": "https://x.example"}},
+    ]
+    shown, _ = literals.nodes(stored)
+    edited = [shown[1], {**shown[0], "name": "moved"}]  # reordered, one renamed
+
+    kept = literals.keep(edited, stored)
+
+    assert kept == [stored[1], {**stored[0], "name": "moved"}]
+
+
+def test_keep_takes_what_was_typed_over_the_mask():
+    literals = shapes_only()
+
+    assert literals.keep(
+        {"k": "Bearer {{ secrets.x }}"}, {"k": "Bearer " + SHAPES[0]}
+    ) == {"k": "Bearer {{ secrets.x }}"}

@@ -62,7 +62,7 @@ def leaky_flow(server, alice):
             body={"echo": "{{ results.call.body }}", "raw": "{{ secrets.stripe }}"},
         ),
     )
-    return FlowFactory(owner=alice, name="Leaky", nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, name="Leaky", nodes=nodes, edges=edges)
 
 
 def test_no_row_and_no_answer_holds_the_secret(
@@ -79,7 +79,7 @@ def test_no_row_and_no_answer_holds_the_secret(
     )
     answers.append(hook.content.decode())
     answers.append(str(hook.headers))
-    agent = AgentFactory(owner=alice)
+    agent = AgentFactory(created_by=alice)
     agent.tools.add(leaky_flow)
     chat = api.post(
         f"/api/agents/{agent.id}/chat", {"content": "/tool Leaky"}, format="json"

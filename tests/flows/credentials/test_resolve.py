@@ -20,7 +20,7 @@ TOKEN = "tok-9f8e7d6c5b4a-live"
 
 def run_nodes(owner, *nodes):
     node_list, edges = chain(trigger(), *nodes)
-    flow = FlowFactory(owner=owner, nodes=node_list, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=node_list, edges=edges)
     return run_flow(flow, {}, "manual")
 
 

@@ -25,7 +25,7 @@ def flow(alice):
         code("last", "return {seen: prev.n};"),
     )
     edges[-1] = edge("check", "last", "true")
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def test_a_background_run_is_stored_queued_with_its_task(flow):

@@ -24,7 +24,7 @@ def retrying(owner, step, **retry):
     nodes, edges = chain(
         trigger(), code("before", "return 1;"), {**step, "retry": retry}
     )
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def test_a_long_wait_queues_the_run_again_with_its_attempts(alice):

@@ -19,12 +19,12 @@ SLOW = 180  # seconds: cold Django processes on a loaded 2-core machine
 
 def body_flow(owner, source="return input.n;"):
     nodes, edges = chain(trigger(), code("work", source))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges, name="Body")
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges, name="Body")
 
 
 def calling(owner, kind, **data):
     nodes, edges = chain(trigger(), node("call", kind, **data))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges, name="Parent")
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges, name="Parent")
 
 
 def status_of(run) -> str:

@@ -42,7 +42,7 @@ def test_a_run_that_lasts_is_visible_running_while_it_runs_and_stored_once(alice
     nodes, edges = chain(
         trigger(), node("wait", "delay", ms=1500), code("c", "return 2;")
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     started = time.monotonic()
     thread, runs = run_in_thread(flow)
 
@@ -61,7 +61,7 @@ def test_a_run_that_lasts_is_visible_running_while_it_runs_and_stored_once(alice
 
 def test_a_fast_run_is_never_seen_running_and_leaves_one_row(alice):
     nodes, edges = chain(trigger(), code("c", "return input.n + 1;"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     runs = [run_flow(flow, {"n": i}, "manual") for i in range(20)]
     time.sleep(0.6)  # two lease-thread ticks: nothing late is stored
@@ -80,7 +80,7 @@ def test_a_run_ending_while_the_lease_thread_stores_it_is_stored_once(
     """The lease thread's INSERT is slow; the run ends meanwhile: its end waits
     for that INSERT and updates the row instead of inserting a second one."""
     nodes, edges = chain(trigger(), node("t", "transform", values={"a": 1}))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     inserting = threading.Event()
     insert_run = store.insert_run
 
@@ -118,7 +118,7 @@ def test_a_whole_run_insert_whose_answer_was_lost_is_not_stored_twice(
 ):
     """The connection broke after the INSERT committed: the retry finds the row."""
     nodes, edges = chain(trigger(), code("c", "return 1;"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     finish_run = store.finish_run
     calls = []
 
@@ -144,7 +144,7 @@ def test_a_fast_run_whose_flow_is_deleted_before_it_ends_answers_flow_deleted(
     alice, monkeypatch
 ):
     nodes, edges = chain(trigger(), node("t", "transform", values={"a": 1}))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     transform = NODE_KINDS["transform"]
     original = transform.run
 

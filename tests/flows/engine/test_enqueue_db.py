@@ -49,7 +49,7 @@ RESULT_FIELDS = (
 @pytest.fixture
 def flow(alice):
     nodes, edges = chain(trigger(), code("c", "return input.n * 2;"))
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def writes(queries) -> list[str]:

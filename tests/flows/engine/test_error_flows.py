@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def flow_of(owner, name, source, **fields):
     nodes, edges = chain(trigger(), code("work", source))
-    return FlowFactory(owner=owner, name=name, nodes=nodes, edges=edges, **fields)
+    return FlowFactory(created_by=owner, name=name, nodes=nodes, edges=edges, **fields)
 
 
 def test_a_failed_run_queues_its_error_flow_with_what_went_wrong(alice):

@@ -23,7 +23,7 @@ def queue(flow, count=1) -> list[str]:
 
 
 def test_a_task_of_a_busier_owner_executes_the_other_owners_run(alice, bob):
-    alice_flow, bob_flow = FlowFactory(owner=alice), FlowFactory(owner=bob)
+    alice_flow, bob_flow = FlowFactory(created_by=alice), FlowFactory(created_by=bob)
     going, *alices = queue(alice_flow, 4)
     background.claim(going)  # alice has a run going, bob none
     (bobs,) = queue(bob_flow)
@@ -35,23 +35,23 @@ def test_a_task_of_a_busier_owner_executes_the_other_owners_run(alice, bob):
 
 
 def test_with_as_many_running_the_owner_with_fewer_queued_goes_first(alice, bob):
-    alices = queue(FlowFactory(owner=alice), 5)
-    (bobs,) = queue(FlowFactory(owner=bob))
+    alices = queue(FlowFactory(created_by=alice), 5)
+    (bobs,) = queue(FlowFactory(created_by=bob))
 
     assert fair_queue.next_run_id(alices[0]) == bobs
 
 
 def test_an_owner_no_busier_than_the_others_keeps_its_own_order(alice, bob):
-    alices = queue(FlowFactory(owner=alice), 2)
-    bobs = queue(FlowFactory(owner=bob), 3)
+    alices = queue(FlowFactory(created_by=alice), 2)
+    bobs = queue(FlowFactory(created_by=bob), 3)
 
     assert fair_queue.next_run_id(alices[1]) == alices[1]
     assert fair_queue.next_run_id(bobs[0]) == alices[0]  # bob has more queued
 
 
 def test_a_task_whose_run_was_taken_executes_another_or_nothing(alice, bob):
-    (alices,) = queue(FlowFactory(owner=alice))
-    (bobs,) = queue(FlowFactory(owner=bob))
+    (alices,) = queue(FlowFactory(created_by=alice))
+    (bobs,) = queue(FlowFactory(created_by=bob))
     assert background.execute_queued(bobs) == "succeeded"
 
     assert background.execute_queued(bobs) == "succeeded"  # alice's, by bob's task
@@ -60,11 +60,11 @@ def test_a_task_whose_run_was_taken_executes_another_or_nothing(alice, bob):
 
 
 def test_a_run_waiting_to_retry_is_taken_only_by_its_own_task(alice, bob):
-    waiting, other = queue(FlowFactory(owner=alice), 2)
+    waiting, other = queue(FlowFactory(created_by=alice), 2)
     FlowRun.objects.filter(pk=waiting).update(
         retry_state={"node_id": "x", "attempts": []}
     )
-    (bobs,) = queue(FlowFactory(owner=bob))
+    (bobs,) = queue(FlowFactory(created_by=bob))
     background.claim(bobs)
 
     assert fair_queue.next_run_id(bobs) == other
@@ -78,7 +78,7 @@ def test_one_owners_twenty_runs_do_not_hold_another_owners_run_behind_them(
     engine, processes, alice, bob
 ):
     def slow(owner):
-        return chain_flow(trigger(), node("wait", "delay", ms=400), owner=owner)
+        return chain_flow(trigger(), node("wait", "delay", ms=400), created_by=owner)
 
     alices = queue(slow(alice), 20)
     for _ in range(2):

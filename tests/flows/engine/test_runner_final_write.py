@@ -26,18 +26,25 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def delete_flow_once_running(flow_id) -> threading.Thread:
     """The owner deletes the flow from another tab while its run waits."""
 
+    connected = threading.Event()
+
     def delete():
         try:
+            # Connected before the run starts: on a loaded machine a new
+            # connection could take most of the run's 600 ms delay.
+            connection.ensure_connection()
+            connected.set()
             give_up = time.monotonic() + 5
             runs = FlowRun.objects.filter(flow_id=flow_id, status="running")
             while not runs.exists() and time.monotonic() < give_up:
-                time.sleep(0.02)
+                time.sleep(0.005)
             Flow.objects.filter(pk=flow_id).delete()
         finally:
             connection.close()
 
     thread = threading.Thread(target=delete)
     thread.start()
+    connected.wait(10)
     return thread
 
 
@@ -45,7 +52,7 @@ def test_a_flow_deleted_during_a_delay_node_still_answers_its_webhook(alice):
     nodes, edges = chain(
         trigger(), node("wait", "delay", ms=600), code("after", "return 1;")
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     deleter = delete_flow_once_running(flow.id)
 
     response = Client().post(
@@ -66,7 +73,7 @@ def test_a_flow_deleted_during_a_delay_node_still_answers_its_webhook(alice):
 
 def test_a_flow_deleted_during_a_manual_run_answers_the_run_result(api, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=600))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     deleter = delete_flow_once_running(flow.id)
 
     response = api.post(f"/api/flows/{flow.id}/run")
@@ -82,7 +89,7 @@ def test_a_final_write_the_database_refuses_stores_the_run_as_failed(
 ):
     """Fault injection: the checks should make this unreachable, the guard stays."""
     nodes, edges = chain(trigger(), code("c", "return 1;"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     refuse = DataError("unsupported Unicode escape sequence")
 
     def refusing_finish(run, *args, **kwargs):

@@ -17,7 +17,7 @@ CHATTY = "for (let i = 0; i < 50; i++) console.log('x'.repeat(100)); return 1"
 
 def chatty_flow(owner, count: int):
     nodes, edges = chain(trigger(), *(code(f"c{n}", CHATTY) for n in range(count)))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def logged_chars(run) -> int:

@@ -24,7 +24,7 @@ def test_each_line_a_node_writes_names_its_run_flow_and_node(
 ):
     register(Chatty())
     nodes, edges = chain(trigger(), node("a", "chatty", label="A"), node("b", "chatty"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, "manual")
     logging.getLogger("weir.test").warning("After the run")

@@ -54,7 +54,7 @@ class Spy(NodeKind):
 
 def flow_of(owner, *nodes):
     node_list, edges = chain(trigger(), *nodes)
-    return FlowFactory(owner=owner, nodes=node_list, edges=edges)
+    return FlowFactory(created_by=owner, nodes=node_list, edges=edges)
 
 
 def test_a_kind_that_declares_it_sets_the_response_sets_it(node_registry, alice):

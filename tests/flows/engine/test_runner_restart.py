@@ -23,7 +23,8 @@ from tests.flows.graphs import chain, code, node, trigger
 wait = node("wait", "delay", ms=1500)
 nodes, edges = chain(trigger(), wait, code("last", "return 1;"))
 owner = get_user_model().objects.create(username="restart")
-print(Flow.objects.create(owner=owner, name="restart", nodes=nodes, edges=edges).id)
+flow = Flow.objects.create(created_by=owner, name="restart", nodes=nodes, edges=edges)
+print(flow.id)
 """
 
 MAKE_BACKGROUND_FLOW = """
@@ -38,7 +39,7 @@ nodes, edges = chain(
 )
 
 owner = get_user_model().objects.create(username="restart")
-print(Flow.objects.create(owner=owner, name="bg", nodes=nodes, edges=edges).id)
+print(Flow.objects.create(created_by=owner, name="bg", nodes=nodes, edges=edges).id)
 """
 
 

@@ -31,7 +31,7 @@ def two_triggers(alice):
     for item in nodes:
         if item["id"] == "shared":
             item["wait"] = "any"
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def statuses(run) -> dict:
@@ -69,7 +69,7 @@ def test_a_manual_run_of_a_schedule_only_flow_starts_at_its_schedule(alice):
         node("tick", "schedule", cron="0 9 * * *", timezone="UTC"),
         code("work", "return 1;"),
     ]
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("tick", "work")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("tick", "work")])
 
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 

@@ -22,7 +22,7 @@ def scheduled(owner, cron="*/5 * * * *", **data):
         node("tick", "schedule", cron=cron, timezone="UTC", **data),
         code("work", "return {at: input.scheduled_for};"),
     ]
-    return FlowFactory(owner=owner, nodes=nodes, edges=[edge("tick", "work")])
+    return FlowFactory(created_by=owner, nodes=nodes, edges=[edge("tick", "work")])
 
 
 def at(hour, minute, second=0) -> datetime:

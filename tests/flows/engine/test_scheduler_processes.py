@@ -23,7 +23,7 @@ def test_a_per_second_schedule_runs_on_a_worker_within_2_s_of_each_tick(
         node("tick", "schedule", cron="* * * * * *", timezone="UTC"),
         code("work", "return {at: input.scheduled_for};"),
     ]
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=[edge("tick", "work")])
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[edge("tick", "work")])
     env = {"SCHEDULE_ALLOW_SECONDS": "1"}
     processes.worker(env=env)
     processes.supervisor(env=env)

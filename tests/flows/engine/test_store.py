@@ -186,10 +186,10 @@ def test_mark_interrupted_ends_only_the_given_runs(flow):
 def test_webhook_target_loads_an_enabled_flow_in_one_query(flow):
     with CaptureQueriesContext(connection) as queries:
         found = store.webhook_target(flow.pk)
-        seen = (found.id, found.owner_id, found.nodes, found.webhook_secret)
+        seen = (found.id, found.created_by_id, found.nodes, found.webhook_secret)
 
     assert len(queries) == 1
-    assert seen == (flow.id, flow.owner_id, flow.nodes, "")
+    assert seen == (flow.id, flow.created_by_id, flow.nodes, "")
     assert found.name == flow.name  # any other field loads on access
 
 

@@ -36,7 +36,7 @@ def cache_on(settings):
 
 def code_flow(owner, body: str) -> Flow:
     nodes, edges = chain(trigger(), code("c", body))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def post(client, flow, body="{}"):
@@ -125,7 +125,7 @@ def test_unrelated_columns_do_not_empty_the_cache(alice, client):
 def test_the_trigger_watches_exactly_the_columns_a_webhook_reads():
     from importlib import import_module
 
-    migration = import_module("flows.migrations.0025_flow_change_notify_workspace")
+    migration = import_module("flows.migrations.0028_owner_becomes_created_by")
     columns = {Flow._meta.get_field(name).column for name in store.WEBHOOK_FIELDS}
 
     assert set(migration.COLUMNS) == columns

@@ -20,7 +20,7 @@ def results(server, flow) -> set:
 
 def test_every_worker_runs_the_new_code_as_soon_as_it_is_saved(gunicorn, alice):
     nodes, edges = chain(trigger(), code("c", "return 'old';"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     server = gunicorn(workers=2, threads=4, WEBHOOK_RATE_LIMIT="100000/min")
     assert results(server, flow) == {(200, "old")}
 
@@ -34,7 +34,7 @@ def test_every_worker_runs_the_new_code_as_soon_as_it_is_saved(gunicorn, alice):
 
 def test_a_disabled_webhook_answers_404_from_every_worker(gunicorn, alice):
     nodes, edges = chain(trigger(), code("c", "return 1;"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     server = gunicorn(workers=2, threads=4, WEBHOOK_RATE_LIMIT="100000/min")
     assert results(server, flow) == {(200, 1)}
 

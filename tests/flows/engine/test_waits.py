@@ -21,7 +21,7 @@ def waiting_flow(owner, wait: dict, after: str = "return {after: prev};"):
     nodes, edges = chain(trigger(), code("before", "return {n: 1};"), wait)
     nodes.append(code("after", after))
     edges.append({"id": "e", "source": "approve", "target": "after"})
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def callback(**data):
@@ -182,7 +182,7 @@ def test_templates_see_the_resume_url_of_a_later_wait_node(alice, settings):
         node("mail", "transform", values={"link": "{{ run.resume_urls.approve }}"}),
         callback(),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
@@ -197,7 +197,9 @@ def test_a_sandboxed_expression_sees_the_run_too(alice):
         node("mail", "transform", values={"id": "{{ run.id.toUpperCase() }}"}),
     )
     run = run_flow(
-        FlowFactory(owner=alice, nodes=nodes, edges=edges), {}, FlowRun.Trigger.MANUAL
+        FlowFactory(created_by=alice, nodes=nodes, edges=edges),
+        {},
+        FlowRun.Trigger.MANUAL,
     )
 
     assert run.results["mail"]["id"] == str(run.pk).upper()

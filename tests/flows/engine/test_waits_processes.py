@@ -24,12 +24,12 @@ def status_of(run) -> str:
 
 def waiting_flow(alice, wait: dict):
     nodes, edges = chain(trigger(), wait, code("after", "return {done: true};"))
-    return FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
 def test_two_runs_waiting_on_callbacks_leave_the_one_worker_free(processes, alice):
     waiting = waiting_flow(alice, node("approve", "wait", mode="callback"))
-    quick = FlowFactory(owner=alice)  # a webhook and a code node
+    quick = FlowFactory(created_by=alice)  # a webhook and a code node
     worker = processes.worker()
     first, second = (
         background.enqueue_run(waiting, {}, FlowRun.Trigger.MANUAL) for _ in range(2)

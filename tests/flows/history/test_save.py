@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_new_flow_gets_version_one(alice):
-    flow = Flow(owner=alice)
+    flow = Flow(created_by=alice)
 
     version = save_flow(
         flow, {"name": "New"}, actor=Actor(user=alice, label="alice"), source="create"
@@ -26,7 +26,7 @@ def test_a_new_flow_gets_version_one(alice):
 
 
 def test_a_change_bumps_the_version_and_snapshots_the_flow(alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
 
     version = save_flow(
         flow, {"name": "Renamed"}, actor=Actor(user=alice, label="alice"), source="edit"
@@ -45,7 +45,7 @@ def test_a_change_bumps_the_version_and_snapshots_the_flow(alice):
 
 
 def test_a_save_equal_to_the_stored_flow_writes_nothing(alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     nodes = [dict(node) for node in flow.nodes]
 
     version = save_flow(flow, {"nodes": nodes}, actor=Actor(), source="edit")
@@ -57,7 +57,7 @@ def test_a_save_equal_to_the_stored_flow_writes_nothing(alice):
 
 
 def test_pins_and_the_webhook_secret_are_saved_without_a_version(alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
 
     version = save_flow(
         flow,
@@ -79,7 +79,7 @@ def test_pins_and_the_webhook_secret_are_saved_without_a_version(alice):
 
 
 def test_a_stale_expected_version_changes_nothing(alice):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     save_flow(flow, {"name": "Second"}, actor=Actor(label="bob"), source="edit")
 
     with pytest.raises(StaleVersion) as raised:
@@ -98,7 +98,7 @@ def test_a_stale_expected_version_changes_nothing(alice):
 
 
 def test_an_error_after_the_save_keeps_no_version(alice, monkeypatch):
-    flow = FlowFactory(owner=alice, name="Before")
+    flow = FlowFactory(created_by=alice, name="Before")
 
     def broken(*args, **kwargs):
         raise RuntimeError("the disk is full")
@@ -113,7 +113,7 @@ def test_an_error_after_the_save_keeps_no_version(alice, monkeypatch):
 
 
 def test_the_saver_is_remembered_after_the_user_is_deleted(alice, bob):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     save_flow(
         flow, {"name": "By bob"}, actor=Actor(user=bob, label="bob"), source="edit"
     )

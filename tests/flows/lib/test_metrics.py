@@ -23,7 +23,7 @@ def sample(name: str, **labels) -> float:
 
 
 def test_a_run_counts_as_started_and_finished_with_its_duration(alice):
-    flow = chain_flow(trigger(), code("c", "return 1;"), owner=alice)
+    flow = chain_flow(trigger(), code("c", "return 1;"), created_by=alice)
     started = sample("weir_runs_started_total", trigger="manual")
     finished = sample("weir_runs_finished_total", trigger="manual", status="succeeded")
     runs = sample("weir_run_duration_seconds_count", trigger="manual")
@@ -41,7 +41,7 @@ def test_a_run_counts_as_started_and_finished_with_its_duration(alice):
 
 
 def test_a_failed_run_counts_under_failed(alice):
-    flow = chain_flow(trigger(), code("c", "throw new Error('no');"), owner=alice)
+    flow = chain_flow(trigger(), code("c", "throw new Error('no');"), created_by=alice)
     before = sample("weir_runs_finished_total", trigger="webhook", status="failed")
 
     run_flow(flow, {}, "webhook")

@@ -85,7 +85,7 @@ def test_the_stats_endpoint_counts_only_the_callers_runs(api, alice_flow, bob_fl
 def test_the_stats_cost_the_same_queries_for_many_runs(
     api, alice, django_assert_num_queries
 ):
-    flows = [FlowFactory(owner=alice) for _ in range(3)]
+    flows = [FlowFactory(created_by=alice) for _ in range(3)]
     now = datetime.now(UTC)
     for index in range(60):
         run_at(flows[index % 3], now - timedelta(hours=index % 20), float(index))

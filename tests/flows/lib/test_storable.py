@@ -26,7 +26,7 @@ def code_flow(owner, source: str):
     nodes, edges = chain(
         trigger(), code("c", source), node("after", "transform", values={"a": "1"})
     )
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def nested_js(depth: int) -> str:
@@ -106,7 +106,7 @@ def test_a_response_node_with_an_unstorable_body_leaves_no_response(api, alice):
     nodes, edges = chain(
         trigger(), node("reply", "response", body="x{{ String.fromCharCode(0xd800) }}")
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, FlowRun.Trigger.WEBHOOK)
 
@@ -189,7 +189,7 @@ def binary_server(settings):
 
 def fetch_flow(owner, url: str):
     nodes, edges = chain(trigger(), node("h", "http_request", method="GET", url=url))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def test_nul_bytes_in_a_fetched_body_are_replaced(api, alice, binary_server):

@@ -14,13 +14,15 @@ from tests.flows.graphs import chain, code, edge, node, trigger
 
 def child_flow(owner, source="return {doubled: input.n * 2};", **fields):
     nodes, edges = chain(trigger(), code("work", source))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges, name="Child", **fields)
+    return FlowFactory(
+        created_by=owner, nodes=nodes, edges=edges, name="Child", **fields
+    )
 
 
 def caller(owner, child, *after, **data):
     data = {"flow_id": str(child.id), "mode": "wait", **data}
     nodes, edges = chain(trigger(), node("call", "call_flow", **data), *after)
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges, name="Parent")
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges, name="Parent")
 
 
 def test_wait_mode_runs_the_child_and_gives_its_run_id_and_result(alice):
@@ -55,7 +57,7 @@ def test_a_childs_response_node_body_is_the_result(alice):
         node("answer", "response", status=201, body={"ok": "{{ input.n }}"}),
         code("later", "return 'not this';"),
     )
-    child = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    child = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(caller(alice, child), {"n": 3}, "manual")
 
@@ -114,7 +116,7 @@ def test_a_resumed_parent_reuses_the_finished_child(alice):
 
 def test_a_flow_that_calls_itself_stops_at_the_depth_limit(alice, settings):
     settings.FLOW_CALL_MAX_DEPTH = 5
-    flow = FlowFactory(owner=alice, nodes=[], edges=[])
+    flow = FlowFactory(created_by=alice, nodes=[], edges=[])
     nodes, edges = chain(
         trigger(), node("call", "call_flow", flow_id=str(flow.id), mode="wait")
     )
@@ -241,7 +243,7 @@ def test_a_call_with_no_flow_chosen_is_refused_at_save(api, alice):
 
 def test_a_child_that_starts_waiting_fails_the_call_with_child_waiting(alice):
     nodes, edges = chain(trigger(), node("pause", "wait", mode="duration", seconds=60))
-    child = FlowFactory(owner=alice, nodes=nodes, edges=edges, name="Slow child")
+    child = FlowFactory(created_by=alice, nodes=nodes, edges=edges, name="Slow child")
 
     run = run_flow(caller(alice, child), {"n": 1}, "manual")
 

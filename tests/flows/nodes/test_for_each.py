@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 def body_flow(owner, source="return {double: input.n * 2};", *extra):
     nodes, edges = chain(trigger(), code("work", source), *extra)
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges, name="Body")
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges, name="Body")
 
 
 def looping(owner, body, **data):
@@ -28,7 +28,7 @@ def looping(owner, body, **data):
         **data,
     }
     nodes, edges = chain(trigger(), node("loop", "for_each", **data))
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges, name="Loop")
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges, name="Loop")
 
 
 def test_each_item_runs_the_body_once_and_the_output_counts_them(alice):
@@ -250,7 +250,7 @@ def test_the_cap_counts_children_at_every_depth_under_the_root(alice, settings):
     nodes, edges = chain(
         trigger(), node("call", "call_flow", flow_id=str(leaf.id), mode="wait")
     )
-    middle = FlowFactory(owner=alice, name="Middle", nodes=nodes, edges=edges)
+    middle = FlowFactory(created_by=alice, name="Middle", nodes=nodes, edges=edges)
 
     run = run_flow(looping(alice, middle), {"items": [1, 2]}, "manual")
 

@@ -23,7 +23,7 @@ ORDERS = [
 def list_run(owner, input, **data):
     data.setdefault("source", "{{ input.orders }}")
     nodes, edges = chain(trigger(), node("work", "list", **data))
-    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=nodes, edges=edges)
     return run_flow(flow, input, "manual")
 
 
@@ -67,7 +67,7 @@ def test_map_sees_prev_as_the_upstream_output_not_the_array(alice):
             expression="item.total * prev.rate",
         ),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {"orders": ORDERS}, "manual")
 

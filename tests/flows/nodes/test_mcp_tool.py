@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def run_tool(input=None, owner=None, **data):
     nodes, edges = chain(trigger(), node("mcp", "mcp_tool", **data))
-    extra = {"owner": owner} if owner else {}
+    extra = {"created_by": owner} if owner else {}
     flow = FlowFactory(nodes=nodes, edges=edges, **extra)
     return run_flow(flow, input or {}, "manual")
 

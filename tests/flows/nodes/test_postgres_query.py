@@ -58,7 +58,7 @@ def database(alice, target_db, settings):
     settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
     dsn = admin_dsn(target_db)
     credential = Credential(
-        owner=alice,
+        created_by=alice,
         name="db",
         kind="postgres",
         public={
@@ -78,7 +78,7 @@ def query(owner, credential, sql, input=None, **data):
     step = node("q", "postgres_query", credential_id=str(credential.pk), query=sql)
     step["data"].update(data)
     nodes, edges = chain(trigger(), step)
-    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=nodes, edges=edges)
     return run_flow(flow, input or {}, FlowRun.Trigger.MANUAL)
 
 
@@ -220,7 +220,7 @@ def test_bad_settings_name_their_field(data, field):
 def test_a_node_without_a_database_fails_credential_missing(alice):
     step = node("q", "postgres_query", credential_id=None, query="select 1")
     nodes, edges = chain(trigger(), step)
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
@@ -230,7 +230,7 @@ def test_a_node_without_a_database_fails_credential_missing(alice):
 
 
 def test_a_credential_of_another_kind_fails_credential_kind(alice):
-    other = Credential(owner=alice, name="Stripe", kind="bearer", public={})
+    other = Credential(created_by=alice, name="Stripe", kind="bearer", public={})
     other.set_secrets({"token": "sk_live_x"})
     other.save()
 

@@ -80,7 +80,7 @@ def test_a_registered_kind_is_validated_at_save_time(node_registry):
 def test_a_registered_kind_runs_in_the_engine(node_registry, alice):
     register(Shout())
     nodes, edges = chain(trigger(), node("s", "shout", text="hi {{ input.name }}"))
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {"name": "ada"}, "manual")
 

@@ -61,7 +61,7 @@ def inbox():
 def mail_server(alice, inbox, settings):
     settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
     credential = Credential(
-        owner=alice,
+        created_by=alice,
         name="mail",
         kind="smtp",
         public={
@@ -85,7 +85,7 @@ def send(owner, credential, **data):
         **{"to": "ada@example.com", "subject": "Hi", "text": "Hello", **data},
     )
     nodes, edges = chain(trigger(), mail)
-    flow = FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=owner, nodes=nodes, edges=edges)
     return run_flow(flow, {"name": "Ada"}, FlowRun.Trigger.MANUAL)
 
 
@@ -136,7 +136,7 @@ def test_a_line_break_in_a_header_fails_before_anything_is_sent(
     )
     mail["data"].setdefault("to", "ada@example.com")
     nodes, edges = chain(trigger(), mail)
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     evil = {
         "subject": "Hi\r\nBcc: eve@evil.example",
         "to": "ada@example.com\r\nBcc: eve@evil.example",
@@ -163,7 +163,7 @@ def test_more_than_fifty_recipients_are_refused(alice, mail_server, inbox):
     )
     nodes, edges = chain(trigger(), mail)
     run = run_flow(
-        FlowFactory(owner=alice, nodes=nodes, edges=edges),
+        FlowFactory(created_by=alice, nodes=nodes, edges=edges),
         {"many": many},
         FlowRun.Trigger.MANUAL,
     )
@@ -273,7 +273,7 @@ def test_tls_is_required_for_a_server_that_is_not_allowlisted(monkeypatch):
 def test_a_node_without_a_mail_server_fails_credential_missing(alice):
     mail = node("mail", "send_email", credential_id=None, to="ada@example.com")
     nodes, edges = chain(trigger(), mail)
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     run = run_flow(flow, {}, FlowRun.Trigger.MANUAL)
 
@@ -283,7 +283,7 @@ def test_a_node_without_a_mail_server_fails_credential_missing(alice):
 
 
 def test_a_credential_of_another_kind_fails_credential_kind(alice, inbox):
-    other = Credential(owner=alice, name="Stripe", kind="bearer", public={})
+    other = Credential(created_by=alice, name="Stripe", kind="bearer", public={})
     other.set_secrets({"token": "sk_live_x"})
     other.save()
 

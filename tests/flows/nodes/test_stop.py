@@ -24,7 +24,7 @@ def stopped_flow(owner, **stop_data):
         stop(**stop_data),
         node("after", "transform", values={"never": True}),
     )
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def test_stop_fail_ends_the_run_failed_with_the_users_code_and_message(alice):
@@ -65,7 +65,7 @@ def test_stop_succeed_ends_the_run_succeeded_with_no_error(alice):
 
 
 def test_stop_fail_starts_the_error_flow(alice):
-    handler = FlowFactory(owner=alice)
+    handler = FlowFactory(created_by=alice)
     flow = stopped_flow(alice)
     flow.error_flow = handler
     flow.save()
@@ -150,7 +150,7 @@ def test_a_stop_fail_after_a_response_node_answers_500_like_any_failure(client, 
         node("answer", "response", status=202, body={"queued": True}),
         stop(),
     )
-    flow = FlowFactory(owner=alice, nodes=nodes, edges=edges)
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
     response = client.post(
         f"/api/webhooks/{flow.id}", {"id": 9}, content_type="application/json"

@@ -40,7 +40,7 @@ def routed_flow(owner, mode="first"):
         edge("route", "on_even", "even"),
         edge("route", "on_default", "default"),
     ]
-    return FlowFactory(owner=owner, nodes=nodes, edges=edges)
+    return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def statuses(run):

@@ -42,4 +42,4 @@ def as_member(members, bob):
 
 @pytest.fixture
 def team_flow(team, members):
-    return FlowFactory(owner=members["owner"], workspace=team, name="Team flow")
+    return FlowFactory(created_by=members["owner"], workspace=team, name="Team flow")

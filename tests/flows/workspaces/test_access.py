@@ -76,7 +76,7 @@ def test_the_flow_list_holds_every_workspace_of_the_user_and_narrows_to_one(
     api, alice, team, team_flow
 ):
     Membership.objects.create(workspace=team, user=alice, role="viewer")
-    own = FlowFactory(owner=alice)
+    own = FlowFactory(created_by=alice)
 
     everything = {f["id"] for f in api.get("/api/flows").json()}
     team_only = api.get(f"/api/flows?workspace={team.id}").json()
@@ -158,7 +158,7 @@ def test_a_run_uses_the_workspace_credential_whoever_made_it(as_member, members,
     flow = chain_flow(
         trigger(),
         code("c", "return secrets.team_key.length;"),
-        owner=members["editor"],
+        created_by=members["editor"],
         workspace=team,
     )
 

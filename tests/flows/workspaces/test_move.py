@@ -37,7 +37,7 @@ def flow_using(credential, **fields):
 def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team, ops):
     mine = make_credential(members["owner"], name="api", workspace=team)
     theirs = make_credential(members["admin"], name="api", workspace=ops)
-    flow = flow_using(mine, owner=members["owner"], workspace=team)
+    flow = flow_using(mine, created_by=members["owner"], workspace=team)
 
     response = as_member("admin").post(
         f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
@@ -52,7 +52,7 @@ def test_a_move_remaps_the_credential_by_name_and_kind(as_member, members, team,
 
 def test_a_move_names_the_credentials_the_target_lacks(as_member, members, team, ops):
     mine = make_credential(members["owner"], name="api", workspace=team)
-    flow = flow_using(mine, owner=members["owner"], workspace=team)
+    flow = flow_using(mine, created_by=members["owner"], workspace=team)
 
     response = as_member("admin").post(
         f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
@@ -88,3 +88,25 @@ def test_a_move_needs_the_editor_right_in_the_target(
     )
 
     assert response.status_code == 403
+
+
+def test_a_move_cannot_carry_schedules_past_the_targets_cap(api, alice, settings):
+    """The schedule cap counts per workspace: moving scheduled flows in one by
+    one (each made in the personal workspace, which then has room again) must
+    not fill a workspace past it."""
+    settings.SCHEDULED_FLOWS_PER_OWNER = 1
+    team = Workspace.objects.create(name="Busy", slug="busy")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    tick = node("tick", "schedule", cron="*/5 * * * *", timezone="UTC", enabled=True)
+    nodes, edges = chain(tick, node("work", "code", code="return {};"))
+    FlowFactory(created_by=alice, workspace=team, nodes=nodes, edges=edges)
+    mine = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
+
+    response = api.post(
+        f"/api/flows/{mine.id}/move", {"workspace": str(team.id)}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["nodes"][0]["field"] == "data.enabled"
+    assert Flow.objects.filter(workspace=team).scheduled().count() == 1
+    assert Flow.objects.get(pk=mine.pk).workspace != team

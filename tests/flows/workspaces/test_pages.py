@@ -21,7 +21,7 @@ def page_client(user):
 
 def test_the_switcher_shows_the_picked_workspaces_flows(members, team, team_flow):
     owner = members["owner"]
-    own = FlowFactory(owner=owner, name="Private flow")
+    own = FlowFactory(created_by=owner, name="Private flow")
     client = page_client(owner)
 
     personal = client.get("/").content.decode()
@@ -109,3 +109,33 @@ def test_a_workspace_without_a_name_is_refused_next_to_the_field(alice):
     assert 'id="name-error"' in answer.content.decode()
     assert "Name the workspace" in answer.content.decode()
     assert not Workspace.objects.filter(personal_of=None).exists()
+
+
+def test_an_admin_cannot_remove_an_owner_on_the_members_page(members, team):
+    """Removing an owner needs workspace.own, on the page as in the API: an
+    admin must not strip a team of its co-owners one by one."""
+    second = UserFactory(username="second_owner")
+    owner = Membership.objects.create(workspace=team, user=second, role="owner")
+
+    response = page_client(members["admin"]).post(
+        f"/workspaces/{team.id}/members/",
+        {"action": "remove", "membership": str(owner.pk)},
+    )
+
+    assert response.status_code == 400
+    assert "it needs workspace.own" in response.content.decode()
+    assert Membership.objects.filter(pk=owner.pk).exists()
+
+
+def test_the_new_workspace_page_says_when_the_user_owns_too_many(alice, settings):
+    settings.WORKSPACES_PER_USER = 1
+    client = page_client(alice)
+    assert client.post("/workspaces/new/", {"name": "One"}).status_code == 302
+
+    response = client.post("/workspaces/new/", {"name": "Two"})
+
+    assert response.status_code == 400
+    assert "You own 1 workspaces, the most one account may have" in (
+        response.content.decode()
+    )
+    assert not Workspace.objects.filter(name="Two").exists()

@@ -47,9 +47,9 @@ def test_a_user_without_one_gets_it_on_first_use(alice):
 def test_flows_credentials_and_agents_land_in_the_creators_personal_workspace(
     alice,
 ):
-    flow = FlowFactory(owner=alice)
+    flow = FlowFactory(created_by=alice)
     credential = make_credential(alice)
-    agent = Agent.objects.create(owner=alice, name="A", model="echo:demo")
+    agent = Agent.objects.create(created_by=alice, name="A", model="echo:demo")
 
     mine = Workspace.objects.get(personal_of=alice)
     assert flow.workspace == credential.workspace == agent.workspace == mine

@@ -118,3 +118,68 @@ def test_the_secret_is_stored_encrypted(alice, alice_2fa):
     app, _ = alice_2fa
 
     assert app.totp.secret not in alice.two_factor.secret_encrypted
+
+
+def shown_codes(page: str) -> list[str]:
+    return re.findall(r"<li><code>([a-z2-9]{5}-[a-z2-9]{5})</code></li>", page)
+
+
+def test_new_recovery_codes_replace_all_the_old_ones_once(client, alice, alice_2fa):
+    app, old = alice_2fa
+    service.verify(alice, old[0])  # one used: 9 left
+
+    response = client.post(
+        "/account/two-factor/", {"action": "replace_codes", "code": app.code()}
+    )
+
+    page = response.content.decode()
+    new = shown_codes(page)
+    assert response.status_code == 200
+    assert "Your new recovery codes" in page
+    assert len(set(new)) == 10
+    assert not set(new) & set(old)
+    stored = set(
+        RecoveryCode.objects.filter(user=alice).values_list("code_hash", flat=True)
+    )
+    assert stored == {service.hash_code(code) for code in new}
+    assert service.verify(alice, old[1]) is None  # the old ones no longer sign in
+    again = client.get("/account/two-factor/").content.decode()
+    assert not set(shown_codes(again))
+    assert "10 recovery codes left" in again
+    event = AuditEvent.objects.get(action="auth.recovery_codes_replaced")
+    assert event.target_id == str(alice.pk)
+
+
+def test_a_wrong_code_replaces_nothing_and_says_so_next_to_the_field(
+    client, alice, alice_2fa
+):
+    _, old = alice_2fa
+    before = set(RecoveryCode.objects.values_list("code_hash", flat=True))
+
+    response = client.post(
+        "/account/two-factor/", {"action": "replace_codes", "code": "000000"}
+    )
+
+    page = response.content.decode()
+    assert response.status_code == 400
+    field = re.search(r'<input id="replace-code"[^>]*>', page).group(0)
+    assert 'aria-invalid="true"' in field
+    assert 'aria-describedby="replace-code-error"' in field
+    assert re.search(
+        r'id="replace-code-error"[^>]*>That code is wrong or was used already', page
+    )
+    assert 'id="two-factor-error"' not in page  # not at the top, next to its field
+    assert set(RecoveryCode.objects.values_list("code_hash", flat=True)) == before
+    assert not AuditEvent.objects.filter(action="auth.recovery_codes_replaced")
+    assert AuditEvent.objects.filter(action="auth.2fa_failed").count() == 1
+
+
+def test_a_recovery_code_cannot_make_new_recovery_codes(client, alice, alice_2fa):
+    _, old = alice_2fa
+
+    response = client.post(
+        "/account/two-factor/", {"action": "replace_codes", "code": old[0]}
+    )
+
+    assert response.status_code == 400
+    assert service.verify(alice, old[1]) == "recovery"  # still the old set

@@ -85,7 +85,10 @@ def restore_postgres(tmp_path: Path) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_a_backup_restores_into_a_fresh_database_that_runs_flows(alice, tmp_path):
     chain_flow(
-        trigger(), code("c", "return {hi: input.name};"), owner=alice, name="Restored"
+        trigger(),
+        code("c", "return {hi: input.name};"),
+        created_by=alice,
+        name="Restored",
     )
 
     if connection.vendor == "postgresql":
