@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 
 from agents.models import Agent, Conversation, Message, ModelPrice
+from agents.output import schema_problem
 from flows.models import Flow, Workspace
 from flows.workspaces.access import can, workspace_ids_where
 from flows.workspaces.personal import personal_workspace
@@ -16,13 +17,24 @@ class ToolChoiceField(forms.ModelMultipleChoiceField):
 class AgentForm(forms.ModelForm):
     """Tools are limited to the workspace's flows: the choices when the
     workspace is known, and `clean` whatever is posted (the workspace may
-    change in the same form)."""
+    change in the same form). The tools that ask first are some of those
+    tools; an output_schema is checked as the API checks it."""
 
     tools = ToolChoiceField(
         queryset=Flow.objects.select_related("workspace"),
         required=False,
         widget=admin.widgets.FilteredSelectMultiple("flows", is_stacked=False),
         help_text="Flows of the agent's workspace it may call as tools.",
+    )
+    approval_flows = ToolChoiceField(
+        queryset=Flow.objects.select_related("workspace"),
+        required=False,
+        widget=admin.widgets.FilteredSelectMultiple(
+            "flows that ask first", is_stacked=False
+        ),
+        label="Tools that require approval",
+        help_text="Tool flows that run only once the person chatting approves "
+        "the call (refused inside flow runs, where nobody can).",
     )
 
     class Meta:
@@ -39,6 +51,8 @@ class AgentForm(forms.ModelForm):
             "workspace",
             "credential",
             "tools",
+            "approval_flows",
+            "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",
             "is_active",
@@ -59,9 +73,11 @@ class AgentForm(forms.ModelForm):
                     pk__in=workspace_ids_where(self.editor, AGENTS_EDIT)
                 )
         if self.instance.workspace_id and not self.is_bound:
-            self.fields["tools"].queryset = Flow.objects.filter(
+            workspace_flows = Flow.objects.filter(
                 workspace_id=self.instance.workspace_id
             ).select_related("workspace")
+            self.fields["tools"].queryset = workspace_flows
+            self.fields["approval_flows"].queryset = workspace_flows
 
     def clean(self):
         cleaned = super().clean()
@@ -78,7 +94,19 @@ class AgentForm(forms.ModelForm):
             flow.workspace_id != getattr(workspace, "pk", None) for flow in tools
         ):
             self.add_error("tools", "An agent may only use flows of its own workspace.")
+        asking = cleaned.get("approval_flows") or []
+        if {flow.pk for flow in asking} - {flow.pk for flow in tools or []}:
+            self.add_error(
+                "approval_flows", "Only the agent's tool flows can ask first."
+            )
         return cleaned
+
+    def clean_output_schema(self):
+        schema = self.cleaned_data.get("output_schema")
+        problem = schema is not None and schema_problem(schema)
+        if problem:
+            raise forms.ValidationError(problem)
+        return schema
 
 
 def may_edit_agent(user, agent) -> bool:

@@ -44,7 +44,8 @@ from config.http.errors import (
     Throttled,
 )
 from config.http.pagination import PagePagination
-from flows.workspaces.permissions import require
+from flows.workspaces.access import person, role_subquery
+from flows.workspaces.permissions import require, require_role
 from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 
 
@@ -148,6 +149,10 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
             return agents.with_editable(self.request.user).prefetch_related(
                 "tools", "approval_flows"
             )
+        if self.action == "chat":
+            # The caller's role comes with the agent: one statement fewer
+            # before the first token, still read live on every request.
+            return agents.annotate(caller_role=role_subquery(self.request.user))
         return agents
 
     def get_serializer_class(self):
@@ -167,7 +172,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         return agent
 
     def perform_create(self, serializer):
-        serializer.save(created_by=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
@@ -224,7 +229,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         (streamed as Server-Sent Events with `Accept: text/event-stream`)."""
         agent = self.get_object()
         if not agent.shared:  # a shared agent is everyone's to chat with
-            require(request.user, agent.workspace_id, AGENTS_CHAT)
+            require_role(agent.caller_role, AGENTS_CHAT)
         body = ChatInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         conversation = self._conversation(agent, body.validated_data)

@@ -88,12 +88,15 @@ def start_turn(
     api_key: str | None = None,
     emit: Callable[[str, dict], None] | None = None,
     can_approve: bool = False,
+    store: bool = True,
 ) -> Turn:
     """Count the message, store it (starting a conversation if need be) and
     return the turn, not yet run. Raises as `send_message` does before any
     model call. `emit(event, data)` hears the turn as it happens.
     `agents.pricing.BudgetExceeded` when the agent's day is spent (nothing
-    stored, nothing counted)."""
+    stored, nothing counted). `store=False` leaves the message to the
+    caller's `turn.store_message()` (the streamed chat stores it while the
+    turn's first model call is on its way)."""
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
@@ -101,14 +104,16 @@ def start_turn(
     check_day_budget(agent)
     count_message(agent, user)
     content = storable_text(content)
-    if conversation is None:
-        conversation = Conversation.objects.create(
-            agent=agent, user=user, title=_title(content)
-        )
-    user_message = Message.objects.create(
+    new_conversation = conversation is None
+    if new_conversation:
+        conversation = Conversation(agent=agent, user=user, title=_title(content))
+    user_message = Message(
         conversation=conversation, role=Message.Role.USER, content=content
     )
-    return Turn(
+    # A new conversation's history is this message: no query for it.
+    history = [] if new_conversation else conversation.history()
+    history.append(user_message.as_history_entry())
+    turn = Turn(
         agent,
         conversation,
         user,
@@ -119,7 +124,12 @@ def start_turn(
         emit=emit,
         user_message=user_message,
         can_approve=can_approve,
+        history=history,
     )
+    turn.defer_store(new_conversation)
+    if store:
+        turn.store_message()
+    return turn
 
 
 def _title(content: str) -> str:

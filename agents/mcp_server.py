@@ -2,11 +2,12 @@
 
 Streamable HTTP in stateless JSON-response mode, so one request is one
 exchange and a WSGI thread serves it like any API call (no session, no open
-stream). The protocol is the official SDK's (`mcp.server.lowlevel.Server`
-behind its `StreamableHTTPSessionManager`, run for this one request on an
-event loop of its own); authentication is DRF's, so a session or an API token
-(`Authorization: Bearer weir_pat_…`) signs the caller in before the SDK sees
-the request.
+stream). The protocol is the official SDK's: one `mcp.server.lowlevel.Server`
+behind one `StreamableHTTPSessionManager` per process, on an event loop of
+its own thread; each request hands its exchange to it, its caller in the
+exchange's ASGI scope, and the queries and runs come back to the request's
+thread. Authentication is DRF's, so a session or an API token (`Authorization:
+Bearer weir_pat_…`) signs the caller in before the SDK sees the request.
 
 Tools are the flows marked "Offer over MCP" (`Flow.mcp_offered`) with an
 input schema (the schema is the tool's `inputSchema`) of the workspaces where
@@ -18,10 +19,16 @@ its `run_id`.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import functools
 import json
+import os
+import threading
 import uuid
+from dataclasses import dataclass
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.current_thread_executor import CurrentThreadExecutor
 from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from mcp.server.lowlevel import Server
@@ -96,31 +103,105 @@ def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(text=message)], is_error=True)
 
 
-def build_server(user, may_run: bool) -> Server:
-    """An SDK server for this caller alone: what it lists and runs is theirs."""
+@dataclass(frozen=True)
+class Caller:
+    """Who one request is from, carried in that request's ASGI scope (the only
+    way a handler learns it): the signed-in user, whether their token may run
+    flows, and the request's own thread, where their queries and runs go."""
 
-    async def on_list_tools(ctx, params) -> ListToolsResult:
-        return await sync_to_async(list_tools)(user)
+    user: object
+    may_run: bool
+    thread: CurrentThreadExecutor
 
-    async def on_call_tool(ctx, params) -> CallToolResult:
-        return await sync_to_async(call_tool)(
-            user, may_run, params.name, params.arguments or {}
+    async def run(self, work, *args):
+        return await asyncio.get_running_loop().run_in_executor(
+            self.thread, functools.partial(work, *args)
         )
 
-    return Server(
-        "weir",
-        version="1.0",
-        instructions="Each tool runs one of your Weir flows; the result names its run.",
-        on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
+
+CALLER = "weir.caller"
+
+
+def _caller(ctx) -> Caller:
+    return ctx.request.scope[CALLER]
+
+
+async def _on_list_tools(ctx, params) -> ListToolsResult:
+    caller = _caller(ctx)
+    return await caller.run(list_tools, caller.user)
+
+
+async def _on_call_tool(ctx, params) -> CallToolResult:
+    caller = _caller(ctx)
+    return await caller.run(
+        call_tool, caller.user, caller.may_run, params.name, params.arguments or {}
     )
 
 
-def serve(request, server: Server) -> tuple[int, list, bytes]:
-    """One HTTP exchange through the SDK's transport: status, headers, body."""
-    manager = StreamableHTTPSessionManager(
-        app=server, json_response=True, stateless=True
-    )
+# One server for the process: it holds no caller, only the two handlers.
+SERVER = Server(
+    "weir",
+    version="1.0",
+    instructions="Each tool runs one of your Weir flows; the result names its run.",
+    on_list_tools=_on_list_tools,
+    on_call_tool=_on_call_tool,
+)
+
+
+class Exchanges:
+    """The process's event loop, on a thread of its own, running the SDK's
+    stateless session manager once; each request is handed to it. Started on
+    the first request (and again in a forked worker, which has no such thread)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.manager: StreamableHTTPSessionManager | None = None
+
+    def running(self) -> tuple[asyncio.AbstractEventLoop, StreamableHTTPSessionManager]:
+        with self._lock:
+            if self._pid != os.getpid():
+                self._start()
+                self._pid = os.getpid()
+            return self.loop, self.manager
+
+    def _start(self) -> None:
+        loop = asyncio.new_event_loop()
+        manager = StreamableHTTPSessionManager(
+            app=SERVER, json_response=True, stateless=True
+        )
+        started: concurrent.futures.Future = concurrent.futures.Future()
+
+        async def serve_forever():
+            async with manager.run():
+                started.set_result(None)
+                await asyncio.Event().wait()
+
+        def run():
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(serve_forever())
+            except BaseException as error:  # pragma: no cover - the SDK failed
+                if not started.done():
+                    started.set_exception(error)
+                raise
+
+        threading.Thread(target=run, name="mcp-loop", daemon=True).start()
+        started.result(timeout=30)
+        self.loop, self.manager = loop, manager
+
+
+EXCHANGES = Exchanges()
+
+
+def serve(request, caller_user, may_run: bool) -> tuple[int, list, bytes]:
+    """One HTTP exchange through the SDK's transport: status, headers, body.
+
+    The exchange runs on the process's loop; whatever it needs of the
+    database (listing, a run) comes back to run on this request's thread."""
+    loop, manager = EXCHANGES.running()
+    thread = CurrentThreadExecutor(None)
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -137,6 +218,7 @@ def serve(request, server: Server) -> tuple[int, list, bytes]:
         ],
         "client": (request.META.get("REMOTE_ADDR") or "", 0),
         "server": (request.get_host(), 0),
+        CALLER: Caller(caller_user, may_run, thread),
     }
     body = request.body
     answer: dict = {"status": 500, "headers": [], "body": b""}
@@ -156,11 +238,11 @@ def serve(request, server: Server) -> tuple[int, list, bytes]:
         elif message["type"] == "http.response.body":
             answer["body"] += message.get("body", b"")
 
-    async def exchange():
-        async with manager.run():
-            await manager.handle_request(scope, receive, send)
-
-    async_to_sync(exchange)()
+    exchange = asyncio.run_coroutine_threadsafe(
+        manager.handle_request(scope, receive, send), loop
+    )
+    thread.run_until_future(exchange)
+    exchange.result()
     return answer["status"], answer["headers"], answer["body"]
 
 
@@ -187,7 +269,7 @@ class McpView(APIView):
         # A call runs a flow on this thread: it holds a work slot as the run
         # endpoint does (503/429 in the envelope when the caller is over).
         with admitted(request, owner_id=user.pk):
-            status, headers, body = serve(request._request, build_server(user, may_run))
+            status, headers, body = serve(request._request, user, may_run)
         response = HttpResponse(body, status=status)
         for name, value in headers:
             key = name.decode("latin-1")

@@ -67,42 +67,88 @@ def stream_chat(request, agent, content: str, conversation, done: Callable):
     come as the usual JSON envelope."""
     slot = admitted(request, owner_id=request.user.pk)
     slot.__enter__()
+    release = once(lambda: slot.__exit__(None, None, None))
     try:
-        turn = start_turn(agent, request.user, content, conversation, can_approve=True)
+        turn = start_turn(
+            agent, request.user, content, conversation, can_approve=True, store=False
+        )
+        # The turn's thread starts its model call now; the user's message is
+        # stored meanwhile, before the `start` event names it (the turn writes
+        # nothing until then). A failed store cancels the turn: a 500 envelope.
+        response = stream_turn(turn, release, done)
+        turn.store_message()
     except ChatThrottled as throttled:
-        slot.__exit__(None, None, None)
+        release()
         raise Throttled(throttled.wait, throttled.message) from None
     except BudgetExceeded as refused:
-        slot.__exit__(None, None, None)
+        release()
         raise ApiError(refused.message, code="budget_exceeded", status=429) from None
     except BaseException:
-        slot.__exit__(None, None, None)
+        release()
         raise
-    return stream_turn(turn, lambda: slot.__exit__(None, None, None), done)
+    return response
+
+
+def once(action: Callable[[], None]) -> Callable[[], None]:
+    """`action`, run on the first call only (a slot is given back once)."""
+    done = threading.Event()
+    lock = threading.Lock()
+
+    def run_once() -> None:
+        with lock:
+            if done.is_set():
+                return
+            done.set()
+        action()
+
+    return run_once
 
 
 def stream_turn(
     turn, release: Callable[[], None], done: Callable
 ) -> StreamingHttpResponse:
-    """The response streaming `turn` (from `agents.chat.start_turn`, not yet run).
+    """The response streaming `turn` (from `agents.chat.start_turn`), whose
+    thread starts now: its model call is on its way while the response goes
+    back through the middleware.
 
-    `release` runs once the stream ends or the caller leaves (the admission
-    slot); `done(reply)` is the `done` event's data.
+    `release` runs once when the stream ends, the caller leaves or the
+    response is closed unread (the admission slot);
+    `done(reply)` is the `done` event's data.
     """
+    release = once(release)
     events: queue.Queue = queue.Queue()
     turn.emit = lambda name, data: events.put((name, data))
     worker = threading.Thread(
         target=_work, args=(turn, events, done), name="chat-turn", daemon=True
     )
-    response = StreamingHttpResponse(
-        _frames(turn, worker, events, release), content_type=EVENT_STREAM
-    )
+    body = _Body(_frames(turn, events, release), turn, release)
+    response = StreamingHttpResponse(body, content_type=EVENT_STREAM)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    worker.start()
     return response
 
 
-def _frames(turn, worker, events, release) -> Iterator[bytes]:
+class _Body:
+    """The frames, closed with the response (Django calls `close`) even when
+    the body was never read, where the generator's `finally` would not run:
+    the turn stops at its next token and the slot is given back."""
+
+    def __init__(self, frames: Iterator[bytes], turn, release: Callable[[], None]):
+        self.frames = frames
+        self.turn = turn
+        self.release = release
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self.frames
+
+    def close(self) -> None:
+        self.frames.close()
+        self.turn.cancelled.set()
+        self.release()
+
+
+def _frames(turn, events, release) -> Iterator[bytes]:
     ping = settings.AGENT_STREAM_PING_SECONDS
     event_id = 1
     try:
@@ -114,7 +160,6 @@ def _frames(turn, worker, events, release) -> Iterator[bytes]:
             },
             event_id,
         )
-        worker.start()
         while True:
             try:
                 item = events.get(timeout=ping)

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.db.models import Exists, OuterRef
+
 from agents.mcp_tools import call_remote, remote_tools
 from agents.providers import ToolCall, ToolSpec
 
@@ -104,16 +106,34 @@ class Toolbox:
 
     @classmethod
     def for_agent(cls, agent: Agent) -> Toolbox:
-        """The agent's flow tools: `Agent.usable_tools`, its owner's flows only;
+        """The agent's flow tools: `Agent.usable_tools`, its workspace's flows only;
         those in `approval_flows` ask first (one query more)."""
         asking = {flow.pk for flow in agent.approval_flows.all()}
         return cls(agent.usable_tools(), asking)
 
     @classmethod
     def for_turn(cls, agent: Agent, deadline: float | None) -> Toolbox:
-        """The flow tools and the MCP servers' tools, listed once for the turn."""
-        asking = {flow.pk for flow in agent.approval_flows.all()}
-        return cls(agent.usable_tools(), asking, remote_tools(agent, deadline))
+        """The flow tools and the MCP servers' tools, listed once for the turn.
+
+        The flows are `Agent.usable_tools` (its workspace's only, in the same
+        order) with whether each asks first, in one query; an agent with no MCP
+        servers asks none."""
+        from agents.models import Agent
+
+        if agent.workspace_id is None:
+            flows = []
+        else:
+            asks = Agent.approval_flows.through.objects.filter(
+                agent_id=agent.pk, flow_id=OuterRef("pk")
+            )
+            flows = list(
+                agent.tools.filter(workspace_id=agent.workspace_id)
+                .annotate(asks_first=Exists(asks))
+                .order_by("created_at", "pk")
+            )
+        asking = {flow.pk for flow in flows if flow.asks_first}
+        remote = remote_tools(agent, deadline) if agent.mcp_servers else None
+        return cls(flows, asking, remote)
 
     def asks_first(self, name: str) -> bool:
         return name in self.asking

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from django.conf import settings
+from django.db import transaction
 
 from agents import metrics
 from agents.approval import ask_first
@@ -55,19 +56,26 @@ class Turn:
         emit: Callable[[str, dict], None] | None = None,
         user_message: Message | None = None,
         can_approve: bool = False,
+        history: list[dict] | None = None,
     ):
         self.agent = agent
         self.emit = emit or (lambda event, data: None)
         self.user_message = user_message
         # Set from another thread when the caller goes away (the streamed chat).
         self.cancelled = threading.Event()
+        # Set once the user's message is stored (`store_message`): the streamed
+        # chat stores it while this turn's first model call is on its way, and
+        # the turn writes nothing before.
+        self.stored = threading.Event()
+        self.stored.set()
+        self.store_failed = False
         self.hops = hops
         self.api_key = api_key
         self.conversation = conversation
         self.user = user
         self.depth = depth
         self.deadline = deadline
-        self.history = conversation.history()
+        self.history = conversation.history() if history is None else history
         self.toolbox = Toolbox.for_turn(agent, deadline)
         self.tool_calls: list[dict] = []
         self.can_approve = can_approve
@@ -87,7 +95,36 @@ class Turn:
                 self.before()
             return self._loop()
         finally:
-            self.conversation.touch()
+            if not self.store_failed:
+                self.conversation.touch()
+
+    def defer_store(self, new_conversation: bool) -> None:
+        """Leave the user's message (and a new conversation) unstored until
+        `store_message`, which another thread calls while this one may run."""
+        self.stored.clear()
+        self.new_conversation = new_conversation
+
+    def store_message(self) -> None:
+        """Store the user's message, and the conversation if new, in one
+        transaction (one commit). If that fails the turn is cancelled and
+        writes nothing."""
+        try:
+            with transaction.atomic():
+                if self.new_conversation:
+                    self.conversation.save(force_insert=True)
+                self.user_message.save(force_insert=True)
+        except BaseException:
+            self.store_failed = True
+            self.cancelled.set()
+            raise
+        finally:
+            self.stored.set()
+
+    def _may_write(self) -> None:
+        """Wait until the user's message is stored; ChatCancelled if it was not."""
+        self.stored.wait()
+        if self.store_failed:
+            raise ChatCancelled("The user's message could not be stored.")
 
     def _loop(self) -> ChatReply:
         calls_left = settings.AGENT_MAX_TOOL_STEPS - self.calls_used
@@ -172,6 +209,7 @@ class Turn:
             result = self._receive(provider.stream(request))
         except ProviderError as error:
             metrics.call_failed(self.agent.model, error.code)
+            self._may_write()
             Message.objects.create(
                 conversation=self.conversation,
                 role=Message.Role.ASSISTANT,
@@ -284,6 +322,7 @@ class Turn:
         self.emit("tool_result", report)
 
     def _store(self, **fields) -> Message:
+        self._may_write()
         if "content" in fields:
             fields["content"] = storable_text(fields["content"])
         message = Message.objects.create(conversation=self.conversation, **fields)

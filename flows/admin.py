@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.db.models import JSONField
 from django.forms import Textarea
 from django.utils.html import format_html
+from django.utils.text import smart_split, unescape_string_literal
 
 from config.accounts.rights import FLOWS_EDIT
 from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
@@ -30,6 +31,13 @@ def may_edit_graph(user, flow) -> bool:
     return user.is_superuser or can(user, flow.workspace_id, FLOWS_EDIT)
 
 
+def search_word(bit: str) -> str:
+    """One word of an admin search as Django reads it ("a b" is one word)."""
+    if bit.startswith(('"', "'")) and bit[0] == bit[-1]:
+        return unescape_string_literal(bit)
+    return bit
+
+
 def pretty(value) -> str:
     return format_html(
         "<pre style='white-space: pre-wrap'>{}</pre>", pretty_json(value) or "null"
@@ -39,7 +47,7 @@ def pretty(value) -> str:
 @admin.register(Flow)
 class FlowAdmin(admin.ModelAdmin):
     list_display = [
-        "name",
+        "listed_name",  # the name, masked
         "created_by",
         "workspace",
         "node_count",
@@ -74,7 +82,7 @@ class FlowAdmin(admin.ModelAdmin):
         return readonly
 
     def get_exclude(self, request, obj=None):
-        """The graph of a flow the user may not act for is shown, masked,
+        """The graph of a flow the user may not edit is shown, masked,
         by `shown_nodes` and `shown_input_schema` instead of a form field."""
         if obj is not None and not may_edit_graph(request.user, obj):
             return ["nodes", "input_schema"]
@@ -93,8 +101,8 @@ class FlowAdmin(admin.ModelAdmin):
         masked = set()
         if obj is not None and not may_edit_graph(request.user, obj):
             masked |= {"nodes", "input_schema"}
-        if viewer:
-            masked |= {"name", "description"}
+        if viewer:  # every field is read-only, whoever they are in the workspace
+            masked |= set(MASKED_FIELDS)
         shown = [f"shown_{name}" for name in MASKED_FIELDS if name in masked]
         fields = [f"shown_{name}" if name in masked else name for name in fields]
         return [
@@ -122,20 +130,39 @@ class FlowAdmin(admin.ModelAdmin):
     def shown_nodes(self, flow):
         return pretty(self.masked(flow, "nodes"))
 
-    def get_list_display(self, request):
-        """The name column masked like the form, each workspace's
-        credentials opened once per page (one query each)."""
+    @admin.display(description="Name", ordering="name")
+    def listed_name(self, flow):
+        return self.masked(flow, "name")
+
+    def get_search_results(self, request, queryset, search_term):
+        """Django's search, less the flows that match only inside a masked
+        secret: otherwise staff would read a typed secret a character at a
+        time. Reads the name and description of every match (one matcher,
+        so one query, per workspace among them)."""
+        results, duplicates = super().get_search_results(request, queryset, search_term)
+        terms = [search_word(term).lower() for term in smart_split(search_term)]
+        if not terms:
+            return results, duplicates
+        matchers, kept = {}, []
+        rows = results.values_list("pk", "workspace_id", "name", "description")
+        for pk, workspace_id, name, description in rows:
+            if workspace_id not in matchers:
+                matchers[workspace_id] = LiteralSecrets.of_workspace(workspace_id)
+            shown = matchers[workspace_id].text(f"{name}\n{description}").lower()
+            if all(term in shown for term in terms):
+                kept.append(pk)
+        return results.filter(pk__in=kept), duplicates
+
+    def get_changelist_instance(self, request):
+        """The page's flows share one matcher per workspace (a query each),
+        for the name column and the checkboxes' labels."""
+        changelist = super().get_changelist_instance(request)
         matchers = {}
-
-        @admin.display(description="Name", ordering="name")
-        def listed_name(flow):
+        for flow in changelist.result_list:
             if flow.workspace_id not in matchers:
-                matchers[flow.workspace_id] = LiteralSecrets.of_workspace(
-                    flow.workspace_id
-                )
-            return matchers[flow.workspace_id].text(flow.name)
-
-        return [listed_name, *self.list_display[1:]]
+                matchers[flow.workspace_id] = literals_of(flow)
+            flow._literals = matchers[flow.workspace_id]
+        return changelist
 
     def shown(self, flow) -> Flow:
         """An unsaved stand-in for `flow` with its masked name, for where

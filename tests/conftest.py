@@ -127,8 +127,9 @@ def bob_flow(bob):
 
 @pytest.fixture
 def hold_slots(settings):
-    """Small admission caps, and `hold(owner_id, flow_id=None)` to occupy a slot
-    of this process as a run in progress would; all given back afterwards."""
+    """Small admission caps, and `hold(owner_id, flow_id=None, workspace_id=None)`
+    to occupy a slot of this process as a run in progress would; all given
+    back afterwards."""
     from config.http.admission import SLOTS, caps_for
 
     settings.SYNC_RUNS_PER_PROCESS = 3
@@ -139,8 +140,8 @@ def hold_slots(settings):
     settings.ADMISSION_SLOW_SECONDS = 0
     held: list[tuple[int, list]] = []
 
-    def hold(owner_id, flow_id=None):
-        caps = caps_for(owner_id, flow_id)
+    def hold(owner_id=None, flow_id=None, workspace_id=None):
+        caps = caps_for(owner_id, flow_id, workspace_id)
         held.append((SLOTS.take(caps, slow_after=0), caps))
 
     yield hold

@@ -52,7 +52,6 @@ from config.http.respond_async import accepted, prefers_async
 from flows.engine import deliveries, fair_queue, run_flow, targets
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
-from flows.lib.ownership import owner_key
 from flows.models import Flow, FlowRun
 from webhooks import limits, metrics, signatures
 from webhooks.request_meta import request_meta
@@ -169,7 +168,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
         repeat = answered_from(flow, delivery_id, payload)
         if repeat is not None:
             return _answer_repeat(repeat, payload)
-        with admitted(request, owner_id=owner_key(flow), flow_id=flow.pk):
+        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
             run = run_flow(
                 flow,
                 payload,

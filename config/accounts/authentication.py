@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from django.db.models import Q
 from django.http.multipartparser import MultiPartParserError
 from rest_framework import authentication
 
@@ -48,7 +49,7 @@ class SessionAuthentication401(authentication.SessionAuthentication):
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
-    """`Authorization: Bearer weir_pat_...`, tried before the session.
+    """`Authorization: Bearer weir_pat_…` or `weir_wst_…`, tried before the session.
 
     A bearer header that does not name a usable token is a 401, never a
     fall-back to the session cookie: a script must learn its token is bad. A
@@ -68,16 +69,19 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise InvalidToken()
         # Imported here: DRF imports this module before the app registry is ready.
         from config.accounts.tokens.models import ApiToken
+        from config.accounts.tokens.service import ServiceAccount
 
         token = (
             ApiToken.objects.usable()
             .select_related("user")
-            .filter(digest=digest, user__is_active=True)
+            .filter(Q(user__is_active=True) | Q(user__isnull=True), digest=digest)
             .first()
         )
         if token is None:
             raise InvalidToken()
         token.touch(_ip_or_none(client_address(request._request)))
+        if token.user is None:  # a workspace token: its own service account
+            return ServiceAccount(token), token
         # Read by flows.workspaces.access: the request reaches this workspace only.
         token.user.token_workspace_id = token.workspace_id
         return token.user, token

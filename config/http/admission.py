@@ -9,7 +9,8 @@ wait behind it. `admitted()` wraps such work:
   `REQUEST_QUEUE_TIMEOUT_SECONDS` is refused with 503: its caller has likely
   given up, and running it late only deepens the queue;
 - each piece of work holds a slot of the process (`SYNC_RUNS_PER_PROCESS`, a
-  number below the thread count), of its owner (`SYNC_RUNS_PER_OWNER`) and of
+  number below the thread count), of its owner (`SYNC_RUNS_PER_OWNER`, the
+  name kept: a flow's workspace for a run, the person for a chat turn) and of
   its flow (`SYNC_RUNS_PER_FLOW`) while it runs;
 - a caller that finds a cap full **waits** while any of the runs holding it is
   younger than `ADMISSION_SLOW_SECONDS`: a fast flow hands its slot over within
@@ -177,11 +178,16 @@ def check_queue_wait(request: HttpRequest, *, now: float | None = None) -> None:
         )
 
 
-def caps_for(owner_id, flow_id=None) -> list[Cap]:
-    caps = [
-        Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS),
-        Cap(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user"),
-    ]
+def caps_for(owner_id=None, flow_id=None, workspace_id=None) -> list[Cap]:
+    """The process's cap, the owner's (the workspace's when given, else the
+    user's) and the flow's, if any."""
+    if workspace_id is not None:
+        owner = Cap(
+            f"workspace:{workspace_id}", settings.SYNC_RUNS_PER_OWNER, "This workspace"
+        )
+    else:
+        owner = Cap(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")
+    caps = [Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS), owner]
     if flow_id is not None:
         caps.append(Cap(f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "This flow"))
     return caps
@@ -189,16 +195,22 @@ def caps_for(owner_id, flow_id=None) -> list[Cap]:
 
 @contextmanager
 def admitted(
-    request: HttpRequest, *, owner_id, flow_id=None, slots: Slots = SLOTS
+    request: HttpRequest,
+    *,
+    owner_id=None,
+    flow_id=None,
+    workspace_id=None,
+    slots: Slots = SLOTS,
 ) -> Iterator[None]:
     """Hold a synchronous-work slot for the block, or refuse (503/429) before it.
 
-    `owner_id` is whose work it is (the flow's owner, the person chatting);
+    `workspace_id` is whose work a flow's run is (the flow's workspace: its
+    members share the cap), else `owner_id` (the person chatting or saving);
     `flow_id` the flow being run, if any. Waiting for a slot counts as waiting
     in the queue: it ends, at the latest, at `REQUEST_QUEUE_TIMEOUT_SECONDS`.
     """
     check_queue_wait(request)
-    caps = caps_for(owner_id, flow_id)
+    caps = caps_for(owner_id, flow_id, workspace_id)
     budget = settings.REQUEST_QUEUE_TIMEOUT_SECONDS - _waited(request, time.time())
     ticket = slots.take(
         caps,

@@ -44,11 +44,10 @@ from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
 from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
-from flows.lib.ownership import owner_key
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of, workspace_ids_where
+from flows.workspaces.access import in_workspaces_of, person, workspace_ids_where
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, allows, require
 from flows.workspaces.personal import default_workspace
@@ -299,7 +298,7 @@ class FlowViewSet(
         return {**super().get_serializer_context(), "source": source}
 
     def perform_create(self, serializer):
-        serializer.save(created_by=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     def create(self, request, *args, **kwargs):
         with self.admitted_save(request), transaction.atomic():
@@ -379,7 +378,7 @@ class FlowViewSet(
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
-        with admitted(request, owner_id=owner_key(flow), flow_id=flow.pk):
+        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
         record_started(request, run)

@@ -24,7 +24,6 @@ from config.http.errors import NotFound
 from flows.api.runs import RunResultSerializer
 from flows.engine import run_flow
 from flows.graph.pins import upstream_of
-from flows.lib.ownership import owner_key
 from flows.lib.storable import check_storable_body
 from flows.models import FlowRun
 from flows.workspaces.permissions import allows
@@ -65,7 +64,7 @@ class RunNodeMixin:
             upstream_id: known[upstream_id] for upstream_id in upstream & known.keys()
         }
         input = body if body is not None else (last.input if last else {})
-        with admitted(request, owner_id=owner_key(flow), flow_id=flow.pk):
+        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
             run = run_flow(
                 flow,
                 input,

@@ -18,7 +18,7 @@ from flows.api.portable import (
     export_flow,
 )
 from flows.credentials.portable import import_nodes
-from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.access import in_workspaces_of, person
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import require
 from flows.workspaces.personal import default_workspace
@@ -89,7 +89,7 @@ class TransferMixin:
             serializer.is_valid(raise_exception=True)
         except ValidationFailed as error:
             raise name_node_problems(error, fields.get("nodes")) from None
-        serializer.save(created_by=request.user)
+        serializer.save(created_by=person(request.user))
         return Response(serializer.data, status=201)
 
     def import_workspace(self, request) -> Workspace:

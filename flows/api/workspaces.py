@@ -16,10 +16,11 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from config.accounts.rights import SESSION_ONLY
 from config.http.errors import Conflict, ValidationFailed
 from flows.audit.actor import Actor
 from flows.audit.record import record
-from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.access import in_workspaces_of, memberships_of
 from flows.workspaces.members import (
     LastOwner,
     TooManyWorkspaces,
@@ -32,7 +33,7 @@ from flows.workspaces.members import (
 )
 from flows.workspaces.models import Membership, Workspace
 from flows.workspaces.permissions import WorkspaceRole
-from flows.workspaces.roles import FLOWS_EDIT, FLOWS_VIEW, MEMBERS_MANAGE, WORKSPACE_OWN
+from flows.workspaces.roles import FLOWS_VIEW, MEMBERS_MANAGE, WORKSPACE_OWN
 
 LAST_OWNER = "A workspace keeps at least one owner: make someone else owner first."
 DELETED = inline_serializer("WorkspaceDeleted", {"success": serializers.BooleanField()})
@@ -59,18 +60,19 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
     pagination_class = None
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
-    # Making a workspace is anyone's; they become its owner.
+    # Making a workspace is anyone's, in a signed-in browser (no token makes
+    # one: a token reaches one workspace); they become its owner.
     rights = {
         "list": FLOWS_VIEW,
         "retrieve": FLOWS_VIEW,
-        "create": FLOWS_EDIT,
+        "create": SESSION_ONLY,
         "partial_update": WORKSPACE_OWN,
         "destroy": WORKSPACE_OWN,
     }
 
     def get_queryset(self):
         user = self.request.user
-        role = Membership.objects.filter(workspace=OuterRef("pk"), user=user)
+        role = memberships_of(user).filter(workspace_id=OuterRef("pk"))
         workspaces = in_workspaces_of(Workspace.objects, user, "pk")
         return workspaces.annotate(role=Subquery(role.values("role")[:1]))
 

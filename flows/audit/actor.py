@@ -25,8 +25,10 @@ class Actor:
     def from_request(cls, request) -> Actor:
         user = getattr(request, "user", None)
         signed_in = user is not None and user.is_authenticated
+        # A workspace token's service account is no row of the user table.
+        person = user if signed_in and user.pk is not None else None
         return cls(
-            user=user if signed_in else None,
+            user=person,
             label=user.get_username() if signed_in else "anonymous",
             token=getattr(request, "auth", None) or None,
             address=client_address(request),

@@ -26,7 +26,7 @@ from flows.credentials.models import (
     Credential,
 )
 from flows.credentials.usage import flows_using
-from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.access import in_workspaces_of, person
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, require
 from flows.workspaces.personal import default_workspace
@@ -267,7 +267,7 @@ class CredentialViewSet(viewsets.ModelViewSet):
         return Credential.objects.for_user(self.request.user)
 
     def perform_create(self, serializer):
-        serializer.save(created_by=self.request.user)
+        serializer.save(created_by=person(self.request.user))
 
     @extend_schema(
         parameters=[

@@ -46,7 +46,10 @@ def _holds_a_shape(value: Any) -> bool:
     are never escaped in JSON, so a shape in a string is one in the text)."""
     if not _SHAPES:
         return False
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+    except (TypeError, ValueError):  # a key JSON cannot hold: walk it instead
+        return True
     return any(shape.search(text) for shape in _SHAPES)
 
 
@@ -110,7 +113,10 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(key): self.redact(item) for key, item in value.items()}
+            return {
+                self.text(key) if isinstance(key, str) else key: self.redact(item)
+                for key, item in value.items()
+            }
         if isinstance(value, list):
             return [self.redact(item) for item in value]
         return value

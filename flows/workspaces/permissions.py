@@ -30,7 +30,12 @@ def workspace_id_of(obj):
 def require(user, workspace_id, right: str) -> str:
     """`user`'s role in the workspace; 403 `permission_denied` naming the role
     when it lacks `right`. Call only for a workspace the user can see."""
-    role = role_of(user, workspace_id)
+    return require_role(role_of(user, workspace_id), right)
+
+
+def require_role(role: str | None, right: str) -> str | None:
+    """`require` for a role the caller already read in this request (e.g. the
+    `caller_role` annotation of `flows.workspaces.access.role_subquery`)."""
     if not grants(role, right):
         raise PermissionDenied(
             f"As {ROLE_NAMES.get(role, 'a non-member')} of this workspace you "

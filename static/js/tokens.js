@@ -1,9 +1,13 @@
-// The API tokens page: list, create and revoke through /api/tokens. A new
-// token's text is shown once, in the banner, and leaves the page with it.
+// The API tokens page (personal, /api/tokens) and a workspace's tokens page
+// (/api/workspaces/:id/tokens): list, create and revoke. A new token's text is
+// shown once, in the banner, and leaves the page with it.
 import { api } from "./api.js";
 import { cell, describe, showError } from "./list_page.js";
 
-let tokens = JSON.parse(document.getElementById("tokens-data").textContent);
+const read = (id) => JSON.parse(document.getElementById(id).textContent);
+let tokens = read("tokens-data");
+const endpoint = read("tokens-endpoint");
+const workspaceNames = read("tokens-workspaces");
 const rows = document.getElementById("token-rows");
 const table = document.getElementById("token-table");
 const empty = document.getElementById("empty-tokens");
@@ -38,6 +42,7 @@ function render() {
       tr.append(
         cell(token.name),
         cell(`${token.prefix}…`, "mono"),
+        cell(token.role_cap || workspaceNames[token.workspace] || ""),
         cell(token.scopes.join(", ")),
         cell(expired ? `Expired ${when(token.expires_at)}` : when(token.expires_at), expired ? "form-error" : "muted"),
         cell(token.last_used_at ? `${when(token.last_used_at)} from ${token.last_used_ip || "?"}` : "Never", "muted"),
@@ -83,7 +88,10 @@ form.addEventListener("submit", async (event) => {
   const days = Number(form.elements.expiry.value);
   const expires_at = new Date(Date.now() + days * 86400000).toISOString();
   try {
-    const token = await api("POST", "/api/tokens", { name, scopes, expires_at });
+    const body = { name, scopes, expires_at };
+    if (form.elements.workspace) body.workspace = form.elements.workspace.value;
+    if (form.elements.role_cap) body.role_cap = form.elements.role_cap.value;
+    const token = await api("POST", endpoint, body);
     createdValue.value = token.token;
     delete token.token;
     tokens = [token, ...tokens];
@@ -109,7 +117,7 @@ rows.addEventListener("click", (event) => {
 revokeDialog.addEventListener("close", async () => {
   if (revokeDialog.returnValue !== "confirm" || !revoking) return;
   try {
-    await api("DELETE", `/api/tokens/${revoking.id}`);
+    await api("DELETE", `${endpoint}/${revoking.id}`);
     tokens = tokens.filter((token) => token.id !== revoking.id);
     revoking = null;
     render();

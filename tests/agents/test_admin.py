@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.models import Permission
 from django.test import Client
 from rest_framework.test import APIClient
@@ -175,3 +177,74 @@ def test_staff_who_edit_a_workspaces_agents_add_one_there(alice, db):
     agent = Agent.objects.get(name="Team helper")
     assert (agent.workspace, agent.created_by) == (team, staff)
     assert list(agent.tools.all()) == [tool]
+
+
+def test_admin_sets_the_tools_that_ask_first_and_an_output_schema(admin_client, bob):
+    asks, plain = (
+        FlowFactory(created_by=bob, name="Refund"),
+        FlowFactory(created_by=bob),
+    )
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
+
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Careful",
+            "model": "echo:demo",
+            "temperature": "0.3",
+            "max_tokens": "800",
+            "created_by": bob.pk,
+            "tools": [str(asks.pk), str(plain.pk)],
+            "approval_flows": [str(asks.pk)],
+            "output_schema": json.dumps(schema),
+            "is_active": "on",
+        },
+    )
+
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    agent = Agent.objects.get(name="Careful")
+    assert list(agent.approval_flows.all()) == [asks]
+    assert agent.output_schema == schema
+    change = admin_client.get(f"/admin/agents/agent/{agent.id}/change/")
+    assert "Tools that require approval" in change.content.decode()
+
+
+def test_admin_refuses_asking_first_for_a_flow_that_is_no_tool(admin_client, bob):
+    tool, other = FlowFactory(created_by=bob), FlowFactory(created_by=bob)
+
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Odd",
+            "model": "echo:demo",
+            "temperature": "0.3",
+            "max_tokens": "8",
+            "created_by": bob.pk,
+            "tools": [str(tool.pk)],
+            "approval_flows": [str(other.pk)],
+        },
+    )
+
+    assert response.status_code == 200
+    assert (
+        "Only the agent&#x27;s tool flows can ask first." in response.content.decode()
+    )
+    assert not Agent.objects.filter(name="Odd").exists()
+
+
+def test_admin_refuses_an_output_schema_that_is_not_an_object(admin_client, bob):
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Listy",
+            "model": "echo:demo",
+            "temperature": "0.3",
+            "max_tokens": "8",
+            "created_by": bob.pk,
+            "output_schema": json.dumps({"type": "array"}),
+        },
+    )
+
+    assert response.status_code == 200
+    assert "root must be" in response.content.decode()
+    assert not Agent.objects.filter(name="Listy").exists()

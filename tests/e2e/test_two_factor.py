@@ -9,6 +9,7 @@ import pyotp
 from playwright.sync_api import expect
 
 from config.accounts.two_factor import service
+from flows.audit.actor import Actor
 from tests.e2e.accessibility import severe_violations
 from tests.factories import PASSWORD
 
@@ -76,3 +77,23 @@ def test_the_two_factor_pages_have_no_serious_violations(alice_page, live_url, a
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Enter your code")).to_be_visible()
     assert severe_violations(page) == [], "code step"
+
+
+def test_new_recovery_codes_from_the_account_page(alice_page, live_url, alice):
+    app = pyotp.TOTP(service.start_setup(alice))
+    assert service.confirm(alice, app.at(int(time.time()) - 30), Actor.system())
+    page = alice_page
+    page.goto(f"{live_url}/account/two-factor/")
+    field = page.get_by_label("Type the 6-digit code the app shows now")
+
+    field.fill("000000")
+    page.get_by_role("button", name="Make new recovery codes").click()
+
+    expect(page.locator("#replace-code-error")).to_contain_text("wrong")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    assert severe_violations(page) == [], "wrong code"
+    field.fill(app.now())
+    page.get_by_role("button", name="Make new recovery codes").click()
+    expect(page.locator("#recovery-codes li")).to_have_count(10)
+    expect(page.locator("#replace-code-error")).to_have_count(0)
+    assert severe_violations(page) == [], "new codes"

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from flows.models import Flow
+from flows.models import Flow, Membership
 from tests.factories import FlowFactory, UserFactory, make_credential
 from tests.flows.graphs import chain, code, node, trigger
 
@@ -249,3 +249,44 @@ def test_the_change_page_opens_the_workspaces_credentials_once(typed_flow):
         query for query in queries if 'FROM "flows_credential"' in query["sql"]
     ]
     assert len(credential_reads) == 1
+
+
+def test_the_flow_list_opens_each_workspaces_credentials_once(admin_client):
+    owner = UserFactory(username="carol")
+    make_credential(owner, "stripe", secrets={"token": CREDENTIAL_VALUE})
+    for index in range(5):
+        FlowFactory(created_by=owner, name=f"Flow {index} {CREDENTIAL_VALUE}")
+
+    with CaptureQueriesContext(connection) as queries:
+        page = admin_client.get("/admin/flows/flow/")
+
+    assert page.status_code == 200
+    assert CREDENTIAL_VALUE not in page.text
+    assert page.text.count("[redacted:stripe]") == 10  # names and checkbox labels
+    reads = [query for query in queries if 'FROM "flows_credential"' in query["sql"]]
+    assert len(reads) == 1
+
+
+def test_searching_finds_no_flow_by_a_masked_secret(admin_client, typed_flow):
+    """Else staff would read a typed secret a character at a time."""
+    probe = admin_client.get("/admin/flows/flow/", {"q": TYPED[:12]})
+    shown = admin_client.get("/admin/flows/flow/", {"q": "calls with"})
+
+    assert probe.status_code == shown.status_code == 200
+    assert change_url(typed_flow) not in probe.text
+    assert change_url(typed_flow) in shown.text
+
+
+def test_view_only_staff_see_the_graph_masked_even_as_its_editors(typed_flow):
+    staff = UserFactory(username="staff", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="view_flow"))
+    Membership.objects.create(workspace=typed_flow.workspace, user=staff, role="editor")
+    client = Client()
+    client.force_login(staff)
+
+    page = client.get(change_url(typed_flow))
+
+    assert page.status_code == 200
+    assert TYPED not in page.text
+    assert CREDENTIAL_VALUE not in page.text
+    assert "Bearer [redacted]" in page.text

@@ -48,23 +48,25 @@ def test_a_flow_at_its_cap_answers_429_and_runs_nothing(client, hook_flow, hold_
     assert webhook_runs(hook_flow) == 0
 
 
-def test_an_owner_at_the_cap_answers_429_for_all_their_flows(client, alice, hold_slots):
-    hold_slots(alice.pk)
-    hold_slots(alice.pk)
+def test_a_workspace_at_the_cap_answers_429_for_all_its_flows(
+    client, alice, hold_slots
+):
     flow = FlowFactory(created_by=alice)
+    hold_slots(workspace_id=flow.workspace_id)
+    hold_slots(workspace_id=flow.workspace_id)
 
     answer = send(client, flow)
 
     assert answer.status_code == 429
-    assert "This user" in answer.json()["error"]["message"]
+    assert "This workspace" in answer.json()["error"]["message"]
     assert webhook_runs(flow) == 0
 
 
-def test_another_owners_flow_still_runs_while_one_owner_is_capped(
+def test_another_workspaces_flow_still_runs_while_one_workspace_is_capped(
     client, alice, bob, hold_slots
 ):
-    hold_slots(alice.pk)
-    hold_slots(alice.pk)
+    hold_slots(workspace_id=alice.personal_workspace.pk)
+    hold_slots(workspace_id=alice.personal_workspace.pk)
 
     answer = send(client, FlowFactory(created_by=bob))
 

@@ -20,9 +20,18 @@ from config.accounts import rights
 from config.accounts.tokens.models import DEFAULT_DAYS, SCOPES, ApiToken
 from flows.audit.actor import Actor
 from flows.audit.record import record
+from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.models import Workspace
 
 
 class ApiTokenSerializer(serializers.ModelSerializer):
+    workspace = serializers.PrimaryKeyRelatedField(
+        queryset=Workspace.objects.all(),
+        required=False,
+        help_text="The one workspace the token reaches: one of yours (default: "
+        "your personal workspace). It acts there with your role, narrowed by "
+        "its scopes.",
+    )
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=SCOPES), min_length=1, max_length=16
     )
@@ -47,11 +56,17 @@ class ApiTokenSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = [
             "id",
-            "workspace",
             "prefix",
             "last_used_at",
             "last_used_ip",
         ]
+
+    def validate_workspace(self, value):
+        """One of the caller's workspaces; anyone else's reads as missing."""
+        user = self.context["request"].user
+        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
+            raise serializers.ValidationError("No workspace of yours has this id.")
+        return value
 
     def validate_expires_at(self, value):
         now = timezone.now()
@@ -117,13 +132,22 @@ class ApiTokenViewSet(
         )
         with transaction.atomic():
             token, value = ApiToken.issue(
-                request.user, data["name"], data["scopes"], expires_at
+                request.user,
+                data["name"],
+                data["scopes"],
+                expires_at,
+                workspace=data.get("workspace"),
             )
             record(
                 "token.created",
                 Actor.from_request(request),
                 token,
-                changes={"scopes": token.scopes, "expires_at": expires_at.isoformat()},
+                changes={
+                    "kind": "personal",
+                    "workspace": str(token.workspace_id),
+                    "scopes": token.scopes,
+                    "expires_at": expires_at.isoformat(),
+                },
             )
         token.token = value
         return Response(NewApiTokenSerializer(token).data, status=201)

@@ -118,3 +118,25 @@ def test_creating_and_revoking_are_audited_without_the_token(api, alice):
     assert [event.action for event in events] == ["token.created", "token.revoked"]
     assert all(event.actor == alice for event in events)
     assert value[13:] not in str(list(events.values()))
+
+
+def test_a_token_may_be_made_for_one_of_the_makers_team_workspaces(api, alice):
+    from flows.workspaces.models import Membership, Workspace
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="editor")
+
+    response = create(api, workspace=str(team.id))
+
+    assert response.status_code == 201
+    assert response.json()["workspace"] == str(team.id)
+    event = AuditEvent.objects.get(action="token.created")
+    assert event.changes["workspace"] == str(team.id)
+
+
+def test_a_workspace_the_maker_is_not_in_is_refused(api, bob):
+    response = create(api, workspace=str(bob.personal_workspace.id))
+
+    assert response.status_code == 400
+    assert "workspace" in response.json()["error"]["details"]
+    assert not ApiToken.objects.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flows.models import FlowRun
+from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
 
@@ -84,3 +85,32 @@ def test_a_rename_compiles_nothing_and_is_not_counted(api, alice_flow, hold_slot
     response = api.patch(f"/api/flows/{alice_flow.id}", {"name": "New"}, format="json")
 
     assert response.status_code == 200
+
+
+def test_two_members_of_one_workspace_share_its_cap_two_workspaces_do_not(
+    alice, bob, hold_slots
+):
+    from rest_framework.test import APIClient
+
+    from flows.workspaces.models import Membership, Workspace
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    for member in (alice, bob):
+        Membership.objects.create(workspace=team, user=member, role="runner")
+    alices_team_flow = FlowFactory(created_by=alice, workspace=team)
+    bobs_team_flow = FlowFactory(created_by=bob, workspace=team)
+    bobs_own_flow = FlowFactory(created_by=bob)
+    as_alice, as_bob = APIClient(), APIClient()
+    as_alice.force_login(alice)
+    as_bob.force_login(bob)
+    # Alice's two slow runs of a team flow hold the team's two slots.
+    hold_slots(workspace_id=alices_team_flow.workspace_id)
+    hold_slots(workspace_id=alices_team_flow.workspace_id)
+
+    shared = run(as_bob, bobs_team_flow)
+    apart = run(as_bob, bobs_own_flow)
+
+    assert shared.status_code == 429
+    assert "This workspace" in shared.json()["error"]["message"]
+    assert apart.status_code == 200
+    assert run(as_alice, alices_team_flow).status_code == 429

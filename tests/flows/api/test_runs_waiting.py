@@ -121,19 +121,23 @@ def test_a_viewer_never_sees_a_resume_link_a_runner_does(alice, bob, bob_api):
     assert all(wait["resume_url"].endswith(link) for wait in waits_seen())
 
 
+# Session, (flow and its role check,) the page, the count, and one role check
+# for the resume links: the same number for 1 waiting run as for 20.
 @pytest.mark.parametrize("count", [1, 20])
-def test_the_flows_runs_list_checks_the_resume_right_once(
-    api, alice_flow, count, django_assert_num_queries
+@pytest.mark.parametrize(
+    ("path", "queries"),
+    [("/api/flows/{flow}/runs", 7), ("/api/runs?status=waiting", 5)],
+)
+def test_run_lists_check_the_resume_right_once_not_per_waiting_run(
+    api, alice_flow, count, path, queries, django_assert_num_queries
 ):
-    """Session, flow, its role check, the page, the count, and one role check
-    for the resume links: the same number for 1 waiting run as for 20."""
     wake_at = (timezone.now() + timedelta(hours=1)).isoformat()
     state = {"node_id": "approve", "mode": "callback", "wake_at": wake_at}
     for _ in range(count):
         FlowRunFactory(flow=alice_flow, status="waiting", wait_state=state)
 
-    with django_assert_num_queries(7):
-        response = api.get(f"/api/flows/{alice_flow.pk}/runs")
+    with django_assert_num_queries(queries):
+        response = api.get(path.format(flow=alice_flow.pk))
 
     results = response.json()["results"]
     assert len(results) == count

@@ -119,3 +119,9 @@ def test_a_token_a_flow_echoes_shows_in_no_run_view(api, alice, alice_client):
     assert failed.status == FlowRun.Status.FAILED
     assert all(PERSONAL_TOKEN not in text for text in seen)
     assert all("[redacted]" in text for text in seen[:4])
+
+
+def test_a_value_json_cannot_write_is_still_searched_for_tokens():
+    value = {("a", 1): [f"key {PERSONAL_TOKEN}"]}
+
+    assert Redactor().redact(value) == {("a", 1): ["key [redacted]"]}

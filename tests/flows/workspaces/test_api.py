@@ -44,6 +44,51 @@ def test_creating_a_workspace_makes_the_creator_its_owner(api, alice):
     assert AuditEvent.objects.filter(action="workspace.created").count() == 1
 
 
+def test_no_token_creates_a_workspace_even_with_flows_write(alice):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework.test import APIClient
+
+    from config.accounts.tokens.models import ApiToken
+
+    _, value = ApiToken.issue(
+        alice, "CI", ["flows:write"], timezone.now() + timedelta(days=1)
+    )
+    client = APIClient(enforce_csrf_checks=True)
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    response = client.post("/api/workspaces", {"name": "Ops"}, format="json")
+
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "permission_denied"
+    assert not Workspace.objects.filter(name="Ops").exists()
+
+
+def test_a_workspace_token_lists_only_its_workspace_with_its_role_cap(team, members):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework.test import APIClient
+
+    from config.accounts.tokens.models import ApiToken
+
+    _, value = ApiToken.issue_for_workspace(
+        team,
+        members["admin"],
+        "CI",
+        ["flows:read"],
+        timezone.now() + timedelta(days=1),
+        role_cap="runner",
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    body = client.get("/api/workspaces").json()
+
+    assert [(w["name"], w["role"]) for w in body] == [("Team", "runner")]
+
+
 def test_only_an_owner_renames_the_workspace(as_member, team):
     refused = as_member("admin").patch(
         f"/api/workspaces/{team.id}", {"name": "X"}, format="json"
