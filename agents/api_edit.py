@@ -23,7 +23,7 @@ from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
 from flows.workspaces.access import workspace_ids_where
-from flows.workspaces.personal import personal_workspace
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import AGENTS_EDIT
 
 # A connection test asks for a word or two; it should not wait a full turn.
@@ -56,10 +56,11 @@ WRONG_WORKSPACE = "The credential must belong to the agent's workspace."
 
 def require_agents_workspace(attrs: dict, agent, user) -> None:
     """The agent's credential and its MCP servers' credentials are of the
-    agent's workspace (a new agent's: the user's personal one), never of
+    agent's workspace (a new agent's: the default one, a token's own or the
+    user's personal one), never of
     another workspace the editor is in: the agent would send that key to a
     server of the editor's choosing."""
-    workspace_id = agent.workspace_id if agent else personal_workspace(user).pk
+    workspace_id = agent.workspace_id if agent else default_workspace(user).pk
     credential = attrs.get("credential")
     if credential is not None and credential.workspace_id != workspace_id:
         raise serializers.ValidationError({"credential": [WRONG_WORKSPACE]})

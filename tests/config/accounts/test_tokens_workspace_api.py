@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from agents.models import Agent
 from config.accounts.tokens.models import ApiToken
 from flows.audit.models import AuditEvent
 from flows.models import Flow
@@ -212,3 +213,31 @@ def test_workspace_tokens_are_not_anyones_personal_tokens(team, people):
     make(browser(people["admin"]), team)
 
     assert browser(people["admin"]).get("/api/tokens").json() == []
+
+
+def test_an_agent_made_with_a_token_lands_in_the_tokens_workspace(team, people):
+    """A token reaches one workspace: an agent it makes is that workspace's,
+    made as the role there allows. A personal token for the team put the
+    agent in its maker's personal workspace (outside the token's reach), and
+    a workspace token's request was a 500."""
+    later = timezone.now() + timedelta(days=1)
+    scopes = ["flows:read", "flows:write"]
+    _, editors = ApiToken.issue(people["editor"], "p", scopes, later, workspace=team)
+    _, viewers = ApiToken.issue(people["viewer"], "p", scopes, later, workspace=team)
+    _, workspace_token = ApiToken.issue_for_workspace(
+        team, people["admin"], "w", scopes, later, "editor"
+    )
+    new = {"model": "echo:demo"}
+
+    by_editor = bearer(editors).post("/api/agents", {**new, "name": "E"}, format="json")
+    by_workspace = bearer(workspace_token).post(
+        "/api/agents", {**new, "name": "W"}, format="json"
+    )
+    by_viewer = bearer(viewers).post("/api/agents", {**new, "name": "V"}, format="json")
+
+    assert (by_editor.status_code, by_workspace.status_code) == (201, 201)
+    assert by_viewer.status_code == 403
+    made = {agent.name: agent for agent in Agent.objects.all()}
+    assert made["E"].workspace == team and made["E"].created_by == people["editor"]
+    assert made["W"].workspace == team and made["W"].created_by is None
+    assert "V" not in made
