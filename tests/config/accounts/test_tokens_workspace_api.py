@@ -241,3 +241,50 @@ def test_an_agent_made_with_a_token_lands_in_the_tokens_workspace(team, people):
     assert made["E"].workspace == team and made["E"].created_by == people["editor"]
     assert made["W"].workspace == team and made["W"].created_by is None
     assert "V" not in made
+
+
+def test_one_workspace_tokens_load_does_not_throttle_another_workspaces(
+    team, people, hold_slots
+):
+    """Every workspace token's user has no id: saves and MCP calls counted
+    their synchronous work under one shared "user" (`owner:None`), so one
+    workspace's token at its cap throttled every other workspace's token."""
+    other = Workspace.objects.create(name="Other", slug="other")
+    later = timezone.now() + timedelta(days=1)
+    _, value = ApiToken.issue_for_workspace(
+        other, people["admin"], "w", ["flows:read", "flows:write"], later, "editor"
+    )
+    flow = FlowFactory(created_by=None, workspace=other, name="Other's flow")
+    hold_slots(owner_id=None)  # two requests of some other workspace's token
+    hold_slots(owner_id=None)
+
+    response = bearer(value).patch(
+        f"/api/flows/{flow.id}", {"nodes": flow.nodes, "name": "saved"}, format="json"
+    )
+
+    assert response.status_code == 200, response.content
+
+
+def test_workspace_tokens_do_not_share_one_chat_rate(team, people, settings):
+    """Test connection counts against the caller's chat rate: all workspace
+    tokens (no user id) counted as one user, across workspaces."""
+    settings.AGENT_USER_RATE = "1/min"
+    other = Workspace.objects.create(name="Other", slug="other")
+    later = timezone.now() + timedelta(days=1)
+    scopes = ["flows:read", "flows:write"]
+    _, ours = ApiToken.issue_for_workspace(
+        team, people["admin"], "w", scopes, later, "editor"
+    )
+    _, theirs = ApiToken.issue_for_workspace(
+        other, people["admin"], "w", scopes, later, "editor"
+    )
+    body = {"model": "echo:demo"}
+
+    first = bearer(ours).post("/api/agents/test-connection", body, format="json")
+    again = bearer(ours).post("/api/agents/test-connection", body, format="json")
+    other_workspace = bearer(theirs).post(
+        "/api/agents/test-connection", body, format="json"
+    )
+
+    assert (first.status_code, again.status_code) == (200, 429)
+    assert other_workspace.status_code == 200
