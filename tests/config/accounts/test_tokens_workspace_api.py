@@ -288,3 +288,20 @@ def test_workspace_tokens_do_not_share_one_chat_rate(team, people, settings):
 
     assert (first.status_code, again.status_code) == (200, 429)
     assert other_workspace.status_code == 200
+
+
+def test_a_viewer_workspace_token_reads_an_agents_usage_as_its_own(team, people):
+    """Usage shows a non-editor their own conversations; a workspace token has
+    none (it never chats), and its request was a 500."""
+    from tests.factories import AgentFactory
+
+    agent = AgentFactory(created_by=people["editor"], workspace=team, shared=False)
+    later = timezone.now() + timedelta(days=1)
+    _, value = ApiToken.issue_for_workspace(
+        team, people["admin"], "w", ["flows:read"], later, "viewer"
+    )
+
+    response = bearer(value).get(f"/api/agents/{agent.id}/usage")
+
+    assert response.status_code == 200, response.content
+    assert response.json()["totals"]["messages"] == 0
