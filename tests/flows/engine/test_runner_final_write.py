@@ -26,18 +26,25 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def delete_flow_once_running(flow_id) -> threading.Thread:
     """The owner deletes the flow from another tab while its run waits."""
 
+    connected = threading.Event()
+
     def delete():
         try:
+            # Connected before the run starts: on a loaded machine a new
+            # connection could take most of the run's 600 ms delay.
+            connection.ensure_connection()
+            connected.set()
             give_up = time.monotonic() + 5
             runs = FlowRun.objects.filter(flow_id=flow_id, status="running")
             while not runs.exists() and time.monotonic() < give_up:
-                time.sleep(0.02)
+                time.sleep(0.005)
             Flow.objects.filter(pk=flow_id).delete()
         finally:
             connection.close()
 
     thread = threading.Thread(target=delete)
     thread.start()
+    connected.wait(10)
     return thread
 
 
