@@ -21,13 +21,13 @@ class TokenScopes(BasePermission):
         right = rights.required(view, request)
         if rights.token_allows(request, right):
             return True
-        if right == rights.SESSION_ONLY:
+        needed = sorted(s for s, held in rights.SCOPE_RIGHTS.items() if right in held)
+        if not needed:  # SESSION_ONLY, managing members, owning a workspace
             raise ApiError(
                 "API tokens cannot do this; sign in with a browser.",
                 code="permission_denied",
                 status=403,
             )
-        needed = sorted(s for s, held in rights.SCOPE_RIGHTS.items() if right in held)
         raise ApiError(
             f"This token lacks the scope this needs: {' or '.join(needed)}.",
             code="permission_denied",

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import logging
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flows.credentials.redact import redact_shapes
 from flows.engine import lease
 from flows.engine.plan import PlannedNode
 from flows.graph.retry import policy_of
@@ -39,11 +41,29 @@ class RequeueForRetry(Exception):
         self.node_id, self.wait, self.attempts = node_id, wait, attempts
 
 
-def as_node_error(exception: Exception, run: FlowRun, node_id: str) -> NodeError:
-    """A node's failure as a NodeError; anything unexpected is a logged bug."""
+def redacted_traceback(exception: BaseException, redact: Callable[[str], str]) -> str:
+    """`exception`'s traceback as text, through `redact`: the text of an
+    exception may hold a credential value the run opened or a token a node saw,
+    and a log line is stored and shipped like any output."""
+    return redact("".join(traceback.format_exception(exception))).rstrip("\n")
+
+
+def as_node_error(
+    exception: Exception,
+    run: FlowRun,
+    node_id: str,
+    redact: Callable[[str], str] = redact_shapes,
+) -> NodeError:
+    """A node's failure as a NodeError; anything unexpected is a logged bug,
+    its traceback redacted like the run's outputs (`redact`)."""
     if isinstance(exception, NodeError):
         return exception
-    logger.error("Node %s of run %s raised", node_id, run.id, exc_info=exception)
+    logger.error(
+        "Node %s of run %s raised\n%s",
+        node_id,
+        run.id,
+        redacted_traceback(exception, redact),
+    )
     return NodeError(
         "internal_error", "The node failed unexpectedly; the error has been logged."
     )
@@ -68,13 +88,15 @@ def attempt_node(
     deadline: float,
     check: Callable[[Any], Any],
     describe: Callable[[NodeError], dict],
+    redact: Callable[[str], str] = redact_shapes,
     prior: list[dict] = (),
     defer: bool = False,
 ) -> Outcome:
     """Run the node until it succeeds or its policy gives up.
 
     `check` turns a raw output into the stored one (redacted, within budget)
-    or raises; `describe` turns a failure into the stored error. `prior` are
+    or raises; `describe` turns a failure into the stored error, and `redact`
+    a logged traceback into a storable one (the run's redactor). `prior` are
     the attempts made before the run was queued again; with `defer`, a long
     wait raises `RequeueForRetry` instead of sleeping.
     """
@@ -95,7 +117,7 @@ def attempt_node(
         except FlowControl:
             raise  # a stop or a ContinueLater is the run's business, not a failure
         except Exception as exception:
-            failure = as_node_error(exception, run, node_id)
+            failure = as_node_error(exception, run, node_id, redact)
             error = describe(failure)
             attempts.append(_attempt(len(attempts) + 1, clock, error))
             if failure.code == "cancelled" and lease.is_cancelled(run.id):

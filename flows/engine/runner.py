@@ -245,6 +245,7 @@ class Execution(FinalWrite, StepLog):
                 prior=self.prior_attempts(node_id),
                 defer=self.step_by_step,
                 check=self.checked_output,
+                redact=self.redactor.text,
                 describe=lambda failure: {
                     "node_id": node_id,
                     "code": failure.code,

@@ -289,3 +289,23 @@ def test_a_token_reads_no_conversation_with_another_workspaces_agent(alice):
     assert detail.status_code == 404
     assert "TEAM-OUTPUT" not in detail.content.decode()
     assert session.get(f"/api/conversations/{chat.id}").status_code == 200
+
+
+def test_a_right_no_scope_grants_is_refused_as_browser_only(alice):
+    """Managing members is no scope's right: the refusal says to sign in with a
+    browser, not that the token lacks a scope named by nothing."""
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    expires_at = timezone.now() + timedelta(days=1)
+    _, value = ApiToken.issue(alice, "script", ["flows:write"], expires_at, team)
+
+    response = bearer(value).post(
+        f"/api/workspaces/{team.id}/members",
+        {"user": alice.username, "role": "viewer"},
+        format="json",
+    )
+
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["message"] == "API tokens cannot do this; sign in with a browser."
+    assert "details" not in error

@@ -216,3 +216,18 @@ def test_a_token_creates_in_its_own_workspace_by_default(members, team):
 
     assert response.status_code == 201
     assert Flow.objects.get(name="By script").workspace == team
+
+
+def test_a_demoted_editors_token_loses_write_on_the_next_request(
+    members, team, team_flow
+):
+    script = team_token(members["editor"], team, "flows:read", "flows:write")
+    url = f"/api/flows/{team_flow.id}"
+    assert script.patch(url, {"name": "Saved"}, format="json").status_code == 200
+
+    Membership.objects.filter(user=members["editor"]).update(role="viewer")
+    refused = script.patch(url, {"name": "After"}, format="json")
+
+    assert refused.status_code == 403
+    assert script.get(url).status_code == 200  # still reads, as a viewer
+    assert Flow.objects.get(pk=team_flow.pk).name == "Saved"

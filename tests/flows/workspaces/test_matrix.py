@@ -1,10 +1,19 @@
 """The role matrix: each main route × {non-member, viewer, runner, editor,
-admin, owner} answers the status the roles table says (docs/security.md)."""
+admin, owner} × {session, token} answers the status the roles table says
+(docs/security.md). A token carries every scope and is made for the team (the
+non-member's for their own workspace): it may do what its maker's role may,
+except what needs a signed-in browser (no scope grants managing members or
+owning the workspace)."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from config.accounts.tokens.models import SCOPES, ApiToken
 from tests.factories import FlowRunFactory, UserFactory, make_credential
 
 pytestmark = pytest.mark.django_db
@@ -38,16 +47,55 @@ ROUTES = [
     ),
     ("patch", "/api/workspaces/{team}", {"name": "x"}, (404, 403, 403, 403, 403, 200)),
 ]
+# What a token gets where it differs from its maker's session: no token
+# manages members or renames a workspace, whatever the maker's role (refused
+# before any lookup, so a non-member's token learns nothing either).
+BROWSER_ONLY = {
+    ("post", "/api/workspaces/{team}/members"),
+    ("patch", "/api/workspaces/{team}"),
+}
+
+
+def with_token(method, path, who, status):
+    if (method, path) in BROWSER_ONLY:
+        return 403
+    return status
+
+
 CASES = [
-    pytest.param(method, path, body, who, status, id=f"{method} {path} {who}")
+    pytest.param(
+        method, path, body, who, via, status, id=f"{method} {path} {who} {via}"
+    )
     for method, path, body, statuses in ROUTES
-    for who, status in zip(WHO, statuses, strict=True)
+    for who, session_status in zip(WHO, statuses, strict=True)
+    for via, status in (
+        ("session", session_status),
+        ("token", with_token(method, path, who, session_status)),
+    )
 ]
 
 
-@pytest.mark.parametrize(("method", "path", "body", "who", "status"), CASES)
+@pytest.fixture
+def as_caller(as_member, members, bob, team):
+    """`as_caller(role, via)`: `as_member(role)`, or a script holding a token
+    with every scope made by that member for `team` (bob's for his own)."""
+
+    def client(role, via):
+        if via == "session":
+            return as_member(role)
+        expires_at = timezone.now() + timedelta(days=1)
+        maker, workspace = (members[role], team) if role else (bob, None)
+        _, value = ApiToken.issue(maker, "matrix", SCOPES, expires_at, workspace)
+        api = APIClient(enforce_csrf_checks=True)
+        api.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+        return api
+
+    return client
+
+
+@pytest.mark.parametrize(("method", "path", "body", "who", "via", "status"), CASES)
 def test_each_role_gets_the_tables_status(
-    as_member, members, team, team_flow, method, path, body, who, status
+    as_caller, members, team, team_flow, method, path, body, who, via, status
 ):
     UserFactory(username="carol")
     ids = {
@@ -57,6 +105,7 @@ def test_each_role_gets_the_tables_status(
         "team": team.id,
     }
 
-    response = getattr(as_member(who), method)(path.format(**ids), body, format="json")
+    caller = as_caller(who, via)
+    response = getattr(caller, method)(path.format(**ids), body, format="json")
 
     assert response.status_code == status, response.content
