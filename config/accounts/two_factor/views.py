@@ -28,6 +28,14 @@ def _safe_next(request, url: str) -> str:
     return url if url and allowed else settings.LOGIN_REDIRECT_URL
 
 
+def _too_many(throttled: login_throttle.LoginThrottled, what: str = "") -> str:
+    minutes = max(1, round(throttled.wait / 60))
+    return (
+        f"Too many failed {what}attempts. "
+        f"Try again in about {minutes} minute{'s' if minutes > 1 else ''}."
+    )
+
+
 @sensitive_post_parameters("code")
 @require_http_methods(["GET", "POST"])
 def code_page(request):
@@ -40,12 +48,7 @@ def code_page(request):
         try:
             second_step.check_code(request, user, request.POST.get("code", ""))
         except login_throttle.LoginThrottled as throttled:
-            minutes = max(1, round(throttled.wait / 60))
-            error = (
-                "Too many failed sign-in attempts. "
-                f"Try again in about {minutes} minute{'s' if minutes > 1 else ''}."
-            )
-            status = 429
+            error, status = _too_many(throttled, "sign-in "), 429
         except second_step.WrongCode:
             error, status = "That code is wrong or was used already. Try again.", 400
         else:
@@ -73,6 +76,7 @@ def account_page(request):
         "next": _safe_next(request, next_url) if next_url else "",
     }
     action = request.POST.get("action") if request.method == "POST" else None
+    throttled_status = None
     if action == "start" and not service.is_on(user):
         service.start_setup(user)
     elif action == "cancel":
@@ -84,16 +88,25 @@ def account_page(request):
                 "That code is not right. Type the code the app shows now."
             )
         context["recovery_codes"] = codes
-    elif action == "disable" and not service.disable(
-        user, request.POST.get("code", ""), actor
-    ):
-        service.code_failed(user, actor)
-        context["error"] = "That code is wrong or was used already."
+    elif action in ("disable", "replace_codes"):
+        try:
+            attempt = login_throttle.start_attempt(request, user.get_username())
+        except login_throttle.LoginThrottled as throttled:
+            context["error"], throttled_status = _too_many(throttled), 429
+            action = None
+    if action == "disable":
+        if service.disable(user, request.POST.get("code", ""), actor):
+            login_throttle.attempt_succeeded(attempt)
+        else:
+            service.code_failed(user, actor)
+            context["error"] = "That code is wrong or was used already."
     elif action == "replace_codes":
         codes = service.replace_recovery_codes(
             user, request.POST.get("code", ""), actor
         )
-        if codes is None:
+        if codes is not None:
+            login_throttle.attempt_succeeded(attempt)
+        else:
             service.code_failed(user, actor)
             # Shown next to the field it is about, not at the top.
             context["replace_error"] = (
@@ -114,7 +127,9 @@ def account_page(request):
     if context["on"]:
         context["codes_left"] = service.recovery_codes_left(user)
     status = 400 if context["error"] or context.get("replace_error") else 200
-    return render(request, "accounts/two_factor.html", context, status=status)
+    return render(
+        request, "accounts/two_factor.html", context, status=throttled_status or status
+    )
 
 
 def admin_login(request, extra_context=None):

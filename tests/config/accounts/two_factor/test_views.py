@@ -12,6 +12,7 @@ from config.accounts.two_factor import service
 from config.accounts.two_factor.models import RecoveryCode
 from flows.audit.models import AuditEvent
 from tests.config.accounts.two_factor.conftest import Authenticator
+from tests.factories import PASSWORD
 
 
 @pytest.fixture
@@ -104,6 +105,45 @@ def test_turning_it_off_needs_a_right_code(client, alice, alice_2fa):
     actions = list(AuditEvent.objects.values_list("action", flat=True))
     assert "auth.2fa_disabled" in actions
     assert "auth.2fa_failed" in actions
+
+
+def test_wrong_codes_to_turn_it_off_count_against_the_sign_in_limit(
+    client, alice, alice_2fa, settings
+):
+    """A stolen session guessing codes to turn two-factor off meets the same
+    limit as guessing them at sign-in (R22)."""
+    settings.LOGIN_FAILURE_RATE = "3/300s"
+    app, _ = alice_2fa
+    for _ in range(3):
+        client.post("/account/two-factor/", {"action": "disable", "code": "000000"})
+
+    response = client.post(
+        "/account/two-factor/", {"action": "disable", "code": app.code()}
+    )
+
+    assert response.status_code == 429
+    assert b"Too many failed attempts" in response.content
+    assert service.is_on(alice)
+
+
+def test_wrong_codes_on_the_account_page_throttle_the_sign_in_code_step(
+    client, alice, alice_2fa, settings
+):
+    settings.LOGIN_FAILURE_RATE = "3/300s"
+    app, _ = alice_2fa
+    for _ in range(3):
+        client.post(
+            "/account/two-factor/", {"action": "replace_codes", "code": "000000"}
+        )
+
+    response = client.post(
+        "/account/two-factor/", {"action": "replace_codes", "code": app.code()}
+    )
+    sign_in = Client().post("/login/", {"username": "alice", "password": PASSWORD})
+
+    assert response.status_code == 429
+    assert b"Too many failed attempts" in response.content
+    assert sign_in.status_code == 429
 
 
 def test_a_recovery_code_turns_it_off(client, alice, alice_2fa):
