@@ -7,6 +7,9 @@ target lacks is a 400 naming them, and so is an enabled schedule past the
 target's cap (SCHEDULED_FLOWS_PER_OWNER). An error flow left behind is unset. The
 change goes through `save_flow` (a new version when the graph changed) and is
 recorded as `flow.moved`; its webhook URL, runs and versions go with it.
+The versions written before the move are scrubbed, in the same transaction,
+of literals of the source's credential values (`[redacted:NAME]`): the
+target's members read the history, redacted only with the target's credentials.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from config.http.errors import ValidationFailed
 from flows.api.schedule_quota import check_schedule_quota
 from flows.audit.actor import Actor
 from flows.audit.record import record
+from flows.credentials.literals import LiteralSecrets
 from flows.credentials.portable import export_nodes, import_nodes
 from flows.graph import GraphErrors
+from flows.history.models import FlowVersion
 from flows.history.save import save_flow
 from flows.refs import check_called_flows
 from flows.workspaces.access import in_workspaces_of
@@ -33,6 +38,22 @@ from flows.workspaces.permissions import require
 
 class MoveBody(serializers.Serializer):
     workspace = serializers.UUIDField(help_text="The workspace to move the flow to.")
+
+
+VERSION_TEXT = ("name", "description", "input_schema", "nodes")
+
+
+def scrub_history(flow, source_id) -> None:
+    """The flow's stored versions without literals of `source_id`'s credential
+    values (the source's members saw them redacted; the target's would not)."""
+    literals = LiteralSecrets.of_workspace(source_id)
+    for version in FlowVersion.objects.select_for_update().filter(flow=flow):
+        content = {field: getattr(version, field) for field in VERSION_TEXT}
+        clean, found = literals.flow(content)
+        if found:
+            for field in VERSION_TEXT:
+                setattr(version, field, clean[field])
+            version.save(update_fields=list(VERSION_TEXT))
 
 
 class MoveMixin:
@@ -72,6 +93,7 @@ class MoveMixin:
             check_schedule_quota(moved.nodes, target.pk, None, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
+            scrub_history(flow, source)
             save_flow(flow, changes, actor=actor, source="move")
             # In both workspaces' logs: the one it left and the one it joined.
             for workspace_id in (source, target.pk):

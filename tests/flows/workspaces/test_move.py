@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from flows.audit.actor import Actor
 from flows.audit.models import AuditEvent
+from flows.history.save import save_flow
 from flows.models import Flow, Membership, Workspace
 from tests.factories import FlowFactory, make_credential
 from tests.flows.graphs import chain, node, trigger
@@ -111,3 +113,34 @@ def test_a_move_cannot_carry_schedules_past_the_targets_cap(api, alice, settings
     assert response.json()["error"]["details"]["nodes"][0]["field"] == "data.enabled"
     assert Flow.objects.filter(workspace=team).scheduled().count() == 1
     assert Flow.objects.get(pk=mine.pk).workspace != team
+
+
+def test_the_targets_members_read_no_old_credential_value_in_old_versions(
+    as_member, members, team, ops, bob
+):
+    """R23: version 1 held the team's key as a literal; after the move, a
+    member of ops only (bob) must not read it in the history or a diff."""
+    key = make_credential(members["owner"], name="api", workspace=team)
+    make_credential(
+        members["admin"], name="api", workspace=ops, secrets={"token": "ops-tok-0ther"}
+    )
+    value = key.secrets()["token"]
+    flow = flow_using(key, created_by=members["owner"], workspace=team)
+    nodes = [dict(n) for n in flow.nodes]
+    nodes[1] = {**nodes[1], "data": {**nodes[1]["data"], "headers": {"X-K": value}}}
+    save_flow(flow, {"nodes": nodes}, actor=Actor.system("test"), source="edit")
+    nodes[1] = {**nodes[1], "data": {**nodes[1]["data"], "headers": {}}}
+    save_flow(flow, {"nodes": nodes}, actor=Actor.system("test"), source="edit")
+    moved = as_member("admin").post(
+        f"/api/flows/{flow.id}/move", {"workspace": str(ops.id)}, format="json"
+    )
+    assert moved.status_code == 200, moved.content
+    Membership.objects.create(workspace=ops, user=bob, role="viewer")
+
+    version = as_member(None).get(f"/api/flows/{flow.id}/versions/2")
+    diff = as_member(None).get(f"/api/flows/{flow.id}/versions/3/diff")
+
+    assert version.status_code == 200 and diff.status_code == 200
+    assert value not in version.content.decode()
+    assert value not in diff.content.decode()
+    assert version.json()["nodes"][1]["data"]["headers"] == {"X-K": "[redacted:api]"}
