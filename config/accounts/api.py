@@ -116,7 +116,10 @@ def logout_view(request):
 SessionSerializer = inline_serializer(
     "Session",
     {
-        "id": serializers.IntegerField(),
+        "id": serializers.IntegerField(
+            allow_null=True,
+            help_text="The user's id; null for a workspace token, which is no user.",
+        ),
         "username": serializers.CharField(),
         "workspaces": inline_serializer(
             "SessionWorkspace",

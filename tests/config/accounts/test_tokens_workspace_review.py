@@ -127,3 +127,19 @@ def test_a_viewer_workspace_token_reads_an_agents_usage_as_its_own(team, people)
 
     assert response.status_code == 200, response.content
     assert response.json()["totals"]["messages"] == 0
+
+
+def test_a_workspace_tokens_session_is_what_the_schema_says(team, people):
+    """R24: `/api/auth/session` for a workspace token (no user) answers as
+    the OpenAPI schema says (checked by tests/openapi_contract.py): no user
+    id, and the token's one workspace."""
+    later = timezone.now() + timedelta(days=1)
+    _, value = ApiToken.issue_for_workspace(
+        team, people["admin"], "w", ["flows:read"], later, "viewer"
+    )
+
+    response = bearer(value).get("/api/auth/session")
+
+    assert response.status_code == 200
+    assert response.json()["id"] is None
+    assert [w["id"] for w in response.json()["workspaces"]] == [str(team.pk)]
