@@ -58,12 +58,31 @@ def is_weirs_own(address: str, port: int, database: str) -> bool:
     target = ipaddress.ip_address(address)
     # ::ffff:127.0.0.1 is 127.0.0.1; 0.0.0.0 and :: reach this machine too.
     target = getattr(target, "ipv4_mapped", None) or target
-    local = target.is_loopback or target.is_unspecified
     if own_host.startswith("/"):  # a Unix socket: the server is on this machine
-        return local
-    return target in _addresses_of(own_host, port) or (
-        local and own_host in ("localhost", "127.0.0.1", "::1")
+        return is_this_machine(target)
+    own_addresses = _addresses_of(own_host, port)
+    if target in own_addresses:
+        return True
+    # A server on this machine listening on '*' answers on each of its
+    # addresses, loopback or not.
+    own_is_here = own_host in ("localhost", "127.0.0.1", "::1") or any(
+        map(is_this_machine, own_addresses)
     )
+    return own_is_here and is_this_machine(target)
+
+
+def is_this_machine(address) -> bool:
+    """Whether `address` is one of this machine's: loopback, unspecified, or
+    one an interface holds (a socket may bind to it; nothing is sent)."""
+    if address.is_loopback or address.is_unspecified:
+        return True
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((str(address), 0))
+    except OSError:
+        return False
+    return True
 
 
 def jsonable(value: Any) -> Any:

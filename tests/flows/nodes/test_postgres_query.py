@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import time
 
 import psycopg
@@ -10,6 +12,7 @@ from django.db import connection
 
 from flows.credentials.models import Credential
 from flows.engine import run_flow
+from flows.lib import postgres
 from flows.models import FlowRun
 from flows.nodes.postgres_query import PostgresQueryNode
 from tests.factories import FlowFactory
@@ -257,3 +260,30 @@ def test_weirs_own_database_is_refused_by_any_local_address(
 
     assert run.error is not None, run.results
     assert run.error["code"] == "own_database"
+
+
+def this_hosts_outward_address() -> str:
+    """The address this host sends from (a UDP connect sends nothing)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("203.0.113.1", 9))
+        return probe.getsockname()[0]
+    except OSError:
+        pytest.skip("no route off this host to find its own address")
+    finally:
+        probe.close()
+
+
+def test_weirs_own_database_is_refused_by_this_hosts_other_addresses(db):
+    """R25: with Weir's database on localhost, PostgreSQL listening on every
+    address (`listen_addresses = '*'`) answers on this host's LAN address too;
+    under a wide allowlist that address must count as this machine."""
+    own = connection.settings_dict
+    address = this_hosts_outward_address()
+    if ipaddress.ip_address(address).is_loopback:
+        pytest.skip("this host has no address but loopback")
+
+    refused = postgres.is_weirs_own(address, int(own["PORT"] or 5432), own["NAME"])
+
+    assert refused
+    assert not postgres.is_weirs_own("192.0.2.254", 5432, own["NAME"])
