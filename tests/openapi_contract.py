@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from functools import cache
 
 import pytest
@@ -27,8 +28,18 @@ class SchemaDrift(AssertionError):
     """An API answer that `/api/schema` does not describe."""
 
 
-@cache
+_SCHEMA_LOCK = threading.Lock()
+
+
 def openapi() -> dict:
+    """Built once: under a lock, as drf-spectacular's first build is not
+    thread-safe (two test threads' first answers at once raised in it)."""
+    with _SCHEMA_LOCK:
+        return _openapi()
+
+
+@cache
+def _openapi() -> dict:
     from drf_spectacular.generators import SchemaGenerator
 
     return SchemaGenerator().get_schema(request=None, public=True)
