@@ -5,12 +5,15 @@ committed, hence `transactional_db`), signed in with API tokens."""
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from agents import mcp_server
-from flows.models import FlowRun
+from config.accounts.tokens.models import ApiToken
+from flows.models import Flow, FlowRun, Membership, Workspace
 from tests.agents.test_mcp_server import flow_of, token_for
 
 HEADERS = {
@@ -124,3 +127,57 @@ def test_one_server_and_one_loop_serve_every_request(two_workspaces):
     assert mcp_server.EXCHANGES.running() == (loop, manager)
     assert manager.app is mcp_server.SERVER
     assert loop.is_running()
+
+
+@pytest.fixture
+def two_team_tokens(transactional_db, alice):
+    """Workspace tokens (weir_wst_) of two teams alice owns, each team with
+    one offered flow: the tokens have no user, only their workspace."""
+    later = timezone.now() + timedelta(days=1)
+    tokens = []
+    for team_name, flow_name in (("North", "Orders lookup"), ("South", "Payroll")):
+        team = Workspace.objects.create(name=team_name, slug=team_name.lower())
+        Membership.objects.create(workspace=team, user=alice, role="owner")
+        Flow.objects.filter(pk=flow_of(alice, flow_name).pk).update(workspace=team)
+        scopes = ["flows:read", "flows:run"]
+        _, value = ApiToken.issue_for_workspace(
+            team, alice, "mcp", scopes, later, "runner"
+        )
+        tokens.append(value)
+    return tokens
+
+
+def test_two_workspace_tokens_interleaved_see_and_run_only_their_workspace(
+    two_team_tokens, monkeypatch
+):
+    north, south = two_team_tokens
+    call = "tools/call"
+
+    results = interleaved(
+        monkeypatch,
+        {
+            "north": lambda: (
+                rpc(north, "tools/list"),
+                rpc(north, call, {"name": "payroll", "arguments": {}}),
+                rpc(north, call, {"name": "orders_lookup", "arguments": {}}),
+            ),
+            "south": lambda: (
+                rpc(south, "tools/list"),
+                rpc(south, call, {"name": "orders_lookup", "arguments": {}}),
+                rpc(south, call, {"name": "payroll", "arguments": {}}),
+            ),
+        },
+    )
+
+    north_tools, north_other, north_own = results["north"]
+    south_tools, south_other, south_own = results["south"]
+    assert [tool["name"] for tool in north_tools["tools"]] == ["orders_lookup"]
+    assert [tool["name"] for tool in south_tools["tools"]] == ["payroll"]
+    assert north_other["isError"] and south_other["isError"]
+    assert not north_own["isError"] and not south_own["isError"]
+    assert (
+        north_own["structuredContent"]["run_id"]
+        != (south_own["structuredContent"]["run_id"])
+    )
+    runs = {run.flow.name: run.flow.workspace.name for run in FlowRun.objects.all()}
+    assert runs == {"Orders lookup": "North", "Payroll": "South"}
