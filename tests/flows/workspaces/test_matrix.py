@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config.accounts.tokens.models import SCOPES, ApiToken
+from config.accounts.tokens.models import SCOPES, WORKSPACE_SCOPES, ApiToken
 from tests.factories import FlowRunFactory, UserFactory, make_credential
 
 pytestmark = pytest.mark.django_db
@@ -106,6 +106,49 @@ def test_each_role_gets_the_tables_status(
     }
 
     caller = as_caller(who, via)
+    response = getattr(caller, method)(path.format(**ids), body, format="json")
+
+    assert response.status_code == status, response.content
+
+
+CAPS = ("viewer", "runner", "editor")
+WORKSPACE_TOKEN_CASES = [
+    pytest.param(
+        method,
+        path,
+        body,
+        cap,
+        with_token(method, path, cap, status),
+        id=f"{method} {path} {cap}",
+    )
+    for method, path, body, statuses in ROUTES
+    for cap, status in zip(WHO, statuses, strict=True)
+    if cap in CAPS
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "cap", "status"), WORKSPACE_TOKEN_CASES
+)
+def test_a_workspace_token_gets_its_role_caps_status(
+    members, team, team_flow, method, path, body, cap, status
+):
+    """A workspace token (weir_wst_) with every scope it may hold answers as a
+    member of its role cap's role, by a token."""
+    UserFactory(username="carol")
+    ids = {
+        "flow": team_flow.id,
+        "run": FlowRunFactory(flow=team_flow).id,
+        "credential": make_credential(members["owner"], workspace=team).id,
+        "team": team.id,
+    }
+    expires_at = timezone.now() + timedelta(days=1)
+    _, value = ApiToken.issue_for_workspace(
+        team, members["admin"], "matrix", WORKSPACE_SCOPES, expires_at, cap
+    )
+    caller = APIClient(enforce_csrf_checks=True)
+    caller.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+
     response = getattr(caller, method)(path.format(**ids), body, format="json")
 
     assert response.status_code == status, response.content
