@@ -174,3 +174,28 @@ def test_a_token_reads_it_with_audit_read_and_an_admin_maker_only(team):
     assert status(admin, ["audit:read"]) == 200
     assert status(admin, ["flows:read"]) == 403
     assert status(editor, ["audit:read"]) == 403
+
+
+def test_a_token_for_one_workspace_reads_no_other_workspaces_log(team):
+    """An admin of two workspaces makes a token with audit:read for one: it
+    reads that one's log only (the other is 404, as to a stranger), on the
+    API and never through the staff log."""
+    from config.accounts.tokens.models import ApiToken
+    from flows.workspaces.models import Membership, Workspace
+
+    admin = UserFactory(username="team_admin")
+    other = Workspace.objects.create(name="Other", slug="other")
+    Membership.objects.create(workspace=other, user=admin, role="admin")
+    AuditEvent.objects.create(action="flow.updated", actor_label="x", workspace=other)
+    later = timezone.now() + timedelta(days=1)
+    _, value = ApiToken.issue(admin, "t", ["audit:read"], later, workspace=team)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    own = client.get(f"/api/workspaces/{team.id}/audit")
+    theirs = client.get(f"/api/workspaces/{other.id}/audit")
+    everything = client.get("/api/audit")
+
+    assert own.status_code == 200 and own.json()["results"] == []
+    assert theirs.status_code == 404
+    assert everything.status_code == 403
