@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -46,6 +47,7 @@ from config.http.errors import (
 from config.http.pagination import PagePagination
 from flows.workspaces.access import person, role_subquery
 from flows.workspaces.permissions import require, require_role
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 
 
@@ -150,9 +152,13 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
                 "tools", "approval_flows"
             )
         if self.action == "chat":
-            # The caller's role comes with the agent: one statement fewer
-            # before the first token, still read live on every request.
-            return agents.annotate(caller_role=role_subquery(self.request.user))
+            # The caller's role (read live on every request) and whether the
+            # agent has tool flows come with the agent: statements fewer
+            # before the first token.
+            tools = Agent.tools.through.objects.filter(agent_id=OuterRef("pk"))
+            return agents.annotate(
+                caller_role=role_subquery(self.request.user), has_tools=Exists(tools)
+            )
         return agents
 
     def get_serializer_class(self):
@@ -172,7 +178,11 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         return agent
 
     def perform_create(self, serializer):
-        serializer.save(created_by=person(self.request.user))
+        """A new agent is the default workspace's (an API token's own, else
+        the caller's personal one), made as the role there allows."""
+        workspace = default_workspace(self.request.user)
+        require(self.request.user, workspace.pk, AGENTS_EDIT)
+        serializer.save(created_by=person(self.request.user), workspace=workspace)
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)

@@ -22,8 +22,10 @@ from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
-from flows.workspaces.access import workspace_ids_where
-from flows.workspaces.personal import personal_workspace
+from flows.workspaces.access import in_workspaces_of, workspace_ids_where
+from flows.workspaces.models import Workspace
+from flows.workspaces.permissions import require
+from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import AGENTS_EDIT
 
 # A connection test asks for a word or two; it should not wait a full turn.
@@ -54,12 +56,18 @@ def require_own_key(model: str, credential, user) -> None:
 WRONG_WORKSPACE = "The credential must belong to the agent's workspace."
 
 
-def require_agents_workspace(attrs: dict, agent, user) -> None:
-    """The agent's credential and its MCP servers' credentials are of the
-    agent's workspace (a new agent's: the user's personal one), never of
-    another workspace the editor is in: the agent would send that key to a
+def require_agents_workspace(attrs: dict, agent) -> None:
+    """The agent's credential, its MCP servers' credentials and its tool flows
+    are of the agent's workspace (a new agent's: the one it is made in), never
+    of another workspace the editor is in: the agent would send that key to a
     server of the editor's choosing."""
-    workspace_id = agent.workspace_id if agent else personal_workspace(user).pk
+    workspace_id = agent.workspace_id if agent else attrs["workspace"].pk
+    for field in ("tools", "approval_flows"):
+        if any(flow.workspace_id != workspace_id for flow in attrs.get(field) or []):
+            name = "tool_flows" if field == "tools" else field
+            raise serializers.ValidationError(
+                {name: ["A tool flow must be of the agent's workspace."]}
+            )
     credential = attrs.get("credential")
     if credential is not None and credential.workspace_id != workspace_id:
         raise serializers.ValidationError({"credential": [WRONG_WORKSPACE]})
@@ -180,8 +188,14 @@ class McpServerSerializer(serializers.Serializer):
 
 
 class AgentEditSerializer(serializers.ModelSerializer):
-    """An agent as its owner creates, reads and edits it."""
+    """An agent as an editor of its workspace creates, reads and edits it."""
 
+    workspace = serializers.PrimaryKeyRelatedField(
+        queryset=Workspace.objects.all(),
+        required=False,
+        help_text="On create: the workspace it belongs to, one where you are an "
+        "editor (default: your personal one, or the token's). It never moves.",
+    )
     tool_flows = OwnFlowField(many=True, required=False, source="tools")
     approval_flows = OwnFlowField(
         many=True,
@@ -200,6 +214,7 @@ class AgentEditSerializer(serializers.ModelSerializer):
         model = Agent
         fields = [
             "id",
+            "workspace",
             "name",
             "model",
             "description",
@@ -232,6 +247,17 @@ class AgentEditSerializer(serializers.ModelSerializer):
     def get_tools(self, agent) -> list[dict]:
         return tool_listing(agent)
 
+    def validate_workspace(self, value):
+        """On create: one of the caller's workspaces (else 400) where they may
+        edit agents (else 403). Ignored on update: an agent never moves."""
+        if self.instance is not None:
+            return self.instance.workspace
+        user = self.context["request"].user
+        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
+            raise serializers.ValidationError("No workspace of yours has this id.")
+        require(user, value.pk, AGENTS_EDIT)
+        return value
+
     def validate_name(self, value: str) -> str:
         if not value.strip():
             raise serializers.ValidationError("This field may not be blank.")
@@ -258,7 +284,13 @@ class AgentEditSerializer(serializers.ModelSerializer):
         model = attrs.get("model", agent.model if agent else "")
         credential = attrs.get("credential", agent.credential if agent else None)
         require_own_key(model, credential, self.context["request"].user)
-        require_agents_workspace(attrs, agent, self.context["request"].user)
+        if agent is None and "workspace" not in attrs:
+            user = self.context["request"].user
+            attrs["workspace"] = default_workspace(user)
+            require(user, attrs["workspace"].pk, AGENTS_EDIT)
+        elif agent is not None:
+            attrs.pop("workspace", None)
+        require_agents_workspace(attrs, agent)
         tools = attrs.get("tools", agent.tools.all() if agent else [])
         if agent and "tools" in attrs and "approval_flows" not in attrs:
             # Tools taken away stop asking first with them.

@@ -23,11 +23,19 @@ class ChatThrottled(Exception):
         self.message = message
 
 
+def chat_key(user) -> str:
+    """Whose chat rate a call counts against: the user's; a workspace token's
+    caller (no id) counts under its workspace, not one key all such share."""
+    if user.pk is None:
+        return f"chat-workspace:{getattr(user, 'token_workspace_id', None)}"
+    return f"chat-user:{user.pk}"
+
+
 def count_user_call(user) -> None:
     """Count a model call that belongs to no agent (the agent page's "Test
     connection") against the user's rate; ChatThrottled when over it."""
     user_rate = ratelimit.Rate.parse(settings.AGENT_USER_RATE)
-    wait = ratelimit.hit(f"chat-user:{user.pk}", user_rate)
+    wait = ratelimit.hit(chat_key(user), user_rate)
     if wait is not None:
         raise ChatThrottled(
             wait,
@@ -43,7 +51,7 @@ def count_message(agent, user) -> None:
     agent does not spend its users' budget for their other agents.
     """
     user_rate = ratelimit.Rate.parse(settings.AGENT_USER_RATE)
-    user_key = f"chat-user:{user.pk}"
+    user_key = chat_key(user)
     wait = ratelimit.hit(user_key, user_rate)
     if wait is not None:
         raise ChatThrottled(

@@ -41,7 +41,7 @@ from agents.tools import Toolbox
 from config.accounts import rights
 from config.http.admission import admitted
 from flows.models import Flow
-from flows.workspaces.access import workspace_ids_where
+from flows.workspaces.access import whose_work, workspace_ids_where
 
 
 def offered_flows(user) -> list[Flow]:
@@ -268,7 +268,7 @@ class McpView(APIView):
         may_run = granted is None or rights.RUNS_START in granted
         # A call runs a flow on this thread: it holds a work slot as the run
         # endpoint does (503/429 in the envelope when the caller is over).
-        with admitted(request, owner_id=user.pk):
+        with admitted(request, **whose_work(user)):
             status, headers, body = serve(request._request, user, may_run)
         response = HttpResponse(body, status=status)
         for name, value in headers:

@@ -1,14 +1,15 @@
 """The agent node: sends a templated message to an agent, outputs its reply.
 
 Flows know nothing of agents: `AgentsConfig.ready()` registers this kind with
-`flows.nodes.register`. Each run starts a new conversation that belongs to the
-flow's owner, so the owner finds it on the agent's chat page. A provider
+`flows.nodes.register`. The agent is one of the flow's workspace (or a shared
+one); each run starts a new conversation that belongs to the flow's creator,
+so they find it on the agent's chat page. A provider
 failure fails the node (`upstream_error`), a provider timeout times the run out
 (`timeout`), a reply that does not match the agent's output_schema fails it
 (`invalid_output`); one that does is also the output's `data`. The run's
 deadline bounds the whole exchange, every model call and every tool run; the
 run's `depth` (agents already waiting above it) bounds agents calling agents
-through flows. The message counts against the owner's and the agent's chat
+through flows. The message counts against the creator's and the agent's chat
 rates (agents/limits.py); over one the node fails (`throttled`). Tools that
 ask for approval are refused inside a run (agents/approval.py).
 """
@@ -84,19 +85,27 @@ class AgentNode(NodeKind):
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
         agent_id = _uuid(data.get("agent_id"))
-        owner = get_user_model().objects.get(pk=ctx.owner_id)
-        # Only a shared agent or one of the flow's own workspace, and one the
-        # flow's owner sees: another workspace's agent (its tools are that
-        # workspace's flows, its key that workspace's) reads as missing, even
-        # where the owner is a member who may not chat (a viewer).
+        # Only an agent of the flow's workspace, or a shared one: another
+        # workspace's agent (and the key its credential holds) reads as missing,
+        # whatever other workspaces the flow's creator is in.
         agent = agent_id and (
-            Agent.objects.for_user(owner)
-            .filter(Q(workspace_id=ctx.workspace_id) | Q(shared=True))
-            .filter(pk=agent_id)
+            Agent.objects.active()
+            .filter(Q(workspace_id=ctx.workspace_id) | Q(shared=True), pk=agent_id)
             .first()
         )
         if not agent:
-            raise NodeError("agent_not_found", "The agent is gone or inactive.")
+            raise NodeError(
+                "agent_not_found",
+                "The agent is gone, inactive or not of this flow's workspace.",
+            )
+        owner = get_user_model().objects.filter(pk=ctx.owner_id).first()
+        if owner is None:
+            raise NodeError(
+                "agent_not_found",
+                "An agent node's conversation belongs to the flow's creator; "
+                "this flow has none (they were deleted, or a workspace token "
+                "made it).",
+            )
         message = ctx.render(data["message"])
         if not isinstance(message, str):
             message = json.dumps(message)

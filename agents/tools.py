@@ -116,11 +116,11 @@ class Toolbox:
         """The flow tools and the MCP servers' tools, listed once for the turn.
 
         The flows are `Agent.usable_tools` (its workspace's only, in the same
-        order) with whether each asks first, in one query; an agent with no MCP
-        servers asks none."""
+        order) with whether each asks first, in one query (none when the agent
+        was read with `has_tools` False); an agent with no MCP servers asks none."""
         from agents.models import Agent
 
-        if agent.workspace_id is None:
+        if agent.workspace_id is None or getattr(agent, "has_tools", True) is False:
             flows = []
         else:
             asks = Agent.approval_flows.through.objects.filter(

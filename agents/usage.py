@@ -48,7 +48,12 @@ def usage_of(agent, user, days: int) -> dict:
         created_at__date__gte=since,
     )
     if not may_edit(agent, user):
-        messages = messages.filter(conversation__user=user)
+        # Their own conversations; a workspace token (no user id) has none.
+        messages = (
+            messages.filter(conversation__user_id=user.pk)
+            if user.pk is not None
+            else messages.none()
+        )
     by_day = {
         values["day"]: _row(values)
         for values in messages.annotate(

@@ -8,8 +8,9 @@ with no measured requests and once with `N`, and prints the difference divided
 by `N`: instructions per request. Only the web process is counted: the sandbox
 processes and PostgreSQL run outside valgrind.
 
-Needs valgrind and the database `make bench-webhook` leaves
-(`weir_bench_webhook`, `PG_URL`), and Redis on 6379 (db 15) as that benchmark.
+Needs valgrind and the database `make bench-webhook` leaves (`BENCH_DB`,
+default `weir_bench_webhook`, on `PG_URL`), and Redis (`BENCH_REDIS_URL`,
+default 6379 db 15) as that benchmark.
 
     .venv/bin/python bench/instructions.py          # or: make bench-instructions
     N=200 ROOT=/path/to/another/checkout .venv/bin/python bench/instructions.py
@@ -29,11 +30,13 @@ HERE = Path(__file__).resolve().parent.parent
 ROOT = Path(os.environ.get("ROOT", HERE))  # the checkout to measure
 N = int(os.environ.get("N", "100"))
 PG_URL = os.environ.get("PG_URL", "postgres://postgres@127.0.0.1:5432")
+BENCH_DB = os.environ.get("BENCH_DB", "weir_bench_webhook")
 BODY = b'{"name": "Ada", "items": [1, 2, 3]}'
+PREFER_ASYNC = os.environ.get("PREFER_ASYNC") == "1"
 WARM_UP = 20  # imports, caches, sandbox workers started: not measured apart
 ENV = {
     "DJANGO_SETTINGS_MODULE": "bench.bench_settings",
-    "DATABASE_URL": f"{PG_URL}/weir_bench_webhook",
+    "DATABASE_URL": f"{PG_URL}/{BENCH_DB}",
     "SECRET_KEY": "bench-" + "k" * 60,
     "WEIR_ENV_FILE": "/dev/null",
     "CREDENTIALS_KEY": "YmVuY2gta2V5LWJlbmNoLWtleS1iZW5jaC1rZXktMDE=",
@@ -42,13 +45,14 @@ ENV = {
     "LOG_LEVEL": "WARNING",
     "ALLOWED_HOSTS": "127.0.0.1",
     "WEBHOOK_RATE_LIMIT": "100000000/min",
-    "REDIS_URL": "redis://127.0.0.1:6379/15",
+    "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
     "PYTHONHASHSEED": "0",
 }
 
 
-def serve(path: str, count: int) -> None:
-    """The measured process: warm up, then `count` requests to `path`."""
+def caller(path: str):
+    """Set Django up in this process; return a function that sends one request
+    to `path` ("webhook": the benchmark's flow) through the WSGI handler."""
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -77,6 +81,8 @@ def serve(path: str, count: int) -> None:
             "wsgi.url_scheme": "http",
             "wsgi.errors": sys.stderr,
         }
+        if PREFER_ASYNC:  # the 202 webhook: its run queued, no worker running
+            environ["HTTP_PREFER"] = "respond-async"
         status = []
         body = app(environ, lambda line, headers, exc=None: status.append(line))
         b"".join(body)
@@ -84,6 +90,12 @@ def serve(path: str, count: int) -> None:
         if not status[0].startswith("2"):
             raise SystemExit(f"{path} answered {status[0]}")
 
+    return call
+
+
+def serve(path: str, count: int) -> None:
+    """The measured process: warm up, then `count` requests to `path`."""
+    call = caller(path)
     for _ in range(WARM_UP + count):
         call()
 

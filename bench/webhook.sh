@@ -8,7 +8,8 @@
 #   bash bench/webhook.sh            # or: make bench-webhook
 #
 # Knobs (environment): SERVERS ("granian gunicorn"), DURATION (s per phase, default 10),
-# WARMUP (s, 3), PORT (8766),
+# WARMUP (s, 3), PORT (8766), ASYNC (1: also the webhook answered 202 with
+# `Prefer: respond-async`, no worker running, so the run stays queued),
 # WORKERS (2), THREADS (4), CONCURRENCY ("16 64"), BENCH_DB (weir_bench_webhook),
 # PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
 # (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
@@ -30,6 +31,7 @@ BENCH_REDIS_URL=${BENCH_REDIS_URL-redis://127.0.0.1:6379/15}
 VENV_BIN=${VENV_BIN:-.venv/bin}
 OUT=${OUT:-bench/results}
 NODE_RED=${NODE_RED:-1}
+ASYNC=${ASYNC:-1}
 NODE_RED_PORT=${NODE_RED_PORT:-8767}
 BASE="http://127.0.0.1:$PORT"
 
@@ -55,6 +57,8 @@ export DEBUG=false WEIR_TESTING=false LOG_LEVEL=WARNING
 export ALLOWED_HOSTS=127.0.0.1 BASE_URL="$BASE"
 # The benchmark measures throughput, not the limiter's refusals.
 export WEBHOOK_RATE_LIMIT=100000000/min
+# Nor the queue cap: no worker runs, so every 202 leaves a queued run.
+export QUEUED_RUNS_PER_OWNER=100000000
 # Connections live through the whole run, so PostgreSQL's CPU per request can be
 # read off its backends (a backend that closes mid-phase takes its CPU time with
 # it); in production each thread reconnects once a minute, a negligible cost.
@@ -172,6 +176,8 @@ rows=()
 check_rows=()
 run_phase() {
   local name=$1 url=$2 conns=$3
+  export PREFER_ASYNC=0
+  [[ "$name" = "webhook 202"* ]] && PREFER_ASYNC=1
   root=$server
   [ "$name" = node-red ] && root=$node_pid
   wrk -t2 -c"$conns" -d"${WARMUP}s" -s bench/webhook_post.lua "$url" >/dev/null
@@ -235,11 +241,13 @@ for kind in $SERVERS; do
       run_phase node-red "http://127.0.0.1:$NODE_RED_PORT/bench" "$conns"
     fi
     run_phase "webhook ($kind)" "$webhook" "$conns"
+    if [ "$ASYNC" = 1 ]; then run_phase "webhook 202 ($kind)" "$webhook" "$conns"; fi
   done
   stop_server
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'succeeded'")
+failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'succeeded'
+  AND NOT (background AND status = 'queued')")
 
 {
   echo "# Webhook benchmark $stamp"
@@ -255,17 +263,20 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "| server | connections | webhook / bare req/s (same server) | webhook / bare (${SERVERS%% *}) | webhook / Node-RED req/s |"
+  echo "| endpoint | connections | / bare req/s (same server) | / bare (${SERVERS%% *}) | / Node-RED req/s |"
   echo "|---|---|---|---|---|"
   first=${SERVERS%% *}
   for kind in $SERVERS; do
     for conns in $CONCURRENCY; do
-      w=${RPS[webhook ($kind)-$conns]}
+      for endpoint in webhook "webhook 202"; do
+      w=${RPS[$endpoint ($kind)-$conns]:-}
+      [ -n "$w" ] || continue
       ratio=$(awk -v w="$w" -v b="${RPS[bare ($kind)-$conns]}" 'BEGIN { printf "%.2fx", w / b }')
       first_ratio=$(awk -v w="$w" -v b="${RPS[bare ($first)-$conns]}" 'BEGIN { printf "%.2fx", w / b }')
       red_ratio=$(awk -v w="$w" -v r="${RPS[node-red-$conns]:-0}" \
         'BEGIN { if (r > 0) printf "%.2fx", w / r; else printf "-" }')
-      echo "| $kind | $conns | $ratio | $first_ratio | $red_ratio |"
+      echo "| $endpoint ($kind) | $conns | $ratio | $first_ratio | $red_ratio |"
+      done
     done
   done
   echo
@@ -276,6 +287,6 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "|---|---|---|---|---|---|"
   printf '%s\n' "${check_rows[@]}"
   echo
-  echo "Runs not succeeded: $failed_runs"
+  echo "Runs not succeeded (the 202s' queued runs aside): $failed_runs"
 } | tee "$report"
 echo "Report: $report"

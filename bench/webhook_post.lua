@@ -2,6 +2,10 @@
 wrk.method = "POST"
 wrk.body = '{"name": "Ada", "items": [1, 2, 3]}'
 wrk.headers["Content-Type"] = "application/json"
+-- PREFER_ASYNC=1: ask for the 202 (the run queued for a worker) instead of the result.
+if os.getenv("PREFER_ASYNC") == "1" then
+  wrk.headers["Prefer"] = "respond-async"
+end
 
 function done(summary, latency, requests)
   local e = summary.errors

@@ -145,6 +145,8 @@ EXTRA_ERRORS = {
     "workspaces_members_partial_update": ("409",),
     "workspaces_members_destroy": ("409",),
     "workspaces_tokens_list": ("404",),
+    # Filters name a bad value with 400; a non-member's workspace is 404.
+    "workspaces_audit_list": ("400", "404"),
     "workspaces_tokens_create": ("404",),
     "agents_chat_create": ("409", "429", "502", "503", "504"),
     "conversations_tool_calls_create": ("409", "429", "502", "503", "504"),

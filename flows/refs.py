@@ -33,7 +33,7 @@ def check_called_flows(nodes: list, workspace_id, errors) -> None:
     )
     for index, flow_id in wanted.items():
         if flow_id not in owned:
-            message = "The called flow does not exist or is not yours."
+            message = "The called flow does not exist or is in another workspace."
             if not nodes[index]["data"].get("flow_id"):
                 message = "Choose the flow to call."
             errors.node(index, "data.flow_id", message)

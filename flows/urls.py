@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from flows import views
+from flows import audit_views, views
 
 app_name = "flows"
 
@@ -18,5 +18,10 @@ urlpatterns = [
         "workspaces/<uuid:workspace_id>/members/",
         views.workspace_members,
         name="members",
+    ),
+    path(
+        "workspaces/<uuid:workspace_id>/audit/",
+        audit_views.workspace_audit,
+        name="audit",
     ),
 ]

@@ -210,6 +210,12 @@ def admitted(
     in the queue: it ends, at the latest, at `REQUEST_QUEUE_TIMEOUT_SECONDS`.
     """
     check_queue_wait(request)
+    if owner_id is None and workspace_id is None:
+        # A workspace token's caller is no person (no id): its work counts
+        # under its workspace, never under one "user" every such token shares.
+        workspace_id = getattr(
+            getattr(request, "user", None), "token_workspace_id", None
+        )
     caps = caps_for(owner_id, flow_id, workspace_id)
     budget = settings.REQUEST_QUEUE_TIMEOUT_SECONDS - _waited(request, time.time())
     ticket = slots.take(

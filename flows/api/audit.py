@@ -1,9 +1,9 @@
-"""`GET /api/audit`: the audit log, for staff (flows/audit; docs/history.md).
+"""`GET /api/audit`: the audit log, for staff, and `GET /api/workspaces/:id/
+audit`: one workspace's, for its admins (flows/audit; docs/history.md).
 
 Filters: `action` (`flow.updated`, or a family without a dot: `flow`), `actor`
 (a username, as recorded), `since` and `until` (as the run filters read them).
-Newest first, by cursor (`next`), 50 to a page. Once workspaces exist, their
-admins read their own workspace's events through the same filters.
+Newest first, by cursor (`next`), 50 to a page.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from django import forms
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, viewsets
+from rest_framework.generics import get_object_or_404
 from rest_framework.permissions import IsAdminUser
 from rest_framework.settings import api_settings
 
@@ -18,6 +19,9 @@ from config.accounts import rights
 from config.http.pagination import NewestFirstCursor
 from flows.api.run_filters import TimeFilterForm, parse_filters
 from flows.audit.models import AuditEvent
+from flows.workspaces.access import in_workspaces_of
+from flows.workspaces.models import Workspace
+from flows.workspaces.permissions import require
 
 FILTERS = [
     OpenApiParameter(
@@ -64,6 +68,7 @@ class AuditEventSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "at",
+            "workspace",
             "action",
             "actor",
             "token",
@@ -90,3 +95,24 @@ class AuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def get_queryset(self):
         filters = parse_filters(AuditFilterForm(self.request.query_params))
         return apply_audit_filters(AuditEvent.objects.all(), filters)
+
+
+@extend_schema(parameters=FILTERS)
+class WorkspaceAuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """One workspace's events, for its admins (or a token with `audit:read`
+    whose maker is one): 404 for a non-member, 403 for any other member."""
+
+    serializer_class = AuditEventSerializer
+    pagination_class = NewestFirstCursor
+    rights = {"list": rights.AUDIT_READ}
+
+    def get_queryset(self):
+        workspace = get_object_or_404(
+            in_workspaces_of(Workspace.objects, self.request.user, "pk"),
+            pk=self.kwargs["workspace_id"],
+        )
+        require(self.request.user, workspace.pk, rights.AUDIT_READ)
+        filters = parse_filters(AuditFilterForm(self.request.query_params))
+        return apply_audit_filters(
+            AuditEvent.objects.filter(workspace=workspace), filters
+        )

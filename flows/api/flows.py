@@ -47,7 +47,12 @@ from flows.history.save import StaleVersion, save_flow
 from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of, person, workspace_ids_where
+from flows.workspaces.access import (
+    in_workspaces_of,
+    person,
+    whose_work,
+    workspace_ids_where,
+)
 from flows.workspaces.models import Workspace
 from flows.workspaces.permissions import WorkspaceRole, allows, require
 from flows.workspaces.personal import default_workspace
@@ -94,7 +99,7 @@ class FlowSerializer(serializers.ModelSerializer):
         queryset=Flow.objects.all(),
         allow_null=True,
         required=False,
-        error_messages={"does_not_exist": "No flow of yours has this id."},
+        error_messages={"does_not_exist": "No flow of this workspace has this id."},
     )
 
     class Meta:
@@ -211,7 +216,7 @@ class FlowSerializer(serializers.ModelSerializer):
         error_flow = attrs.get("error_flow")
         if error_flow and error_flow.workspace_id != self.target_workspace_id(attrs):
             raise serializers.ValidationError(
-                {"error_flow": ["No flow of yours has this id."]}
+                {"error_flow": ["No flow of this workspace has this id."]}
             )
         if self.instance is None or "nodes" in attrs or "edges" in attrs:
             nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
@@ -312,7 +317,7 @@ class FlowViewSet(
         body = request.data if isinstance(request.data, dict) else {}
         if not body.get("nodes"):
             return contextlib.nullcontext()
-        return admitted(request, owner_id=request.user.pk)
+        return admitted(request, **whose_work(request.user))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)

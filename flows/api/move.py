@@ -73,10 +73,13 @@ class MoveMixin:
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
             save_flow(flow, changes, actor=actor, source="move")
-            record(
-                "flow.moved",
-                actor,
-                flow,
-                changes={"from": str(source), "to": str(target.pk)},
-            )
+            # In both workspaces' logs: the one it left and the one it joined.
+            for workspace_id in (source, target.pk):
+                record(
+                    "flow.moved",
+                    actor,
+                    flow,
+                    changes={"from": str(source), "to": str(target.pk)},
+                    workspace_id=workspace_id,
+                )
         return Response(self.get_serializer(flow).data)

@@ -3,7 +3,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from flows.api.audit import AuditViewSet
+from flows.api.audit import AuditViewSet, WorkspaceAuditViewSet
 from flows.api.flows import FlowViewSet
 from flows.api.runs import RunViewSet
 from flows.api.schedules import SchedulePreviewView
@@ -20,6 +20,11 @@ router.register(
     r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/members",
     MemberViewSet,
     basename="workspace-member",
+)
+router.register(
+    r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/audit",
+    WorkspaceAuditViewSet,
+    basename="workspace-audit",
 )
 
 urlpatterns = [

@@ -26,6 +26,7 @@ from flows.history.diff import diff
 from flows.history.models import FlowVersion
 from flows.history.restore import restored_fields
 from flows.history.save import StaleVersion
+from flows.workspaces.access import whose_work
 
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -176,7 +177,7 @@ class VersionsMixin:
         validated against the flow as it is now (a trigger that is off stays
         off; missing credentials are a 400)."""
         # It compiles the restored code nodes, as a save with nodes does.
-        with admitted(request, owner_id=request.user.pk), transaction.atomic():
+        with admitted(request, **whose_work(request.user)), transaction.atomic():
             flow = self.locked_for_edit()
             version = self.get_version(flow, number)
             serializer = self.get_serializer(

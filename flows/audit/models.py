@@ -28,6 +28,15 @@ class AuditEvent(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     at = models.DateTimeField(default=timezone.now)
+    workspace = models.ForeignKey(
+        "flows.Workspace",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # audit_workspace_at_idx leads with it
+        help_text="The workspace of what was changed; none for sign-ins.",
+    )
     action = models.CharField(max_length=64)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -55,6 +64,8 @@ class AuditEvent(models.Model):
         indexes = [
             # The log newest first, its time filters, and retention's cut-off.
             models.Index(fields=["at"], name="audit_at_idx"),
+            # A workspace's log newest first (GET /api/workspaces/:id/audit).
+            models.Index(fields=["workspace", "at"], name="audit_workspace_at_idx"),
             # One thing's story: a flow's or a credential's events.
             models.Index(
                 fields=["target_type", "target_id", "at"], name="audit_target_idx"
@@ -69,6 +80,7 @@ class AuditEvent(models.Model):
         return {
             "id": str(self.id),
             "at": self.at.isoformat(),
+            "workspace_id": str(self.workspace_id) if self.workspace_id else None,
             "action": self.action,
             "actor": self.actor_label,
             "actor_id": self.actor_id,

@@ -18,6 +18,20 @@ from flows.audit.models import AuditEvent
 logger = logging.getLogger("weir.audit")
 
 
+def workspace_of(target):
+    """The workspace id of an audited thing: a workspace itself; a flow,
+    credential, agent, member or token (their `workspace_id`); a run or a
+    version (its flow's). None for anything else (a user's sign-in)."""
+    if target is None:
+        return None
+    if target._meta.label == "flows.Workspace":
+        return target.pk
+    workspace_id = getattr(target, "workspace_id", None)
+    if workspace_id is None and getattr(target, "flow_id", None) is not None:
+        workspace_id = target.flow.workspace_id  # a run: its flow is loaded
+    return workspace_id
+
+
 def record(
     action: str,
     actor: Actor,
@@ -26,13 +40,16 @@ def record(
     changes: dict | None = None,
     target_type: str = "",
     target_label: str = "",
+    workspace_id=None,
 ) -> AuditEvent:
     """Store the event `action` (`flow.updated`) by `actor` on `target` (a
-    model instance, or a bare `target_type` and `target_label`); one INSERT."""
+    model instance, or a bare `target_type` and `target_label`); one INSERT.
+    The event's workspace is `workspace_id`, else the target's."""
     if target is not None:
         target_type = target_type or target._meta.model_name
         target_label = target_label or str(target)
     event = AuditEvent.objects.create(
+        workspace_id=workspace_id or workspace_of(target),
         action=action,
         actor=actor.user,
         actor_label=actor.label[:150],

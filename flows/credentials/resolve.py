@@ -46,7 +46,7 @@ class RunSecrets:
             raise NodeError(
                 "credential_missing",
                 f"Node {node_label} uses a credential that does not exist "
-                "(deleted, or not yours); pick another one.",
+                "(deleted, or not of this workspace); pick another one.",
             ) from None
         return credential, self._open(credential, node_label)
 

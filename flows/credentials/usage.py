@@ -56,7 +56,7 @@ def check_owned(nodes: list, workspace_id, errors) -> None:
                 index,
                 "data.credential_id",
                 f"Node {node_label(nodes[index], index)} uses a credential that "
-                "does not exist or is not yours.",
+                "does not exist or is not of this flow's workspace.",
             )
 
 

@@ -63,7 +63,8 @@ class ChildRuns:
         ).first()
         if flow is None:
             raise NodeError(
-                "flow_missing", "The called flow does not exist or is not yours."
+                "flow_missing",
+                "The called flow does not exist or is in another workspace.",
             )
         if self.depth > settings.FLOW_CALL_MAX_DEPTH:
             raise NodeError(

@@ -28,9 +28,11 @@ as they share its schedule and synchronous-run caps. The setting keeps its name.
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import connections, router
 from django.db.models import Count, Q
 
 from config.http.errors import Throttled
+from flows.engine.sql import value
 from flows.models import Flow, FlowRun
 
 OWNER = "workspace"  # the Flow field whose runs share one place in the queue
@@ -51,15 +53,56 @@ def owner_of(flow: Flow):
 def check_room(flow: Flow) -> None:
     """Raise QueueFull (429) when `flow`'s workspace may queue no more runs now."""
     limit = settings.QUEUED_RUNS_PER_OWNER
-    queued = FlowRun.objects.filter(
-        status=FlowRun.Status.QUEUED, background=True, **{OWNER_PATH: owner_of(flow)}
-    ).count()
+    queued = queued_up_to(owner_of(flow), limit)
     if queued >= limit:
         raise QueueFull(
             RETRY_AFTER_SECONDS,
             f"{queued} runs of this workspace are queued already (the limit is "
             f"{limit}); try again once some have run.",
         )
+
+
+def queued_up_to(owner, limit: int) -> int:
+    """How many background runs `owner` has queued, counted up to `limit`.
+
+    On every async request, so hand-written and prepared (flows/engine/sql.py):
+    the ORM spent ~60% of a 202's web CPU compiling this count. Counted up to
+    the limit only, because a count of every queued row grew with the queue
+    (workers paused or behind) and every async request paid for it.
+    """
+    using = router.db_for_read(FlowRun)
+    connection = connections[using]
+    statement = _QUEUED_SQL.get(connection.vendor)
+    if statement is None:
+        statement = _QUEUED_SQL[connection.vendor] = _queued_sql(connection)
+    owner_pk = Flow._meta.get_field(OWNER).target_field
+    params = [
+        FlowRun.Status.QUEUED,
+        owner_pk.get_db_prep_value(owner, connection),
+        limit,
+    ]
+    return value(using, statement, params) or 0
+
+
+_QUEUED_SQL: dict[str, str] = {}
+
+
+def _queued_sql(connection) -> str:
+    quote = connection.ops.quote_name
+    runs, flows = FlowRun._meta, Flow._meta
+
+    def run(name):
+        return "r." + quote(runs.get_field(name).column)
+
+    def flow(name):
+        return "f." + quote(flows.get_field(name).column)
+
+    return (
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM {quote(runs.db_table)} r "
+        f"JOIN {quote(flows.db_table)} f ON {run('flow')} = {flow('id')} "
+        f"WHERE {run('status')} = %s AND {run('background')} "
+        f"AND {flow(OWNER)} = %s LIMIT %s) queued"
+    )
 
 
 def next_run_id(task_run_id: str) -> str:

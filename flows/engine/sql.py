@@ -45,6 +45,27 @@ def execute(using: str, statement: str, params: Sequence) -> int:
         return cursor.rowcount
 
 
+def value(using: str, statement: str, params: Sequence):
+    """Run one hot-path query; the first column of its first row (None without
+    one). Bound and prepared as `execute` binds and prepares."""
+    connection = connections[using]
+    if connection.vendor != "postgresql" or connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            row = cursor.fetchone()
+            return row[0] if row else None
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_no_broken_transaction()
+    with (
+        connection.wrap_database_errors,
+        psycopg.Cursor(connection.connection) as cursor,
+    ):
+        cursor.execute(statement, params, prepare=True)
+        row = cursor.fetchone()
+        return row[0] if row else None
+
+
 class Table:
     """One model's table and some of its columns, on one database connection.
 

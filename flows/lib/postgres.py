@@ -56,10 +56,13 @@ def is_weirs_own(address: str, port: int, database: str) -> bool:
         return False
     own_host = own.get("HOST") or "localhost"
     target = ipaddress.ip_address(address)
+    # ::ffff:127.0.0.1 is 127.0.0.1; 0.0.0.0 and :: reach this machine too.
+    target = getattr(target, "ipv4_mapped", None) or target
+    local = target.is_loopback or target.is_unspecified
     if own_host.startswith("/"):  # a Unix socket: the server is on this machine
-        return target.is_loopback
+        return local
     return target in _addresses_of(own_host, port) or (
-        target.is_loopback and own_host in ("localhost", "127.0.0.1", "::1")
+        local and own_host in ("localhost", "127.0.0.1", "::1")
     )
 
 

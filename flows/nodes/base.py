@@ -63,7 +63,9 @@ class NodeContext:
 
     Only facts and outputs, never the `Flow` or `FlowRun`: a node returns its
     output and the engine decides what that does to the run. `owner_id` is the
-    flow's owner (the user a node acts for); `depth` counts the agents waiting
+    flow's creator (None once they are deleted; the agent node's conversation
+    is theirs), `workspace_id` the flow's workspace (whose agents and
+    credentials a node may use); `depth` counts the agents waiting
     above this run (0 unless an agent's tool call started it; see agents.nodes);
     `hops` counts the webhook runs that led to this one (see flows.lib.outbound).
 

@@ -82,3 +82,12 @@ def person(user):
     """`user` if a person (a row of the user table), None for a workspace
     token's service account: what `created_by` and the audit's actor keep."""
     return user if getattr(user, "pk", None) is not None else None
+
+
+def whose_work(user) -> dict:
+    """The admission cap a person's synchronous work (a save, an MCP call)
+    counts under: theirs, or for a workspace token its workspace's (all
+    tokens would otherwise share one key)."""
+    if person(user) is None:
+        return {"workspace_id": getattr(user, "token_workspace_id", None)}
+    return {"owner_id": user.pk}

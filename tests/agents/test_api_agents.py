@@ -93,3 +93,35 @@ def test_anonymous_cannot_read_an_agent(anon):
 
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
+
+
+def test_an_agent_is_made_in_a_workspace_where_the_caller_edits(api, alice, bob):
+    from agents.models import Agent
+    from flows.workspaces.models import Membership, Workspace
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="editor")
+    watched = Workspace.objects.create(name="Watched", slug="watched")
+    Membership.objects.create(workspace=watched, user=alice, role="viewer")
+    team_flow = FlowFactory(created_by=alice, workspace=team, name="Team tool")
+    own_flow = FlowFactory(created_by=alice, name="Own tool")
+
+    def make(**body):
+        body = {"name": "Helper", "model": "echo:demo", **body}
+        return api.post("/api/agents", body, format="json")
+
+    made = make(workspace=str(team.id), tool_flows=[str(team_flow.id)])
+    refused = make(workspace=str(watched.id))
+    strange = make(workspace=str(bob.personal_workspace.id))
+    mixed = make(workspace=str(team.id), tool_flows=[str(own_flow.id)])
+    default = make(name="Mine")
+
+    assert made.status_code == 201, made.content
+    assert made.json()["workspace"] == str(team.id)
+    assert Agent.objects.get(pk=made.json()["id"]).created_by == alice
+    assert refused.status_code == 403
+    assert strange.status_code == 400
+    assert "workspace" in strange.json()["error"]["details"]
+    assert mixed.status_code == 400
+    assert "tool_flows" in mixed.json()["error"]["details"]
+    assert default.json()["workspace"] == str(alice.personal_workspace.id)

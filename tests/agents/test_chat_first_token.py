@@ -93,6 +93,20 @@ def test_a_streamed_turn_makes_four_reads_and_one_commit_before_its_model_call(
     assert str(conversation.messages.first().pk) == received[0][1]["message_id"]
 
 
+def test_an_agent_without_tools_is_not_asked_for_them(
+    client, alice, django_assert_max_num_queries
+):
+    agent = AgentFactory(created_by=alice, model="echo:demo", shared=False)
+
+    # The session, the user, the agent (with alice's role and that it has no
+    # tool flows), then the one transaction.
+    with django_assert_max_num_queries(7) as captured:
+        response = chat(client, agent, **STREAM)
+
+    assert "flows_flow" not in " ".join(q["sql"] for q in captured.captured_queries)
+    assert events(response)[-1][1]["message"]["content"] == "Echo: Hello"
+
+
 @pytest.mark.parametrize("headers", [{}, STREAM], ids=["json", "stream"])
 def test_a_member_demoted_to_viewer_may_no_longer_chat(client, alice, team, headers):
     agent = AgentFactory(

@@ -198,6 +198,40 @@ def test_another_users_private_agent_is_not_found_at_run_time(alice, bob):
     assert not Conversation.objects.exists()
 
 
+def test_the_agent_is_found_in_the_flows_workspace_not_the_creators_others(alice):
+    from flows.workspaces.models import Membership, Workspace
+
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="editor")
+    teams_agent = AgentFactory(
+        created_by=alice, workspace=team, shared=False, model="echo:demo"
+    )
+    personal = agent_flow(alice, teams_agent)
+    in_team = agent_flow(alice, teams_agent, name="Team ask")
+    Flow.objects.filter(pk=in_team.pk).update(workspace=team)
+    in_team.refresh_from_db()
+
+    refused = run_flow(personal, {"name": "Ada"}, "manual")
+    served = run_flow(in_team, {"name": "Ada"}, "manual")
+
+    assert refused.error["code"] == "agent_not_found"
+    assert "workspace" in refused.error["message"]
+    assert served.status == "succeeded", served.error
+    assert Conversation.objects.get().user == alice
+
+
+def test_a_flow_whose_creator_is_gone_says_why_its_agent_node_fails(alice, echo_agent):
+    flow = agent_flow(alice, echo_agent)
+    Flow.objects.filter(pk=flow.pk).update(created_by=None)
+    flow.refresh_from_db()
+
+    run = run_flow(flow, {"name": "Ada"}, "manual")
+
+    assert run.error["code"] == "agent_not_found"
+    assert "creator" in run.error["message"]
+    assert not Conversation.objects.exists()
+
+
 def test_a_viewer_cannot_chat_with_a_team_agent_through_an_agent_node(alice, bob):
     """Bob may only view the team's flows (no agents.chat, no runs.start); an
     agent node in a flow of his own must not chat with the team's private

@@ -46,7 +46,11 @@ class WorkspaceTokenSerializer(ApiTokenSerializer):
         help_text="The most the token may do in the workspace; its scopes narrow it.",
     )
     created_by = serializers.CharField(
-        source="created_by.username", read_only=True, default=None
+        source="created_by.username",
+        read_only=True,
+        default=None,
+        allow_null=True,
+        help_text="Who made it; null once they are deleted.",
     )
 
     class Meta(ApiTokenSerializer.Meta):

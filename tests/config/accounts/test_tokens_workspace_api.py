@@ -212,3 +212,31 @@ def test_workspace_tokens_are_not_anyones_personal_tokens(team, people):
     make(browser(people["admin"]), team)
 
     assert browser(people["admin"]).get("/api/tokens").json() == []
+
+
+def test_its_saves_count_against_its_workspaces_cap_not_every_tokens(
+    team, people, team_flow, hold_slots
+):
+    other = Workspace.objects.create(name="Other", slug="other")
+    Membership.objects.create(workspace=other, user=people["admin"], role="admin")
+    theirs = FlowFactory(created_by=people["admin"], workspace=other)
+    ours = bearer(issue(team, people["admin"], "flows:read", "flows:write"))
+    others = bearer(issue(other, people["admin"], "flows:read", "flows:write"))
+    hold_slots(workspace_id=team.pk)
+    hold_slots(workspace_id=team.pk)
+
+    def save(client, flow):
+        body = {"name": "Saved", "nodes": flow.nodes}
+        return client.patch(f"/api/flows/{flow.id}", body, format="json")
+
+    assert save(ours, team_flow).status_code == 429
+    assert save(others, theirs).status_code == 200
+
+
+def test_the_list_shows_a_token_whose_maker_is_gone(team, people):
+    issue(team, UserFactory(username="gone"))
+    UserFactory(username="gone").delete()
+
+    listed = browser(people["admin"]).get(f"/api/workspaces/{team.id}/tokens").json()
+
+    assert [(token["name"], token["created_by"]) for token in listed] == [("CI", None)]

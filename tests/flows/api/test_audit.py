@@ -95,3 +95,82 @@ def test_the_list_costs_the_same_queries_for_one_page_of_any_log(
         response = staff.get("/api/audit")
 
     assert len(response.json()["results"]) == 50
+
+
+@pytest.fixture
+def team():
+    from flows.workspaces.models import Membership, Workspace
+
+    workspace = Workspace.objects.create(name="Team", slug="team")
+    for role in ("admin", "editor"):
+        Membership.objects.create(
+            workspace=workspace, user=UserFactory(username=f"team_{role}"), role=role
+        )
+    return workspace
+
+
+def member(username):
+    client = APIClient()
+    client.force_login(UserFactory(username=username))
+    return client
+
+
+def test_a_workspace_admin_reads_its_events_only_filtered_by_cursor(team):
+    for day in (3, 2, 1):
+        AuditEvent.objects.create(
+            action="flow.updated",
+            actor_label="team_editor",
+            workspace=team,
+            at=timezone.now() - timedelta(days=day),
+        )
+    AuditEvent.objects.create(
+        action="credential.created", actor_label="x", workspace=team
+    )
+    event("flow.updated")  # another workspace's, or none
+    admin = member("team_admin")
+
+    first = admin.get(
+        f"/api/workspaces/{team.id}/audit",
+        {"action": "flow", "actor": "team_editor", "page_size": 2},
+    ).json()
+    second = admin.get(first["next"]).json()
+
+    assert [row["workspace"] for row in first["results"]] == [str(team.id)] * 2
+    assert len(first["results"]) + len(second["results"]) == 3
+    assert second["next"] is None
+
+
+def test_a_member_without_the_right_gets_403_a_stranger_404(team, bob):
+    url = f"/api/workspaces/{team.id}/audit"
+    stranger = APIClient()
+    stranger.force_login(bob)
+
+    assert member("team_editor").get(url).status_code == 403
+    assert stranger.get(url).status_code == 404
+
+
+def test_a_bad_filter_is_400_naming_it(team):
+    response = member("team_admin").get(
+        f"/api/workspaces/{team.id}/audit", {"since": "yesterday"}
+    )
+
+    assert response.status_code == 400
+    assert "since" in response.json()["error"]["details"]
+
+
+def test_a_token_reads_it_with_audit_read_and_an_admin_maker_only(team):
+    from config.accounts.tokens.models import ApiToken
+
+    later = timezone.now() + timedelta(days=1)
+    admin, editor = (UserFactory(username=f"team_{r}") for r in ("admin", "editor"))
+    url = f"/api/workspaces/{team.id}/audit"
+
+    def status(user, scopes):
+        _, value = ApiToken.issue(user, "t", scopes, later, workspace=team)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+        return client.get(url).status_code
+
+    assert status(admin, ["audit:read"]) == 200
+    assert status(admin, ["flows:read"]) == 403
+    assert status(editor, ["audit:read"]) == 403

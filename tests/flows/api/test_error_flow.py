@@ -36,7 +36,7 @@ def test_another_users_flow_reads_like_a_missing_one(api, bob, alice_flow, whose
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "validation_error"
-    assert error["details"]["error_flow"] == ["No flow of yours has this id."]
+    assert error["details"]["error_flow"] == ["No flow of this workspace has this id."]
     alice_flow.refresh_from_db()
     assert alice_flow.error_flow_id is None
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from flows.engine import background
 from flows.models import FlowRun, Membership
@@ -94,3 +96,18 @@ def test_teammates_share_their_workspaces_cap(api, alice, bob, cap_of_two):
 
     assert response.status_code == 429
     assert FlowRun.objects.filter(flow=his).count() == 0
+
+
+def test_the_cap_counts_queued_runs_only_up_to_the_limit(api, alice_flow, cap_of_two):
+    """Past the cap (schedules and called flows queue without asking), the
+    refusal still comes, and its count stops at the limit: what a request
+    pays does not grow with the queue."""
+    for _ in range(5):
+        background.enqueue_run(alice_flow, {}, FlowRun.Trigger.SCHEDULE)
+    with CaptureQueriesContext(connection) as queries:
+        response = queue_async(api, alice_flow)
+
+    assert response.status_code == 429
+    assert "2 runs of this workspace are queued" in response.json()["error"]["message"]
+    counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"]]
+    assert counts and all("LIMIT 2" in sql for sql in counts)

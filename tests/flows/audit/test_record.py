@@ -178,3 +178,26 @@ def test_a_rolled_back_change_writes_no_log_line(
 
     assert "weir.audit" not in json_logs.getvalue()
     assert not AuditEvent.objects.filter(action="flow.updated").exists()
+
+
+def test_each_event_lands_in_the_workspace_of_its_target(alice, alice_flow):
+    from flows.audit.actor import Actor
+    from flows.audit.record import record
+    from flows.workspaces.models import Membership
+    from tests.factories import FlowRunFactory, make_credential
+
+    workspace = alice_flow.workspace
+    actor = Actor.system()
+    targets = [
+        alice_flow,
+        make_credential(alice),
+        Membership.objects.get(user=alice),
+        workspace,
+        FlowRunFactory(flow=alice_flow),
+    ]
+
+    events = [record("x.y", actor, target) for target in targets]
+    signed_in = record("auth.login", actor, alice)
+
+    assert {event.workspace_id for event in events} == {workspace.pk}
+    assert signed_in.workspace_id is None

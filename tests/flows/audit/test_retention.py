@@ -50,3 +50,21 @@ def test_the_supervisor_prunes_the_audit_log(settings, capsys):
 
     assert AuditEvent.objects.count() == 1
     assert "Pruned 1 audit events" in capsys.readouterr().out
+
+
+def test_a_workspaces_old_events_are_pruned_too(settings, alice):
+    settings.AUDIT_RETENTION_DAYS = 30
+    workspace = alice.personal_workspace
+    old = AuditEvent.objects.create(
+        action="flow.updated",
+        actor_label="alice",
+        workspace=workspace,
+        at=timezone.now() - timedelta(days=31),
+    )
+    kept = AuditEvent.objects.create(
+        action="flow.updated", actor_label="alice", workspace=workspace
+    )
+
+    assert prune_audit() == 1
+    assert list(AuditEvent.objects.values_list("pk", flat=True)) == [kept.pk]
+    assert not AuditEvent.objects.filter(pk=old.pk).exists()

@@ -189,7 +189,7 @@ def test_another_users_flow_is_refused_at_save(api, alice, bob):
     body = response.json()["error"]
     assert body["code"] == "validation_error"
     assert body["details"]["nodes"][0]["field"] == "data.flow_id"
-    assert "not yours" in body["details"]["nodes"][0]["message"]
+    assert "in another workspace" in body["details"]["nodes"][0]["message"]
 
 
 def test_the_run_api_links_parent_and_child_both_ways(api, alice):

@@ -239,3 +239,21 @@ def test_a_credential_of_another_kind_fails_credential_kind(alice):
     assert run.status == "failed"
     assert run.error["code"] == "credential_kind"
     assert run.error["message"] == "Stripe is not a PostgreSQL credential."
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::ffff:127.0.0.1"])
+def test_weirs_own_database_is_refused_by_any_local_address(
+    alice, database, settings, host
+):
+    """Under a wide allowlist (an operator who turned the wall off), 0.0.0.0
+    and ::ffff:127.0.0.1 reach this machine's PostgreSQL as 127.0.0.1 does:
+    Weir's own database is refused "whatever the allowlist says"."""
+    settings.HTTP_NODE_ALLOWLIST = ["0.0.0.0/0", "::/0"]
+    database.public["host"] = host
+    database.public["database"] = connection.settings_dict["NAME"]
+    database.save()
+
+    run = query(alice, database, "SELECT count(*) AS n FROM auth_user")
+
+    assert run.error is not None, run.results
+    assert run.error["code"] == "own_database"
