@@ -47,7 +47,6 @@ from config.http.errors import (
 from config.http.pagination import PagePagination
 from flows.workspaces.access import person, role_subquery
 from flows.workspaces.permissions import require, require_role
-from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 
 
@@ -178,11 +177,9 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         return agent
 
     def perform_create(self, serializer):
-        """A new agent is the default workspace's (an API token's own, else
-        the caller's personal one), made as the role there allows."""
-        workspace = default_workspace(self.request.user)
-        require(self.request.user, workspace.pk, AGENTS_EDIT)
-        serializer.save(created_by=person(self.request.user), workspace=workspace)
+        """The serializer chose the workspace (the one named, else an API
+        token's own, else the caller's personal one) and checked the role there."""
+        serializer.save(created_by=person(self.request.user))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
