@@ -1,7 +1,8 @@
 """What drf-spectacular cannot see by itself, so `/api/schema` describes the server.
 
 - the session cookie and, on unsafe methods, the `X-CSRFToken` header; or a
-  bearer token (`Authorization: Bearer weir_pat_...`, no CSRF header);
+  bearer token (`Authorization: Bearer weir_pat_...` or `weir_wst_...`, no CSRF
+  header);
 - the error envelope (docs/api.md, section 2) as a component, and on every
   operation the error statuses it can answer (`postprocess`);
 - 412 and `ETag` on a flow's read and update;
@@ -210,8 +211,10 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
         return {
             "type": "http",
             "scheme": "bearer",
-            "description": "A `weir_pat_...` token made on the tokens page or with "
-            "POST /api/tokens; what it may do is limited by its scopes.",
+            "description": "A personal `weir_pat_...` token (the tokens page, POST "
+            "/api/tokens) or a workspace's `weir_wst_...` token (POST /api/workspaces/"
+            "{id}/tokens); what it may do is its role, or role cap, in its one "
+            "workspace narrowed by its scopes.",
         }
 
 

@@ -61,6 +61,9 @@ SECRET_PATTERNS = [
     # Bearer tokens and API keys in headers or URLs.
     (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"), r"\1 " + REDACTED),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-" + REDACTED),
+    # Weir's own API tokens (config/accounts/tokens/text.py; telemetry imports
+    # no app, and a test makes real tokens to keep the two in step).
+    (re.compile(r"\bweir_(?:pat|wst)_[0-9A-Za-z]{36}"), "weir_" + REDACTED),
     # key=value or "key": "value" where the key names a credential.
     (
         re.compile(

@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets, mentions_secrets
 from flows.engine import deferred, lease, store, waits
-from flows.engine.attempts import RequeueForRetry, attempt_node
+from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
 from flows.engine.budget import RunBudget
 from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
@@ -149,8 +149,12 @@ class Execution(FinalWrite, StepLog):
             connection.close()
             self.leave_to_supervisor()
             return self.run
-        except Exception:
-            logger.exception("Run %s failed inside the engine", self.run.id)
+        except Exception as exception:  # logged redacted, as a node's failure is
+            logger.error(
+                "Run %s failed inside the engine\n%s",
+                self.run.id,
+                redacted_traceback(exception, self.redactor.text),
+            )
             status = FlowRun.Status.FAILED
             error = {
                 "node_id": None,

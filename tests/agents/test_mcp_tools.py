@@ -166,6 +166,34 @@ def test_a_tool_may_outlast_a_short_fixed_limit_within_the_turns_time(
     assert reply.tool_calls[0]["result"]["output"] == {"result": "slept 1.5"}
 
 
+def test_a_tool_is_given_past_60_seconds_when_server_and_turn_allow(
+    alice, mcp_server, allow_loopback, monkeypatch
+):
+    """The issue's "a tool that outlasts 60 s within the turn's deadline",
+    without waiting a minute: the call is given the server's 300 s, as the
+    turn has 600 s left, so no fixed 60 s limit (n8n's, Flowise's) cuts it."""
+    from flows.lib import mcp_client
+
+    given, call_tool = [], mcp_client.call_tool
+
+    def timed(url, headers, name, arguments, deadline):
+        given.append(deadline - time.monotonic())
+        return call_tool(url, headers, name, arguments, deadline)
+
+    monkeypatch.setattr(mcp_client, "call_tool", timed)
+    agent = mcp_agent(alice, mcp_server, timeout_seconds=300)
+    reply = send_message(
+        agent,
+        alice,
+        '/tool mcp_test_add {"a": 2, "b": 40}',
+        deadline=time.monotonic() + 600,
+    )
+
+    assert reply.tool_calls[0]["result"]["output"] == {"result": 42}
+    [left] = given
+    assert 290 < left <= 300
+
+
 @pytest.mark.parametrize("limit", ["deadline", "server"])
 def test_a_slow_tool_ends_at_the_smaller_of_deadline_and_server_timeout(
     alice, mcp_server, allow_loopback, limit

@@ -118,3 +118,10 @@ def test_the_contract_check_passes_what_the_schema_describes(db):
         "application/json",
         {"error": {"code": "loop_detected", "message": "Too deep."}},
     )
+
+
+def test_the_bearer_scheme_names_both_kinds_of_token(schema):
+    description = schema["components"]["securitySchemes"]["bearerAuth"]["description"]
+
+    assert "weir_pat_" in description
+    assert "weir_wst_" in description

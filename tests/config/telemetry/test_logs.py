@@ -96,6 +96,16 @@ def test_credentials_in_urls_headers_and_key_values_are_scrubbed():
     assert "postgres://weir:[redacted]@db:5432/weir" in text
 
 
+def test_weir_api_tokens_are_scrubbed_wherever_they_stand():
+    from config.accounts.tokens.text import PERSONAL, WORKSPACE, new_token
+
+    personal, workspace = new_token(PERSONAL), new_token(WORKSPACE)
+    text = scrub(f"KeyError: '{personal}' while reading ({workspace})")
+
+    assert personal not in text and workspace not in text
+    assert text == "KeyError: 'weir_[redacted]' while reading (weir_[redacted])"
+
+
 def test_an_ordinary_message_is_left_alone():
     text = "Run 5f0c finished in 12.5 ms with 3 nodes (v1,2,3)"
 

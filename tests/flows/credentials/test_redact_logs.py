@@ -70,3 +70,30 @@ def test_a_token_in_an_exception_is_redacted_without_any_credential(
     logged = weir_log(caplog)
     assert "ValueError: bad header Authorization: Bearer [redacted]" in logged
     assert TOKEN not in logged
+
+
+def test_an_engine_failure_holding_a_secret_is_logged_redacted(
+    monkeypatch, caplog, alice
+):
+    from flows.engine.runner import Execution
+
+    make_credential(alice, "stripe", secrets={"token": SECRET})
+    record = Execution.record
+
+    def failing(self, node, status, **kwargs):  # a bug after the node opened it
+        if node["id"] == "c":
+            raise RuntimeError(f"could not store {self.results} {SECRET} {TOKEN}")
+        return record(self, node, status, **kwargs)
+
+    monkeypatch.setattr(Execution, "record", failing)
+    flow = chain_flow(trigger(), code("c", "return secrets.stripe;"), created_by=alice)
+
+    with caplog.at_level(logging.ERROR, logger="weir"):
+        run = run_flow(flow, {}, "manual")
+
+    assert run.error["code"] == "internal_error"
+    logged = weir_log(caplog)
+    assert "failed inside the engine" in logged
+    assert "RuntimeError: could not store" in logged and "[redacted:stripe]" in logged
+    assert SECRET not in logged
+    assert TOKEN not in logged

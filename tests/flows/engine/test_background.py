@@ -171,3 +171,22 @@ def test_a_run_edited_mid_run_finishes_on_the_graph_it_started_with(flow, alice)
     assert run.results["last"] == {"seen": 2}
     flow.refresh_from_db()
     assert flow.version == 2  # the flow itself is left as edited
+
+
+def test_a_run_queued_before_an_edit_runs_the_graph_it_was_queued_with(flow, alice):
+    """Edited while the run waited for a worker: it runs version 1 as queued,
+    not the graph the flow holds when a worker takes it."""
+    run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
+    nodes = [
+        {**n, "data": {**n["data"], "code": "return {edited: true};"}}
+        if n["id"] == "last"
+        else n
+        for n in flow.nodes
+    ]
+    save_flow(flow, {"nodes": nodes}, actor=Actor.system(), source="edit")
+
+    assert background.execute_queued(str(run.id)) == "succeeded"
+
+    run.refresh_from_db()
+    assert run.flow_version == 1
+    assert run.results["last"] == {"seen": 2}

@@ -84,6 +84,34 @@ def test_a_slow_tool_times_out_at_the_runs_deadline(
     assert run.error["code"] in ("run_timeout", "mcp_timeout")
 
 
+def test_a_tool_is_given_past_60_seconds_within_the_runs_deadline(
+    mcp_server, allow_loopback, settings, monkeypatch
+):
+    """No fixed 60 s limit: with timeout_ms 120 s and a run allowed 600 s, the
+    call is given the node's 120 s (checked on the deadline handed to the
+    client, not by waiting two minutes)."""
+    from flows.lib import mcp_client
+
+    settings.RUN_TIMEOUT_SECONDS = 600
+    given, call_tool = [], mcp_client.call_tool
+
+    def timed(url, headers, name, arguments, deadline):
+        given.append(deadline - time.monotonic())
+        return call_tool(url, headers, name, arguments, deadline)
+
+    monkeypatch.setattr(mcp_client, "call_tool", timed)
+    run = run_tool(
+        server_url=mcp_server,
+        tool="add",
+        arguments={"a": 1, "b": 2},
+        timeout_ms=120_000,
+    )
+
+    assert run.status == "succeeded", run.error
+    [left] = given
+    assert 110 < left <= 120
+
+
 def test_a_private_address_is_refused(mcp_server, settings):
     settings.HTTP_NODE_ALLOWLIST = []
     run = run_tool(server_url=mcp_server, tool="add", arguments={"a": 1, "b": 1})
