@@ -51,9 +51,23 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# The suite in two parts (docs/operations.md, "The test suite"): the in-process
+# tests spread over TEST_WORKERS pytest-xdist workers, each with its own test
+# database; then, one at a time on a quiet machine, the tests that start other
+# processes or measure wall-clock time. Both parts always run; either failing
+# fails `make test` (exit 5, "no test selected", is not a failure).
+TEST_WORKERS ?= 2
+
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
-	WEIR_TESTING=1 $(BIN)/pytest $(PYTEST_ARGS)
+	@status=0; \
+	echo "In-process tests on $(TEST_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing" \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Tests that start processes or measure time, one at a time"; \
+	WEIR_TESTING=1 $(BIN)/pytest -m "processes or timing" \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	exit $$status
 	@# The run store, retention (row locks) and backups differ per backend: on
 	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \
