@@ -51,11 +51,12 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The suite in two parts (docs/operations.md, "The test suite"): the in-process
-# tests spread over TEST_WORKERS pytest-xdist workers, each with its own test
-# database; then, one at a time on a quiet machine, the tests that start other
-# processes or measure wall-clock time. Both parts always run; either failing
-# fails `make test` (exit 5, "no test selected", is not a failure).
+# The suite in three parts (docs/operations.md, "The test suite"): the
+# in-process tests (CPU-bound) and then the tests that start other processes
+# (mostly waiting on them), each spread over pytest-xdist workers with a test
+# database each; last, alone, the `timing` tests, which assert on wall-clock
+# time. Every part runs; any failing fails `make test` (exit 5, "no test
+# selected", is not a failure).
 TEST_WORKERS ?= 2
 
 test: lint
@@ -64,9 +65,11 @@ test: lint
 	echo "In-process tests on $(TEST_WORKERS) workers"; \
 	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing" \
 		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
-	echo "Tests that start processes or measure time, one at a time"; \
-	WEIR_TESTING=1 $(BIN)/pytest -m "processes or timing" \
+	echo "Tests that start processes, on $(TEST_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "processes and not timing" \
 		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Tests that measure time, one at a time"; \
+	WEIR_TESTING=1 $(BIN)/pytest -m timing $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
 	exit $$status
 	@# The run store, retention (row locks) and backups differ per backend: on
 	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
