@@ -51,9 +51,26 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# The suite in three parts (docs/operations.md, "The test suite"): the
+# in-process tests (CPU-bound) and then the tests that start other processes
+# (mostly waiting on them), each spread over pytest-xdist workers with a test
+# database each; last, alone, the `timing` tests, which assert on wall-clock
+# time. Every part runs; any failing fails `make test` (exit 5, "no test
+# selected", is not a failure).
+TEST_WORKERS ?= 2
+
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
-	WEIR_TESTING=1 $(BIN)/pytest $(PYTEST_ARGS)
+	@status=0; \
+	echo "In-process tests on $(TEST_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing" \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Tests that start processes, on $(TEST_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "processes and not timing" \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Tests that measure time, one at a time"; \
+	WEIR_TESTING=1 $(BIN)/pytest -m timing $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	exit $$status
 	@# The run store, retention (row locks) and backups differ per backend: on
 	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \

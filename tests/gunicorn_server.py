@@ -63,6 +63,9 @@ def gunicorn_command(threads: int, workers: int) -> tuple[list[str], dict]:
     command += ["--bind", "127.0.0.1:0", "--workers", str(workers)]
     command += ["--threads", str(threads), "--graceful-timeout", "2"]
     command += ["--worker-class", "config.gunicorn.QueueStampingWorker"]
+    # Its control socket is one path per machine (~/.gunicorn/gunicorn.ctl):
+    # servers of parallel pytest-xdist workers would share it.
+    command += ["--no-control-socket"]
     return command, {}
 
 

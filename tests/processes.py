@@ -23,6 +23,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.db import connection
@@ -31,9 +32,28 @@ from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+
+
+def worker_redis_url(base: str, worker: str | None) -> str:
+    """The Redis database of this pytest process: `base` itself, or under
+    pytest-xdist the one `N` below it for worker `gwN`, so that one worker's
+    FLUSHDB and rq queue never reach another's (`make test` runs 2 workers:
+    databases 13 and 12 by default)."""
+    if not worker or not worker.startswith("gw"):
+        return base
+    url = urlsplit(base)
+    database = int(url.path.strip("/") or 0) - int(worker[2:])
+    if database < 0:
+        raise RuntimeError(f"no Redis database left for xdist worker {worker}")
+    return urlunsplit(url._replace(path=f"/{database}"))
+
+
 # A Redis database of the suite's own on the shared Redis, for the rq engine;
 # each test empties it (FLUSHDB touches this database only).
-TEST_REDIS_URL = os.environ.get("WEIR_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+TEST_REDIS_URL = worker_redis_url(
+    os.environ.get("WEIR_TEST_REDIS_URL", "redis://127.0.0.1:6379/13"),
+    os.environ.get("PYTEST_XDIST_WORKER"),
+)
 
 needs_postgres = pytest.mark.skipif(
     connection.vendor != "postgresql",

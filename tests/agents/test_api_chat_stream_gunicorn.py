@@ -7,6 +7,8 @@ import http.client
 import json
 import time
 
+import pytest
+
 from agents.models import Message
 from tests.factories import AgentFactory
 from tests.gunicorn_server import session_headers
@@ -27,6 +29,9 @@ def open_stream(server, agent, user, content):
     return connection, connection.getresponse()
 
 
+# Asserts how long requests take while its own server is loaded: `timing`, so
+# `make test` runs it alone, not beside another worker's servers.
+@pytest.mark.timing
 def test_gunicorn_sends_the_first_token_long_before_the_turn_ends(gunicorn, alice):
     server = gunicorn(threads=4, ECHO_WORD_DELAY_MS=300)
     agent = AgentFactory(model="echo:demo", created_by=alice)

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
@@ -69,6 +71,9 @@ def drill(server, flow, headers: bool):
     return login, webhook
 
 
+# Asserts how long requests take while its own server is loaded: `timing`, so
+# `make test` runs it alone, not beside another worker's servers.
+@pytest.mark.timing
 def test_24_clients_trickling_bodies_do_not_delay_another_clients_requests(
     granian, alice
 ):
@@ -84,6 +89,9 @@ def test_24_clients_trickling_bodies_do_not_delay_another_clients_requests(
     assert FlowRun.objects.filter(flow=flow).count() == 1  # the tricklers ran nothing
 
 
+# Asserts how long requests take while its own server is loaded: `timing`, so
+# `make test` runs it alone, not beside another worker's servers.
+@pytest.mark.timing
 def test_24_clients_trickling_headers_do_not_delay_another_clients_requests(
     granian, alice
 ):

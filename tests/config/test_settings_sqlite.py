@@ -95,6 +95,7 @@ def sqlite_server(tmp_path):
             "8",
             "--log-level",
             "warning",
+            "--no-control-socket",  # one path per machine: see tests/processes.py
         ],
         env=env,
         cwd=settings.BASE_DIR,

@@ -27,6 +27,7 @@ def test_a_user_connects_an_mcp_server_and_the_agent_calls_its_tool(
     assert agent.mcp_servers[0]["url"] == mcp_server
     assert agent.mcp_servers[0]["credential"] == str(key.pk)
     assert agent.mcp_servers[0]["allowed_tools"] == ["add", "echo"]
+
     # The chat's module script wires Enter; it has run once the DOM is loaded.
     alice_page.wait_for_load_state("domcontentloaded")
     alice_page.locator("#chat-input").fill('/tool mcp_calc_add {"a": 20, "b": 22}')

@@ -17,6 +17,8 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from agents.models import Message
 from flows.models import FlowRun
 from tests.factories import AgentFactory, FlowFactory, UserFactory
@@ -113,6 +115,9 @@ def assert_pages_were_fast(pages):
     assert any(page.body.startswith(b'{"id"') for page in pages)
 
 
+# Asserts how long requests take while its own server is loaded: `timing`, so
+# `make test` runs it alone, not beside another worker's servers.
+@pytest.mark.timing
 def test_24_slow_webhook_calls_leave_pages_fast_and_refuse_the_excess(web_server, bob):
     owners = [UserFactory(username=f"owner{i}") for i in range(4)]
     flows = [slow_flow(owner) for owner in owners for _ in range(2)]
@@ -142,6 +147,9 @@ def test_24_slow_webhook_calls_leave_pages_fast_and_refuse_the_excess(web_server
         assert FlowRun.objects.filter(flow=flow).count() <= 2
 
 
+# Asserts how long requests take while its own server is loaded: `timing`, so
+# `make test` runs it alone, not beside another worker's servers.
+@pytest.mark.timing
 def test_16_chat_turns_on_a_slow_model_leave_pages_fast(gunicorn, bob, llm_server):
     for _ in range(16):
         llm_server.queue(openai_text("Finally."), delay=SLOW_MS / 1000)
@@ -178,6 +186,9 @@ def test_16_chat_turns_on_a_slow_model_leave_pages_fast(gunicorn, bob, llm_serve
     assert len(llm_server.bodies("/v1/chat/completions")) == PROCESS_CAP
 
 
+# Asserts how long requests take while its own server is loaded: `timing`, so
+# `make test` runs it alone, not beside another worker's servers.
+@pytest.mark.timing
 def test_64_concurrent_senders_to_a_10_ms_flow_are_never_refused(web_server, alice):
     nodes, edges = chain(trigger(), node("wait", "delay", ms=10))
     flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)

@@ -109,7 +109,12 @@ def test_other_users_flow_is_not_found(api, bob_flow):
     assert response.json()["error"]["code"] == "not_found"
 
 
-@pytest.mark.parametrize("flow_id", [str(uuid.uuid4()), "not-a-uuid", "123"])
+@pytest.mark.parametrize(
+    "flow_id",
+    [str(uuid.uuid4()), "not-a-uuid", "123"],
+    # Named, so that every xdist worker collects the same test ids.
+    ids=["unknown", "malformed", "number"],
+)
 def test_unknown_or_malformed_flow_id_is_not_found(api, flow_id):
     response = api.get(f"/api/flows/{flow_id}")
 

@@ -4,6 +4,8 @@ parents calling children on few workers."""
 
 from __future__ import annotations
 
+import pytest
+
 from flows.engine import background
 from flows.models import FlowRun
 from tests.factories import FlowFactory
@@ -39,6 +41,11 @@ def finished_children(body) -> dict:
     )
 
 
+# Its 1 s run limit races the killed worker's 2 s lease and the supervisor's
+# tick: beside another xdist worker's processes it once ended `child_running`
+# (2026-11-26), so it runs alone with the `timing` tests. Alone on a quiet
+# machine it once ended with 2 attempts (< 3): it depends on speed either way.
+@pytest.mark.timing
 def test_250_items_with_a_1_s_limit_and_a_killed_worker_run_each_item_once(
     processes, alice
 ):

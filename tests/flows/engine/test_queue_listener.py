@@ -38,7 +38,8 @@ def cut_off_listener() -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE application_name = %s",
+            # This test database's only: other pytest-xdist workers have theirs.
+            "WHERE application_name = %s AND datname = current_database()",
             [LISTENER_NAME],
         )
         assert cursor.fetchone() == (True,)

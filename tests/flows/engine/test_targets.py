@@ -139,7 +139,8 @@ def test_while_the_listener_is_cut_off_webhooks_read_the_database(alice, client)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE application_name = %s",
+            # This test database's only: other pytest-xdist workers have theirs.
+            "WHERE application_name = %s AND datname = current_database()",
             [targets.LISTENER_NAME],
         )
     assert wait_until(lambda: not CACHE.listening, 5)

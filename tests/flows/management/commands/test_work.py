@@ -56,7 +56,9 @@ def listening_workers() -> int:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+            # This test database's only: other pytest-xdist workers have theirs.
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+            " AND datname = current_database()",
             [LISTENER_NAME],
         )
         return cursor.fetchone()[0]
