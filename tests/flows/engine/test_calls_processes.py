@@ -43,8 +43,7 @@ def finished_children(body) -> dict:
 
 # Its 1 s run limit races the killed worker's 2 s lease and the supervisor's
 # tick: beside another xdist worker's processes it once ended `child_running`
-# (2026-11-26), so it runs alone with the `timing` tests. Alone on a quiet
-# machine it once ended with 2 attempts (< 3): it depends on speed either way.
+# (2026-11-26), so it runs alone with the `timing` tests.
 @pytest.mark.timing
 def test_250_items_with_a_1_s_limit_and_a_killed_worker_run_each_item_once(
     processes, alice
@@ -84,7 +83,10 @@ def test_250_items_with_a_1_s_limit_and_a_killed_worker_run_each_item_once(
     # None twice: every item finished before the kill kept its one run as it was.
     after = finished_children(body)
     assert {key: after[key] for key in before} == before
-    assert run.attempts >= 3  # at least one pass cut by the 1 s limit, and the kill
+    # The kill cost the run one attempt at least; on a slow machine the 1 s
+    # limit cuts passes too (more attempts), on a fast one the items after the
+    # kill fit in one pass: the count of runs above is what must not vary.
+    assert run.attempts >= 2
 
 
 def test_ten_background_parents_calling_children_in_wait_mode_finish_on_two_workers(
