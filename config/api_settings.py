@@ -50,5 +50,7 @@ SPECTACULAR_SETTINGS = {
         "StepStatusEnum": "flows.models.RunStep.Status",
         "MemberRoleEnum": "flows.workspaces.models.Membership.Role",
         "MessageRoleEnum": "agents.models.Message.Role",
+        "TokenScopeEnum": "config.accounts.tokens.models.SCOPES",
+        "WorkspaceTokenScopeEnum": "config.accounts.tokens.models.WORKSPACE_SCOPES",
     },
 }

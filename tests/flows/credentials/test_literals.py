@@ -26,8 +26,10 @@ SHAPES = [
     "AKIAIOSFODNN7EXAMPLE",
     "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    new_token(PERSONAL),  # Weir's own, registered with every redactor
-    new_token(WORKSPACE),
+    # Weir's own, registered with every redactor; a fixed id, since each
+    # pytest-xdist worker makes other random tokens and must collect the same ids.
+    pytest.param(new_token(PERSONAL), id="weir_pat"),
+    pytest.param(new_token(WORKSPACE), id="weir_wst"),
 ]
 
 
