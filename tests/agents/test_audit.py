@@ -144,7 +144,11 @@ def test_an_update_names_fields_and_flows_never_a_key(team, owner, token, tools)
         "tools": {"added": ["Ship"], "removed": ["Refund"]},
         "approval_flows": {"added": ["Ship"], "removed": ["Refund"]},
     }
-    dumped = json.dumps([e.as_log() for e in events()] + [e.changes for e in events()])
+    browser = Client()
+    browser.force_login(owner)
+    listed = browser.get(f"/api/workspaces/{team.pk}/audit").content.decode()
+    dumped = json.dumps([e.as_log() for e in events()]) + listed
+    assert "agent.updated" in listed
     for secret in ("tok-key-s3cr3t-value", "mcp-s3cr3t-value", str(key.pk), "Be kind"):
         assert secret not in dumped
 
@@ -267,3 +271,24 @@ def test_the_admins_bulk_delete_records_one_event_for_each(admin_client):
     )
     assert len(events()) == 2
     assert not Agent.objects.exists()
+
+
+def test_an_error_after_an_admin_save_keeps_neither(admin_client, monkeypatch):
+    agent = AgentFactory(name="Helper", shared=False, created_by=UserFactory())
+    form = {
+        "name": "Renamed",
+        "model": "echo:demo",
+        "temperature": "0.7",
+        "max_tokens": "1024",
+        "created_by": agent.created_by_id,
+        "workspace": agent.workspace_id,
+        "is_active": "on",
+    }
+    monkeypatch.setattr("agents.audit.record", failing_record)
+
+    with pytest.raises(RuntimeError):
+        admin_client.post(f"/admin/agents/agent/{agent.pk}/change/", form)
+
+    agent.refresh_from_db()
+    assert agent.name == "Helper"
+    assert events() == []
