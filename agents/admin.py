@@ -1,8 +1,11 @@
 from django import forms
 from django.contrib import admin
+from django.db import transaction
 
+from agents import audit
 from agents.models import Agent, Conversation, Message, ModelPrice
 from agents.output import schema_problem
+from flows.audit.actor import Actor
 from flows.models import Flow, Workspace
 from flows.workspaces.access import can, workspace_ids_where
 from flows.workspaces.personal import personal_workspace
@@ -141,6 +144,36 @@ class AgentAdmin(admin.ModelAdmin):
         if not request.user.is_superuser:
             return type(form.__name__, (form,), {"editor": request.user})
         return form
+
+    # The admin's add, change and delete views run in one transaction: each
+    # event below commits or rolls back with its change (docs/history.md).
+
+    def save_model(self, request, obj, form, change):
+        """Note the stored agent before the form's values are saved over it."""
+        form.audit_before = audit.stored_snapshot(obj.pk) if change else None
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        """The tools are saved here, after the agent: now its event is whole."""
+        super().save_related(request, form, formsets, change)
+        actor = Actor.from_request(request)
+        if change:
+            audit.record_updated(form.instance, actor, form.audit_before)
+        else:
+            audit.record_created(form.instance, actor)
+
+    def delete_model(self, request, obj):
+        with transaction.atomic():
+            audit.record_deleted(obj, Actor.from_request(request))
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        """The list's "delete selected": one event for each agent."""
+        with transaction.atomic():
+            actor = Actor.from_request(request)
+            for agent in queryset:
+                audit.record_deleted(agent, actor)
+            super().delete_queryset(request, queryset)
 
 
 class MessageInline(admin.TabularInline):

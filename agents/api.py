@@ -19,6 +19,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from agents import audit
 from agents.api_edit import AgentEditSerializer, tool_listing
 from agents.api_extras import AgentExtrasMixin
 from agents.api_replies import (
@@ -45,6 +46,7 @@ from config.http.errors import (
     Throttled,
 )
 from config.http.pagination import PagePagination
+from flows.audit.actor import Actor
 from flows.workspaces.access import person, role_subquery
 from flows.workspaces.permissions import require, require_role
 from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
@@ -180,8 +182,11 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
 
     def perform_create(self, serializer):
         """The serializer chose the workspace (the one named, else an API
-        token's own, else the caller's personal one) and checked the role there."""
-        serializer.save(created_by=person(self.request.user))
+        token's own, else the caller's personal one) and checked the role there.
+        The agent and its `agent.created` event commit together."""
+        with transaction.atomic():
+            agent = serializer.save(created_by=person(self.request.user))
+            audit.record_created(agent, Actor.from_request(self.request))
 
     def retrieve(self, request, *args, **kwargs):
         response = super().retrieve(request, *args, **kwargs)
@@ -202,12 +207,18 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
                 )
             serializer = self.get_serializer(agent, data=request.data, partial=True)
             serializer.is_valid(raise_exception=True)
+            before = audit.snapshot(agent)
             serializer.save(version=agent.version + 1)
+            audit.record_updated(agent, Actor.from_request(request), before)
         return etagged(Response(serializer.data))
 
     def destroy(self, request, *args, **kwargs):
-        """Delete the agent with its conversations (tool runs stay with their flows)."""
-        self._own().delete()
+        """Delete the agent with its conversations (tool runs stay with their
+        flows), and record `agent.deleted` in the same transaction."""
+        agent = self._own()
+        with transaction.atomic():
+            audit.record_deleted(agent, Actor.from_request(request))
+            agent.delete()
         return Response({"success": True})
 
     def finalize_response(self, request, response, *args, **kwargs):
