@@ -24,7 +24,7 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connections
 from django.utils import timezone
 
 from flows.engine import store
@@ -92,6 +92,11 @@ def store_due(now: float | None = None) -> None:
 
 
 def _store(pending: Pending) -> None:
+    # Connected before the lock: the lease thread closes its connection after
+    # every tick, and an executor ending the run waits on this lock, so it
+    # waits for the INSERT alone, never for a slow connect (up to
+    # DB_CONNECT_TIMEOUT_SECONDS on a loaded database).
+    connections[store.write_alias(FlowRun)].ensure_connection()
     with pending.lock:
         if pending.stored or pending.ending:
             return

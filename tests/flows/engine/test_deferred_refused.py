@@ -10,11 +10,12 @@ lose their leases and be taken from a live process.
 
 from __future__ import annotations
 
+import threading
 import time
 from unittest import mock
 
 import pytest
-from django.db import IntegrityError, OperationalError
+from django.db import IntegrityError, OperationalError, connections
 
 from flows.engine import deferred, store
 from flows.models import FlowRun
@@ -75,3 +76,40 @@ def test_a_database_away_leaves_the_run_for_the_next_tick(two_pending):
 
     assert tried == [away.pk]
     assert FlowRun.objects.filter(pk__in=[away.pk, other.pk]).count() == 2
+
+
+def test_a_slow_connect_of_the_lease_thread_does_not_hold_up_the_runs_end(
+    two_pending, monkeypatch
+):
+    """The executor ending a run waits on the lock the lease thread holds
+    while it stores the run: for its INSERT only, not for its connect."""
+
+    run = two_pending[0]
+    wrapper = type(connections["default"])
+    connect = wrapper.get_new_connection
+    connecting = threading.Event()
+
+    def slow_connect(self, params):
+        connecting.set()
+        time.sleep(1.5)
+        return connect(self, params)
+
+    monkeypatch.setattr(wrapper, "get_new_connection", slow_connect)
+
+    def lease_tick():
+        try:
+            deferred.store_due(time.monotonic() + 1)
+        finally:
+            connections["default"].close()
+
+    lease_thread = threading.Thread(target=lease_tick)
+    lease_thread.start()
+    assert connecting.wait(5)
+
+    started = time.monotonic()
+    deferred.settle(run)
+    waited = time.monotonic() - started
+    lease_thread.join()
+
+    assert waited < 0.5
+    assert run._state.adding  # the executor's end is the run's first write
