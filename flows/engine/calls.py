@@ -19,6 +19,7 @@ runner (the runner cannot import this module: this one imports the runner).
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -34,6 +35,7 @@ from flows.engine.deliveries import DeliveryExists
 from flows.engine.runner import Execution, run_flow
 from flows.models import Flow, FlowRun
 from flows.nodes import NodeError, NodeTimeout
+from flows.nodes.errors import ContinueLater
 
 FINISHED = (
     FlowRun.Status.SUCCEEDED,
@@ -43,6 +45,8 @@ FINISHED = (
 )
 
 LOOK_UP = object()  # `ChildRuns.call`'s default: find an earlier run by its delivery id
+# How often a parent looks at a child running elsewhere (see `ChildRuns.outlast`).
+POLL_SECONDS = 0.1
 
 
 class ChildRuns:
@@ -98,6 +102,8 @@ class ChildRuns:
             known = FlowRun.objects.filter(
                 flow=flow, delivery_id=delivery_id, called_by=self.parent
             ).first()
+        if known is not None:
+            known = self.outlast(known)
         if known is not None and self.finished(known):
             return known
         if known is not None:
@@ -126,6 +132,35 @@ class ChildRuns:
                 "child_running",
                 "The called flow's run for this node is still running elsewhere.",
             ) from exists
+
+    def outlast(self, child: FlowRun) -> FlowRun | None:
+        """Wait for a child left `running` under a lease that has not expired
+        (None: it is gone), until it ends or its lease expires.
+
+        A resumed parent meets one when its earlier attempt's process died
+        within a lease of inserting the child (the child's lease, set at its
+        INSERT, outlives the parent's, renewed on the tick before), or when
+        that process is alive but lost the parent's lease while slow. Either
+        the child ends (the caller takes it as it is) or its lease expires
+        (the caller runs it again in its row): never run twice, never left.
+        Out of deadline first: a background parent continues later, a
+        synchronous one fails `child_running`.
+        """
+        while child.status == FlowRun.Status.RUNNING and _lease_alive(child):
+            if self.cancelled():
+                raise NodeError("cancelled", "The run was cancelled.")
+            if time.monotonic() + POLL_SECONDS >= self.execution.deadline:
+                if self.parent.background:
+                    raise ContinueLater(f"Child run {child.id} is still running.")
+                raise NodeError(
+                    "child_running",
+                    "The called flow's run for this node is still running elsewhere.",
+                )
+            time.sleep(POLL_SECONDS)
+            child = FlowRun.objects.filter(pk=child.pk).first()
+            if child is None:
+                return None
+        return child
 
     def meta(self) -> dict:
         return {
@@ -263,6 +298,10 @@ def _interrupt_if_dead(run: FlowRun) -> None:
     store.mark_interrupted(
         FlowRun.objects.filter(dead | Q(status=FlowRun.Status.TIMED_OUT), pk=run.pk)
     )
+
+
+def _lease_alive(run: FlowRun) -> bool:
+    return run.lease_expires_at is not None and run.lease_expires_at >= timezone.now()
 
 
 def _uuid_or_none(value: Any):

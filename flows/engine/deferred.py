@@ -18,15 +18,19 @@ inserted.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections
 from django.utils import timezone
 
 from flows.engine import store
 from flows.models import FlowRun
+
+logger = logging.getLogger("weir.engine")
 
 # A run still going this long after it started is inserted `running`.
 STORE_AFTER_SECONDS = 0.2
@@ -57,17 +61,42 @@ def defer(run: FlowRun) -> None:
 
 def store_due(now: float | None = None) -> None:
     """Insert the pending runs that have lasted `STORE_AFTER_SECONDS` (the
-    lease thread's tick)."""
+    lease thread's tick).
+
+    One run's failed INSERT holds up neither the others nor the lease
+    renewals that follow on the same tick. While the database is away the run
+    stays pending for the next tick. A run whose INSERT is refused (its flow
+    was deleted in its first moments: the foreign key) is given up at once,
+    not tried again on every tick: it is stored when it ends, and that write
+    meets the same refusal and ends it `flow_deleted` (flows/engine/final_write.py).
+    """
     now = time.monotonic() if now is None else now
     with _lock:
         due = [p for p in _pending.values() if now - p.since >= STORE_AFTER_SECONDS]
     for pending in due:
-        _store(pending)
+        try:
+            _store(pending)
+        except (OperationalError, InterfaceError):
+            logger.warning(
+                "Run %s not stored yet: the database is away", pending.run.id
+            )
+            continue
+        except Exception:  # noqa: BLE001 - refused: its end stores it, or says why not
+            logger.warning(
+                "Run %s could not be stored running; its end will be",
+                pending.run.id,
+                exc_info=True,
+            )
         with _lock:
             _pending.pop(str(pending.run.id), None)
 
 
 def _store(pending: Pending) -> None:
+    # Connected before the lock: the lease thread closes its connection after
+    # every tick, and an executor ending the run waits on this lock, so it
+    # waits for the INSERT alone, never for a slow connect (up to
+    # DB_CONNECT_TIMEOUT_SECONDS on a loaded database).
+    connections[store.write_alias(FlowRun)].ensure_connection()
     with pending.lock:
         if pending.stored or pending.ending:
             return

@@ -94,10 +94,12 @@ def _renew_forever() -> None:
     while True:
         time.sleep(TICK_SECONDS)
         try:
-            try:
-                deferred.store_due()  # first: a run stored now is renewed later
-            finally:
-                connection.close()  # no idle connection left by a sleeping thread
+            deferred.store_due()  # first: a run stored now is renewed later
+        except Exception:  # noqa: BLE001 - storing must not stop the renewals
+            logger.warning("Storing lasting runs failed; retrying", exc_info=True)
+        finally:
+            connection.close()  # no idle connection left by a sleeping thread
+        try:
             renew_once()
         except Exception:  # noqa: BLE001 - the renewer must survive an outage
             logger.warning("Lease renewal failed; retrying", exc_info=True)
