@@ -25,6 +25,7 @@ from config.http.pagination import PagePagination
 from config.http.respond_async import accepted, prefers_async
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
+from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.runs import (
     RUN_FILTER_PARAMETERS,
@@ -59,18 +60,6 @@ from flows.workspaces.personal import default_workspace
 from flows.workspaces.roles import FLOWS_EDIT, RUNS_DATA
 
 TRUE = ("1", "true", "yes")
-
-
-def record_started(request, run: FlowRun) -> None:
-    """`run.started` in the audit log: a run started by hand (not by a webhook,
-    a schedule or an agent, which would flood it)."""
-    record(
-        "run.started",
-        Actor.from_request(request),
-        run,
-        target_label=f"{run.flow.name} (v{run.flow_version})",
-        changes={"flow_id": str(run.flow_id), "status": run.status},
-    )
 
 
 def storable(value) -> None:
@@ -329,7 +318,7 @@ class FlowViewSet(
         saved the newer version when `If-Match` is stale."""
         flow = (
             self.get_queryset()
-            .select_for_update()
+            .select_for_update(no_key=True)  # new runs' inserts do not wait
             .filter(pk=self.get_object().pk)
             .get()
         )

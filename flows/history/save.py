@@ -77,7 +77,9 @@ def save_flow(
             action = "flow.imported" if source == "import" else "flow.created"
             record(action, actor, flow, changes={"version": 1, "source": source})
             return version
-        stored = type(flow).objects.select_for_update().get(pk=flow.pk)
+        # NO KEY: saves still queue behind each other, but a new run's INSERT
+        # (its foreign key takes a key-share lock) does not wait for this one.
+        stored = type(flow).objects.select_for_update(no_key=True).get(pk=flow.pk)
         if expected_version is not None and expected_version != stored.version:
             newest = FlowVersion.objects.filter(
                 flow=stored, number=stored.version
