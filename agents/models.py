@@ -10,22 +10,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from agents.model_price import ModelPrice  # noqa: F401  (the app's models)
+from agents.model_strings import KEY_KINDS, validate_model_string
 from flows.workspaces.access import member_workspace_ids, workspace_ids_where
 from flows.workspaces.personal import personal_workspace
 from flows.workspaces.roles import AGENTS_EDIT
-
-PROVIDERS = ("openai", "anthropic", "ollama", "echo")
-# Credential kinds that hold a single API key.
-KEY_KINDS = ("bearer", "header")
-
-
-def validate_model_string(value: str) -> None:
-    provider, sep, name = value.partition(":")
-    if not sep or not name or provider not in PROVIDERS:
-        raise ValidationError(
-            "Use provider:model-name with provider one of %(providers)s.",
-            params={"providers": ", ".join(PROVIDERS)},
-        )
 
 
 class AgentQuerySet(models.QuerySet):
@@ -382,34 +371,6 @@ class Message(models.Model):
         if self.role == self.Role.ASSISTANT and self.tool_calls:
             entry["tool_calls"] = self.tool_calls
         return entry
-
-
-class ModelPrice(models.Model):
-    """An admin's price for one model, in USD per million tokens; it wins over
-    the genai-prices tables (a model they lack, a negotiated rate)."""
-
-    model = models.CharField(
-        max_length=200,
-        unique=True,
-        validators=[validate_model_string],
-        help_text="provider:model-name, exactly as agents name it.",
-    )
-    input_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
-    output_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
-    cached_input_per_mtok = models.DecimalField(
-        max_digits=12,
-        decimal_places=6,
-        null=True,
-        blank=True,
-        help_text="Empty: cached input tokens cost as other input tokens.",
-    )
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["model"]
-
-    def __str__(self):
-        return self.model
 
 
 def may_edit(agent, user) -> bool:

@@ -15,7 +15,7 @@ this schema, so the two cannot drift apart.
 
 from __future__ import annotations
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from config import schema_auth  # noqa: F401  (registers the security schemes)
 
 UNSAFE = ("post", "put", "patch", "delete")
 ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
@@ -189,33 +189,6 @@ ETAG_OPERATIONS = (
 RETRY_AFTER = {
     "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
 }
-
-
-class SessionCookieScheme(OpenApiAuthenticationExtension):
-    """The API's session cookie (plus the X-CSRFToken header on unsafe methods)."""
-
-    target_class = "config.accounts.authentication.SessionAuthentication401"
-    name = "cookieAuth"
-
-    def get_security_definition(self, auto_schema):
-        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
-
-
-class BearerTokenScheme(OpenApiAuthenticationExtension):
-    """An API token (docs/api.md, section 1): no CSRF header needed."""
-
-    target_class = "config.accounts.authentication.BearerTokenAuthentication"
-    name = "bearerAuth"
-
-    def get_security_definition(self, auto_schema):
-        return {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A personal `weir_pat_...` token (the tokens page, POST "
-            "/api/tokens) or a workspace's `weir_wst_...` token (POST /api/workspaces/"
-            "{id}/tokens); what it may do is its role, or role cap, in its one "
-            "workspace narrowed by its scopes.",
-        }
 
 
 def _error(status: str) -> dict:
