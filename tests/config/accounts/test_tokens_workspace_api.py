@@ -14,22 +14,8 @@ from config.accounts.tokens.models import ApiToken
 from flows.audit.models import AuditEvent
 from flows.models import Flow
 from flows.workspaces.models import Membership, Workspace
+from tests.config.accounts.test_bearer import bearer
 from tests.factories import FlowFactory, UserFactory
-
-
-@pytest.fixture
-def team(db):
-    return Workspace.objects.create(name="Team", slug="team")
-
-
-@pytest.fixture
-def people(team):
-    """{role: user} for an admin, an editor and a viewer of `team`."""
-    found = {}
-    for role in ("admin", "editor", "viewer"):
-        found[role] = UserFactory(username=f"team_{role}")
-        Membership.objects.create(workspace=team, user=found[role], role=role)
-    return found
 
 
 @pytest.fixture
@@ -40,13 +26,6 @@ def team_flow(team, people):
 def browser(user) -> APIClient:
     client = APIClient()
     client.force_login(user)
-    return client
-
-
-def bearer(value: str) -> APIClient:
-    """A script's client: the token, and CSRF checked as for a browser."""
-    client = APIClient(enforce_csrf_checks=True)
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
     return client
 
 

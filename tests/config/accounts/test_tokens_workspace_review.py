@@ -6,35 +6,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from agents.models import Agent
 from config.accounts.tokens.models import ApiToken
-from flows.workspaces.models import Membership, Workspace
-from tests.factories import FlowFactory, UserFactory
-
-
-@pytest.fixture
-def team(db):
-    return Workspace.objects.create(name="Team", slug="team")
-
-
-@pytest.fixture
-def people(team):
-    """{role: user} for an admin, an editor and a viewer of `team`."""
-    found = {}
-    for role in ("admin", "editor", "viewer"):
-        found[role] = UserFactory(username=f"team_{role}")
-        Membership.objects.create(workspace=team, user=found[role], role=role)
-    return found
-
-
-def bearer(value: str) -> APIClient:
-    client = APIClient(enforce_csrf_checks=True)
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
-    return client
+from flows.workspaces.models import Workspace
+from tests.config.accounts.test_bearer import bearer
+from tests.factories import FlowFactory
 
 
 def test_an_agent_made_with_a_token_lands_in_the_tokens_workspace(team, people):
