@@ -20,6 +20,9 @@ def test_an_admin_makes_a_workspace_token_a_script_uses_it_then_it_is_revoked(
     page.goto(f"{live_url}/workspaces/{team.id}/members/")
     page.get_by_role("link", name="Workspace tokens").click()
     expect(page.get_by_role("heading", name="Tokens of Team")).to_be_visible()
+    # The page's module script opens the form; it has run once the page loaded
+    # (the link's navigation, unlike goto, is not waited for).
+    page.wait_for_load_state()
     expect(page.get_by_role("checkbox", name="agents:chat")).to_have_count(0)
 
     page.get_by_role("button", name="New token").click()
