@@ -14,6 +14,7 @@ import time
 import pytest
 from django.test import RequestFactory
 
+from config.http import admission
 from config.http.admission import (
     QUEUED_AT_KEY,
     Slots,
@@ -85,7 +86,7 @@ def test_a_slot_given_back_can_be_taken_again():
 @pytest.mark.timing
 def test_a_caller_meeting_a_young_run_waits_for_its_slot_instead_of_a_refusal():
     slots = Slots()
-    ticket = hold(slots, "a", "1")
+    ticket = hold(slots, "a", "1", slow_after=5)
     threading.Timer(0.05, slots.give_back, (ticket, caps_for("a", "1"))).start()
     started = time.monotonic()
 
@@ -111,7 +112,7 @@ def test_a_caller_is_refused_once_the_runs_it_waits_for_have_turned_slow():
 @pytest.mark.timing
 def test_a_caller_waits_no_longer_than_it_was_given():
     slots = Slots()
-    hold(slots, "a", "1")
+    hold(slots, "a", "1", slow_after=60)
     started = time.monotonic()
 
     with pytest.raises(Unavailable) as refused:
@@ -221,3 +222,93 @@ def test_a_refusal_for_waiting_takes_no_slot():
         pass
 
     assert slots.in_use == 0
+
+
+def ended_fast(slots, owner, flow):
+    """One run of the flow that began and ended before it turned slow."""
+    caps = caps_for(owner, flow)
+    slots.give_back(slots.take(caps, slow_after=60), caps)
+
+
+def waits_its_turn(slots, owner, flow) -> bool:
+    """Whether a caller of `flow` finds its slots held by young runs and waits
+    (told to give up after 50 ms) rather than being admitted at once."""
+    try:
+        slots.take(
+            caps_for(owner, flow), slow_after=60, give_up_at=time.monotonic() + 0.05
+        )
+    except Unavailable as refused:
+        return "waited too long" in str(refused.detail)
+    return False
+
+
+def test_a_flow_whose_last_run_was_fast_runs_beside_its_young_runs():
+    slots = Slots()
+    ended_fast(slots, "a", "1")
+
+    for _ in range(3):  # the flow's cap is 1 and its owner's 2
+        hold(slots, "a", "1", slow_after=60)
+
+    assert slots.in_use == 3
+    # The process cap still counts every run: pages keep their threads.
+    assert waits_its_turn(slots, "a", "1")
+    assert slots.in_use == 3
+
+
+def test_a_flow_never_seen_waits_its_turn():
+    slots = Slots()
+    hold(slots, "a", "1", slow_after=60)
+
+    assert waits_its_turn(slots, "a", "1")
+    assert slots.in_use == 1
+
+
+def test_a_fast_flows_run_that_turns_slow_counts_and_refuses_at_once():
+    slots = Slots()
+    ended_fast(slots, "a", "1")
+    hold(slots, "a", "1", slow_after=0)  # running past the threshold already
+    started = time.monotonic()
+
+    with pytest.raises(Throttled) as refused:
+        hold(slots, "a", "1", slow_after=60)
+
+    assert time.monotonic() - started < 1
+    assert str(refused.value.detail).startswith("This flow already has 1 slow runs")
+    assert slots.in_use == 1
+
+
+def test_a_run_that_ended_slow_makes_its_flow_wait_its_turn_again():
+    slots = Slots()
+    ended_fast(slots, "a", "1")
+    caps = caps_for("a", "1")
+    slots.give_back(slots.take(caps, slow_after=0), caps)  # ended slow
+    hold(slots, "a", "1", slow_after=60)
+
+    assert waits_its_turn(slots, "a", "1")
+
+
+def test_a_fast_flow_still_meets_its_owners_slow_runs():
+    slots = Slots()
+    ended_fast(slots, "a", "1")
+    hold(slots, "a", "2", slow_after=0)  # slow runs of two other flows
+    hold(slots, "a", "3", slow_after=0)
+
+    with pytest.raises(Throttled) as refused:
+        hold(slots, "a", "1", slow_after=60)
+
+    assert str(refused.value.detail).startswith("This user already has 2 slow")
+
+
+def test_the_process_remembers_a_bounded_number_of_flows(monkeypatch, settings):
+    settings.SYNC_RUNS_PER_PROCESS = 5
+    monkeypatch.setattr(admission, "LANES_KEPT", 3)
+    slots = Slots()
+    for flow in "12345":
+        ended_fast(slots, "a", flow)
+
+    for _ in range(2):
+        hold(slots, "a", "5", slow_after=60)  # still known fast: side by side
+    hold(slots, "b", "1", slow_after=60)
+
+    assert slots.in_use == 3
+    assert waits_its_turn(slots, "b", "1")  # forgotten: as if never seen
