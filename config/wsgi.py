@@ -5,6 +5,8 @@ import os
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
+from config.startup import freeze_what_was_loaded
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
@@ -14,3 +16,4 @@ application = get_wsgi_application()
 # of imports, more on a busy machine), which stalled each new worker's first
 # requests for seconds (bench/README.md, "Webhook").
 get_resolver().url_patterns  # noqa: B018
+freeze_what_was_loaded()
