@@ -10,7 +10,7 @@ WORKERS ?= 2
 # two-factor first (production's default is true; README, "Settings").
 REQUIRE_2FA_FOR_STAFF ?= false
 
-.PHONY: run test lint format e2e bench-engine bench-webhook bench-workers bench-metrics bench-prune bench-scale bench-instructions clean credentials-key
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-scale bench-instructions clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,9 @@ bench-engine: $(VENV)/.installed
 
 bench-webhook: $(VENV)/.installed
 	bash bench/webhook.sh
+
+bench-webhook-p99: $(VENV)/.installed
+	bash bench/webhook_p99.sh
 
 bench-metrics: $(VENV)/.installed
 	WEIR_TESTING=1 $(PY) bench/metrics_cost.py
