@@ -14,7 +14,11 @@
 # PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
 # (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
 # PROFILE=1 (py-spy's collapsed stacks of one worker and its sandboxes during the first
-# webhook phase, in bench/results/profile-*.raw; `pip install py-spy` first).
+# webhook phase, in bench/results/profile-*.raw; `pip install py-spy` first),
+# NODE_RED (1) and NODE_RED_PORT (8767): Node-RED's row (bench/nodered.py),
+# N8N (1 when node >= 20.19 and npm are there) and N8N_PORT (8768): n8n's row
+# (bench/n8n.py; installed once into N8N_DIR, default ~/.cache/weir-bench/n8n-<version>,
+# 2.3 GB and ~6 minutes the first time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +37,15 @@ OUT=${OUT:-bench/results}
 NODE_RED=${NODE_RED:-1}
 ASYNC=${ASYNC:-1}
 NODE_RED_PORT=${NODE_RED_PORT:-8767}
+node_major_minor=$(node -p 'process.versions.node.split(".").slice(0, 2).join(" ")' \
+  2>/dev/null || echo "0 0")
+n8n_installable=0
+if command -v npm >/dev/null && awk -v v="$node_major_minor" \
+  'BEGIN { split(v, p, " "); exit !(p[1] > 20 || (p[1] == 20 && p[2] >= 19)) }'; then
+  n8n_installable=1
+fi
+N8N=${N8N:-$n8n_installable}
+N8N_PORT=${N8N_PORT:-8768}
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
@@ -111,9 +124,13 @@ stop_server() {
 profiler=""
 node_red=""
 node_pid=""  # node itself, whose CPU is measured
+n8n=""
+n8n_pid=""  # n8n's main process; its task runner is its child
 cleanup() {
   [ -n "$profiler" ] && kill "$profiler" 2>/dev/null || true
   [ -n "$node_red" ] && kill "$node_red" $node_pid 2>/dev/null || true
+  # bench/n8n.py stops n8n and removes its SQLite folder on SIGTERM.
+  if [ -n "$n8n" ]; then kill "$n8n" 2>/dev/null || true; wait "$n8n" 2>/dev/null || true; fi
   if [ -n "$server" ]; then stop_server; fi
 }
 trap cleanup EXIT
@@ -136,12 +153,30 @@ if [ "$NODE_RED" = 1 ]; then
   node_pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$node_red_log")
 fi
 
+n8n_version=""
+if [ "$N8N" = 1 ]; then
+  # The other reference: n8n from npm (xlsx overridden to the registry's 0.18.5), its
+  # own SQLite, Webhook -> Code node answering the Code node's JSON (bench/n8n.py).
+  echo "==> n8n on 127.0.0.1:$N8N_PORT (npm install the first time: ~6 minutes)"
+  n8n_log=$(mktemp -t weir-bench-n8n.XXXXXX)
+  "$VENV_BIN/python" bench/n8n.py "$N8N_PORT" >"$n8n_log" 2>&1 &
+  n8n=$!
+  for _ in $(seq 1800); do
+    grep -q "^pid " "$n8n_log" && break
+    kill -0 "$n8n" 2>/dev/null || break
+    sleep 0.5
+  done
+  n8n_version=$(sed -n 's/^n8n \([^ ]*\) answers.*/\1/p' "$n8n_log")
+  [ -n "$n8n_version" ] || { echo "n8n did not start; see $n8n_log" >&2; exit 1; }
+  n8n_pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$n8n_log")
+fi
+
 descendants() {  # the server's process tree: master, workers, sandbox children
   local pid=$1
   echo "$pid"
   for child in $(pgrep -P "$pid" || true); do descendants "$child"; done
 }
-rss_mb() {  # of the process tree serving the phase: gunicorn's, or Node-RED's
+rss_mb() {  # of the process tree serving the phase: the server's, Node-RED's or n8n's
   local total=0
   for pid in $(descendants "$root"); do
     total=$((total + $(ps -o rss= -p "$pid" 2>/dev/null || echo 0)))
@@ -180,6 +215,7 @@ run_phase() {
   [[ "$name" = "webhook 202"* ]] && PREFER_ASYNC=1
   root=$server
   [ "$name" = node-red ] && root=$node_pid
+  [ "$name" = n8n ] && root=$n8n_pid
   wrk -t2 -c"$conns" -d"${WARMUP}s" -s bench/webhook_post.lua "$url" >/dev/null
   sleep 1
   local before after line
@@ -240,6 +276,9 @@ for kind in $SERVERS; do
     if [ "$NODE_RED" = 1 ] && [ "$kind" = "${SERVERS%% *}" ]; then
       run_phase node-red "http://127.0.0.1:$NODE_RED_PORT/bench" "$conns"
     fi
+    if [ "$N8N" = 1 ] && [ "$kind" = "${SERVERS%% *}" ]; then
+      run_phase n8n "http://127.0.0.1:$N8N_PORT/webhook/bench" "$conns"
+    fi
     run_phase "webhook ($kind)" "$webhook" "$conns"
     if [ "$ASYNC" = 1 ]; then run_phase "webhook 202 ($kind)" "$webhook" "$conns"; fi
   done
@@ -258,13 +297,15 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "admission settings; PostgreSQL; cache: $cache_used;"
   echo "wrk -t2, ${DURATION}s per phase after ${WARMUP}s warm-up, loopback."
   [ -n "$node_red_version" ] && echo "Node-RED $node_red_version from npm (its CPU is in the server CPU column)."
+  [ -n "$n8n_version" ] && echo "n8n $n8n_version from npm (xlsx overridden to 0.18.5), its own SQLite, every execution saved;" \
+    "its CPU, main process and Code-node task runner, is in the web process column."
   echo
   echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB | CPU ms/req: web process | sandbox | PostgreSQL | total |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "| endpoint | connections | / bare req/s (same server) | / bare (${SERVERS%% *}) | / Node-RED req/s |"
-  echo "|---|---|---|---|---|"
+  echo "| endpoint | connections | / bare req/s (same server) | / bare (${SERVERS%% *}) | / Node-RED req/s | / n8n req/s |"
+  echo "|---|---|---|---|---|---|"
   first=${SERVERS%% *}
   for kind in $SERVERS; do
     for conns in $CONCURRENCY; do
@@ -275,7 +316,9 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
       first_ratio=$(awk -v w="$w" -v b="${RPS[bare ($first)-$conns]}" 'BEGIN { printf "%.2fx", w / b }')
       red_ratio=$(awk -v w="$w" -v r="${RPS[node-red-$conns]:-0}" \
         'BEGIN { if (r > 0) printf "%.2fx", w / r; else printf "-" }')
-      echo "| $endpoint ($kind) | $conns | $ratio | $first_ratio | $red_ratio |"
+      n8n_ratio=$(awk -v w="$w" -v r="${RPS[n8n-$conns]:-0}" \
+        'BEGIN { if (r > 0) printf "%.1fx", w / r; else printf "-" }')
+      echo "| $endpoint ($kind) | $conns | $ratio | $first_ratio | $red_ratio | $n8n_ratio |"
       done
     done
   done
