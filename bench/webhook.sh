@@ -18,7 +18,8 @@
 # NODE_RED (1) and NODE_RED_PORT (8767): Node-RED's row (bench/nodered.py),
 # N8N (1 when node >= 20.19 and npm are there) and N8N_PORT (8768): n8n's row
 # (bench/n8n.py; installed once into N8N_DIR, default ~/.cache/weir-bench/n8n-<version>,
-# 2.3 GB and ~6 minutes the first time).
+# 2.3 GB and ~6 minutes the first time), N8N_WARMUP (30: s of warm-up before each n8n
+# phase; n8n's CPU per request falls from ~20 to ~12 ms over its first ~1,500 requests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +47,7 @@ if command -v npm >/dev/null && awk -v v="$node_major_minor" \
 fi
 N8N=${N8N:-$n8n_installable}
 N8N_PORT=${N8N_PORT:-8768}
+N8N_WARMUP=${N8N_WARMUP:-30}
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
@@ -215,8 +217,9 @@ run_phase() {
   [[ "$name" = "webhook 202"* ]] && PREFER_ASYNC=1
   root=$server
   [ "$name" = node-red ] && root=$node_pid
-  [ "$name" = n8n ] && root=$n8n_pid
-  wrk -t2 -c"$conns" -d"${WARMUP}s" -s bench/webhook_post.lua "$url" >/dev/null
+  local warmup=$WARMUP
+  if [ "$name" = n8n ]; then root=$n8n_pid; warmup=$N8N_WARMUP; fi
+  wrk -t2 -c"$conns" -d"${warmup}s" -s bench/webhook_post.lua "$url" >/dev/null
   sleep 1
   local before after line
   before=$(webhook_runs)
@@ -297,8 +300,8 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   echo "admission settings; PostgreSQL; cache: $cache_used;"
   echo "wrk -t2, ${DURATION}s per phase after ${WARMUP}s warm-up, loopback."
   [ -n "$node_red_version" ] && echo "Node-RED $node_red_version from npm (its CPU is in the server CPU column)."
-  [ -n "$n8n_version" ] && echo "n8n $n8n_version from npm (xlsx overridden to 0.18.5), its own SQLite, every execution saved;" \
-    "its CPU, main process and Code-node task runner, is in the web process column."
+  [ -n "$n8n_version" ] && echo "n8n $n8n_version from npm (xlsx overridden to 0.18.5), its own SQLite, every execution saved," \
+    "${N8N_WARMUP}s warm-up per phase; its CPU, main process and Code-node task runner, is in the web process column."
   echo
   echo "| endpoint | connections | req/s | p50 ms | p99 ms | errors | server RSS MB | CPU ms/req: web process | sandbox | PostgreSQL | total |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
