@@ -15,7 +15,7 @@ scratch=$(mktemp -d -t weir-p99.XXXXXX)
 rows=()
 for round in $(seq "$ROUNDS"); do
   load=$(cut -d' ' -f1 /proc/loadavg)
-  SERVERS=granian CONCURRENCY=16 ASYNC=0 NODE_RED=0 OUT="$scratch" \
+  SERVERS=granian CONCURRENCY=16 ASYNC=0 NODE_RED=0 N8N=0 OUT="$scratch" \
     bash bench/webhook.sh >"$scratch/round-$round.log" 2>&1
   bare=$(grep -m1 '^| bare (granian) | 16 ' "$scratch/round-$round.log")
   hook=$(grep -m1 '^| webhook (granian) | 16 ' "$scratch/round-$round.log")
