@@ -13,6 +13,13 @@ make (a test compares the two), built without its `save()`: its one
 `pre_save` receiver sets `run_after`, which is set here the same way. Its
 `task_enqueued` signal is sent as the backend sends it, with the TaskResult
 its `task_result` property would build (a test compares those too).
+
+A delivery id is claimed by the same statement: the run's INSERT does nothing
+when the flow already has a run of that delivery (`run_unique_delivery_per_flow`),
+and then no task is inserted either. On PostgreSQL an enqueue that is a
+transaction of its own wakes the workers after its commit, one NOTIFY per
+burst (flows/engine/queue_notify.py), instead of by the trigger's NOTIFY in
+its transaction.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from django_tasks_db.models import DBTaskResult, get_date_max
 from django_tasks_db.utils import normalize_uuid
 
 from flows.engine import sql
+from flows.engine.queue_notify import QUIET_SETTING, QUIET_VALUE, notifier
 from flows.engine.store import write_alias
 from flows.models import FlowRun
 
@@ -34,8 +42,9 @@ def enqueues_in_the_database(task) -> bool:
     return isinstance(task.get_backend(), DatabaseBackend)
 
 
-def insert_run_and_task(run: FlowRun, task, *args) -> None:
-    """INSERT `run` and the task row of `task(*args)`, atomically."""
+def insert_run_and_task(run: FlowRun, task, *args) -> bool:
+    """INSERT `run` and the task row of `task(*args)`, atomically; False (and
+    nothing stored) when `run.delivery_id` is taken by another run of its flow."""
     backend = task.get_backend()
     backend.validate_task(task)
     row = DBTaskResult(
@@ -53,17 +62,52 @@ def insert_run_and_task(run: FlowRun, task, *args) -> None:
         raise ValueError("The run and its task must share a database.")
     runs = sql.Table.of(FlowRun, None, using)
     tasks = sql.Table.of(DBTaskResult, None, using)
-    if connections[using].vendor == "postgresql":
-        # Each row as one JSON parameter (see `sql.Table.insert_from_json`).
-        statement = f"WITH run AS ({runs.insert_from_json()}) "
-        statement += tasks.insert_from_json()
-        sql.execute(using, statement, [runs.json_rows([run]), tasks.json_rows([row])])
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        # Alone in its transaction, it wakes the workers itself once committed.
+        alone = connection.get_autocommit() and not connection.in_atomic_block
+        params = [runs.json_rows([run]), tasks.json_rows([row])]
+        stored = sql.execute(using, _statement(runs, tasks, alone), params) == 1
+        if stored and alone:
+            notifier.wake_workers(using)
     else:
         with transaction.atomic(using=using):
-            sql.execute(using, runs.insert(), runs.values_of(run))
-            sql.execute(using, tasks.insert(), tasks.values_of(row))
+            statement = runs.insert() + " ON CONFLICT DO NOTHING"
+            stored = sql.execute(using, statement, runs.values_of(run)) == 1
+            if stored:
+                sql.execute(using, tasks.insert(), tasks.values_of(row))
+    if not stored:
+        return False
     run._state.adding, run._state.db = False, using
     task_enqueued.send(type(backend), task_result=_enqueued(row, task))
+    return True
+
+
+_STATEMENTS: dict[tuple, str] = {}
+
+
+def _statement(runs: sql.Table, tasks: sql.Table, quiet: bool) -> str:
+    """PostgreSQL: the run's INSERT in the task's `WITH` clause, each row one
+    JSON parameter (`sql.Table.insert_from_json`); the task only if the run
+    went in. `quiet`: the trigger does not NOTIFY (`weir.notify` = 'later',
+    for this transaction only: flows/engine/queue_notify.py)."""
+    key = (runs.name, tasks.name, quiet)
+    if key not in _STATEMENTS:
+        ctes, conditions = [], ["EXISTS (SELECT FROM run)"]
+        if quiet:
+            ctes.append(
+                f"quiet AS (SELECT set_config('{QUIET_SETTING}', '{QUIET_VALUE}', "
+                "true))"
+            )
+            conditions.append("EXISTS (SELECT FROM quiet)")
+        ctes.append(
+            f"run AS ({runs.insert_from_json()} ON CONFLICT DO NOTHING RETURNING 1)"
+        )
+        _STATEMENTS[key] = (
+            f"WITH {', '.join(ctes)} {tasks.insert_from_json()} "
+            f"WHERE {' AND '.join(conditions)}"
+        )
+    return _STATEMENTS[key]
 
 
 def _enqueued(row: DBTaskResult, task) -> TaskResult:
