@@ -82,6 +82,11 @@ class Notifier:
             if self._conn is None:
                 params = connections[self._alias].get_connection_params()
                 params["application_name"] = NOTIFIER_NAME
+                # A NOTIFY's transaction stores nothing worth a WAL flush: its
+                # commit need not wait for one (the enqueue's own commit did).
+                params["options"] = (
+                    params.get("options", "") + " -c synchronous_commit=off"
+                ).strip()
                 self._conn = psycopg.connect(**params, autocommit=True)
             self._conn.execute("SELECT pg_notify(%s, '')", [CHANNEL])
             self.sent += 1
