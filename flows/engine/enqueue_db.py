@@ -17,12 +17,15 @@ its `task_result` property would build (a test compares those too).
 A delivery id is claimed by the same statement: the run's INSERT does nothing
 when the flow already has a run of that delivery (`run_unique_delivery_per_flow`),
 and then no task is inserted either. On PostgreSQL an enqueue that is a
-transaction of its own wakes the workers after its commit, one NOTIFY per
-burst (flows/engine/queue_notify.py), instead of by the trigger's NOTIFY in
-its transaction.
+transaction of its own, while others are in flight in this process, wakes the
+workers after its commit, one NOTIFY per burst (flows/engine/queue_notify.py),
+instead of by the trigger's NOTIFY in its transaction.
 """
 
 from __future__ import annotations
+
+import contextlib
+import threading
 
 from django.db import connections, router, transaction
 from django.utils import timezone
@@ -64,11 +67,16 @@ def insert_run_and_task(run: FlowRun, task, *args) -> bool:
     tasks = sql.Table.of(DBTaskResult, None, using)
     connection = connections[using]
     if connection.vendor == "postgresql":
-        # Alone in its transaction, it wakes the workers itself once committed.
-        alone = connection.get_autocommit() and not connection.in_atomic_block
         params = [runs.json_rows([run]), tasks.json_rows([row])]
-        stored = sql.execute(using, _statement(runs, tasks, alone), params) == 1
-        if stored and alone:
+        with in_flight.one() as others:
+            # A transaction of its own while others enqueue here: it wakes the
+            # workers itself once committed (flows/engine/queue_notify.py).
+            # Alone, the trigger's NOTIFY costs nothing to wait for and wakes
+            # a worker one hop sooner.
+            quiet = bool(others) and connection.get_autocommit()
+            quiet = quiet and not connection.in_atomic_block
+            stored = sql.execute(using, _statement(runs, tasks, quiet), params) == 1
+        if stored and quiet:
             notifier.wake_workers(using)
     else:
         with transaction.atomic(using=using):
@@ -83,6 +91,27 @@ def insert_run_and_task(run: FlowRun, task, *args) -> bool:
     return True
 
 
+class InFlight:
+    """How many of this process's enqueues are between their start and their
+    commit."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._count = 0
+
+    @contextlib.contextmanager
+    def one(self):
+        """Count one in for the block; yields how many others were in."""
+        with self._lock:
+            others, self._count = self._count, self._count + 1
+        try:
+            yield others
+        finally:
+            with self._lock:
+                self._count -= 1
+
+
+in_flight = InFlight()
 _STATEMENTS: dict[tuple, str] = {}
 
 

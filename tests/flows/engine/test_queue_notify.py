@@ -1,5 +1,7 @@
-"""A 202's enqueue wakes the workers after its commit, one NOTIFY per burst
-(flows/engine/queue_notify.py); every other enqueue notifies in its transaction."""
+"""An enqueue alone in its transaction, while others are in flight in its
+process (a busy web process's 202s), wakes the workers after its commit, one
+NOTIFY per burst (flows/engine/queue_notify.py); every other enqueue notifies
+in its transaction, by the queue table's trigger."""
 
 from __future__ import annotations
 
@@ -71,10 +73,16 @@ def queue_a_run(flow):
     return enqueue_run(flow, {}, FlowRun.Trigger.WEBHOOK)
 
 
+def queue_a_run_among_others(flow):
+    """As a 202 while another request of its process is enqueueing."""
+    with enqueue_db.in_flight.one():
+        return queue_a_run(flow)
+
+
 def test_a_wait_ends_as_soon_as_a_202_run_is_queued_and_its_task_is_there(
     wakeup, notifier, flow
 ):
-    in_a_thread(queue_a_run, flow)
+    in_a_thread(queue_a_run_among_others, flow)
 
     waited = timed_wait(wakeup, 10)
 
@@ -87,7 +95,7 @@ def test_the_trigger_stays_quiet_for_an_enqueue_that_notifies_itself(
     wakeup, notifier, flow, monkeypatch
 ):
     monkeypatch.setattr(notifier, "wake_workers", lambda alias: None)
-    in_a_thread(queue_a_run, flow)
+    in_a_thread(queue_a_run_among_others, flow)
 
     assert timed_wait(wakeup, 1) > 0.9  # nobody notified: the poll's interval
     assert FlowRun.objects.filter(status="queued").count() == 1
@@ -98,8 +106,10 @@ def test_other_enqueues_still_notify_in_their_transaction(
 ):
     def inside_a_larger_transaction():
         with transaction.atomic():
-            queue_a_run(flow)
+            queue_a_run_among_others(flow)
 
+    in_a_thread(queue_a_run, flow)  # alone in its process
+    assert timed_wait(wakeup, 10) < 2
     in_a_thread(inside_a_larger_transaction)
     assert timed_wait(wakeup, 10) < 2
     in_a_thread(note_pid.enqueue, str(tmp_path / "notes"))  # the engine's own
@@ -117,7 +127,7 @@ def test_a_burst_of_enqueues_shares_its_notifies(wakeup, notifier, flow, monkeyp
 
     monkeypatch.setattr(notifier, "_send", held_send)
     for _ in range(20):
-        queue_a_run(flow)
+        queue_a_run_among_others(flow)
     gate.set()
 
     assert timed_wait(wakeup, 10) < 2
