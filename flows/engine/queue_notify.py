@@ -10,9 +10,10 @@ of PostgreSQL CPU each with the trigger's NOTIFY, ~1700 runs/s and ~320 µs
 with the NOTIFYs sent as here; bench/README.md).
 
 So the database engine's enqueue (flows/engine/enqueue_db.py), when it is a
-transaction of its own, tells the trigger to stay quiet (the setting
-`weir.notify` = 'later', local to that transaction: migration 0030) and,
-once its statement has committed, calls `wake_workers()`: this process's
+transaction of its own and other enqueues of this process are in flight,
+tells the trigger to stay quiet (the setting `weir.notify` = 'later', local
+to that transaction: migration 0030) and, once its statement has committed,
+calls `wake_workers()`: this process's
 notifier thread sends one NOTIFY on a connection of its own, and every
 enqueue that committed while one was being sent shares the next. A worker is
 still woken only after the task is visible; it waits for one more round trip
@@ -20,7 +21,9 @@ at most. Should the notifier's connection fail, or the process die between
 the commit and the NOTIFY, the task starts at the workers' next poll
 (`WORKER_POLL_SECONDS`), as when no listener is connected. Every other path
 that enqueues (the supervisor, a retry, a woken wait, an enqueue inside a
-larger transaction) keeps the trigger's NOTIFY in its transaction.
+larger transaction, and a lone one, for which nothing waits on the lock and
+which the trigger's NOTIFY wakes a hop sooner) keeps the trigger's NOTIFY in
+its transaction.
 """
 
 from __future__ import annotations
