@@ -158,15 +158,21 @@ def latency(flow) -> str:
 
 @contextlib.contextmanager
 def notify_off():
-    """Disable the queue table's NOTIFY trigger (flows migration 0019) for a while."""
+    """Disable the queue table's NOTIFY trigger (flows migration 0019), and the
+    NOTIFY a lone enqueue sends after its commit (flows/engine/queue_notify.py),
+    for a while."""
     from django.db import connection
+
+    from flows.engine.queue_notify import notifier
 
     table = "django_tasks_database_dbtaskresult"
     with connection.cursor() as cursor:
         cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER weir_task_queued")
+    notifier.wake_workers = lambda alias: None
     try:
         yield
     finally:
+        del notifier.wake_workers  # the class's own again
         with connection.cursor() as cursor:
             cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER weir_task_queued")
 

@@ -11,6 +11,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from config.http import ratelimit_batched
+from flows.engine import fair_queue
 from tests.factories import FlowFactory, UserFactory
 
 if not settings.TESTING:
@@ -69,12 +70,15 @@ def _no_target_cache(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rate limits and replay windows live in the cache; no test inherits another's."""
+    """Rate limits and replay windows live in the cache, and each process's last
+    count of a queue in fair_queue; no test inherits another's."""
     cache.clear()
     ratelimit_batched.forget()
+    fair_queue.forget()
     yield
     cache.clear()
     ratelimit_batched.forget()
+    fair_queue.forget()
 
 
 @pytest.fixture

@@ -72,19 +72,23 @@ def enqueue_run(
 ) -> FlowRun:
     """Store a `queued` background run of `flow`, then enqueue its execution.
 
-    The run is committed before the task exists, so a worker never looks for
-    a run that is not there yet, and an answer naming the run is never sent
+    On the database engine the run and its task go in together, in one
+    statement (flows/engine/enqueue_db.py); on another engine the run is
+    committed before the task exists. Either way a worker never looks for a
+    run that is not there yet, and an answer naming the run is never sent
     for a run that was not stored. Raises whatever the task engine raises
     (Redis away); the run then stays `queued` and the supervisor enqueues it
     again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
     the flow, raises `deliveries.DeliveryExists` with that delivery's run.
     """
-    if not delivery_id and enqueue_db.enqueues_in_the_database(execute_run):
-        # The common case: one statement for the run and its task.
+    if enqueue_db.enqueues_in_the_database(execute_run):
+        # One statement for the run and its task, the delivery id's claim included.
         run = _queued(
             flow, input, trigger, request_meta, delivery_id, error_of, called_by
         )
-        enqueue_db.insert_run_and_task(run, execute_run, str(run.id))
+        if not enqueue_db.insert_run_and_task(run, execute_run, str(run.id)):
+            existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id)
+            raise DeliveryExists(existing.first())
         return run
     if delivery_id:
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()

@@ -13,9 +13,19 @@ make (a test compares the two), built without its `save()`: its one
 `pre_save` receiver sets `run_after`, which is set here the same way. Its
 `task_enqueued` signal is sent as the backend sends it, with the TaskResult
 its `task_result` property would build (a test compares those too).
+
+A delivery id is claimed by the same statement: the run's INSERT does nothing
+when the flow already has a run of that delivery (`run_unique_delivery_per_flow`),
+and then no task is inserted either. On PostgreSQL an enqueue that is a
+transaction of its own, while others are in flight in this process, wakes the
+workers after its commit, one NOTIFY per burst (flows/engine/queue_notify.py),
+instead of by the trigger's NOTIFY in its transaction.
 """
 
 from __future__ import annotations
+
+import contextlib
+import threading
 
 from django.db import connections, router, transaction
 from django.utils import timezone
@@ -26,6 +36,7 @@ from django_tasks_db.models import DBTaskResult, get_date_max
 from django_tasks_db.utils import normalize_uuid
 
 from flows.engine import sql
+from flows.engine.queue_notify import QUIET_SETTING, QUIET_VALUE, notifier
 from flows.engine.store import write_alias
 from flows.models import FlowRun
 
@@ -34,8 +45,9 @@ def enqueues_in_the_database(task) -> bool:
     return isinstance(task.get_backend(), DatabaseBackend)
 
 
-def insert_run_and_task(run: FlowRun, task, *args) -> None:
-    """INSERT `run` and the task row of `task(*args)`, atomically."""
+def insert_run_and_task(run: FlowRun, task, *args) -> bool:
+    """INSERT `run` and the task row of `task(*args)`, atomically; False (and
+    nothing stored) when `run.delivery_id` is taken by another run of its flow."""
     backend = task.get_backend()
     backend.validate_task(task)
     row = DBTaskResult(
@@ -53,17 +65,78 @@ def insert_run_and_task(run: FlowRun, task, *args) -> None:
         raise ValueError("The run and its task must share a database.")
     runs = sql.Table.of(FlowRun, None, using)
     tasks = sql.Table.of(DBTaskResult, None, using)
-    if connections[using].vendor == "postgresql":
-        # Each row as one JSON parameter (see `sql.Table.insert_from_json`).
-        statement = f"WITH run AS ({runs.insert_from_json()}) "
-        statement += tasks.insert_from_json()
-        sql.execute(using, statement, [runs.json_rows([run]), tasks.json_rows([row])])
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        params = [runs.json_rows([run]), tasks.json_rows([row])]
+        with in_flight.one() as others:
+            # A transaction of its own while others enqueue here: it wakes the
+            # workers itself once committed (flows/engine/queue_notify.py).
+            # Alone, the trigger's NOTIFY costs nothing to wait for and wakes
+            # a worker one hop sooner.
+            quiet = bool(others) and connection.get_autocommit()
+            quiet = quiet and not connection.in_atomic_block
+            stored = sql.execute(using, _statement(runs, tasks, quiet), params) == 1
+        if stored and quiet:
+            notifier.wake_workers(using)
     else:
         with transaction.atomic(using=using):
-            sql.execute(using, runs.insert(), runs.values_of(run))
-            sql.execute(using, tasks.insert(), tasks.values_of(row))
+            statement = runs.insert() + " ON CONFLICT DO NOTHING"
+            stored = sql.execute(using, statement, runs.values_of(run)) == 1
+            if stored:
+                sql.execute(using, tasks.insert(), tasks.values_of(row))
+    if not stored:
+        return False
     run._state.adding, run._state.db = False, using
     task_enqueued.send(type(backend), task_result=_enqueued(row, task))
+    return True
+
+
+class InFlight:
+    """How many of this process's enqueues are between their start and their
+    commit."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._count = 0
+
+    @contextlib.contextmanager
+    def one(self):
+        """Count one in for the block; yields how many others were in."""
+        with self._lock:
+            others, self._count = self._count, self._count + 1
+        try:
+            yield others
+        finally:
+            with self._lock:
+                self._count -= 1
+
+
+in_flight = InFlight()
+_STATEMENTS: dict[tuple, str] = {}
+
+
+def _statement(runs: sql.Table, tasks: sql.Table, quiet: bool) -> str:
+    """PostgreSQL: the run's INSERT in the task's `WITH` clause, each row one
+    JSON parameter (`sql.Table.insert_from_json`); the task only if the run
+    went in. `quiet`: the trigger does not NOTIFY (`weir.notify` = 'later',
+    for this transaction only: flows/engine/queue_notify.py)."""
+    key = (runs.name, tasks.name, quiet)
+    if key not in _STATEMENTS:
+        ctes, conditions = [], ["EXISTS (SELECT FROM run)"]
+        if quiet:
+            ctes.append(
+                f"quiet AS (SELECT set_config('{QUIET_SETTING}', '{QUIET_VALUE}', "
+                "true))"
+            )
+            conditions.append("EXISTS (SELECT FROM quiet)")
+        ctes.append(
+            f"run AS ({runs.insert_from_json()} ON CONFLICT DO NOTHING RETURNING 1)"
+        )
+        _STATEMENTS[key] = (
+            f"WITH {', '.join(ctes)} {tasks.insert_from_json()} "
+            f"WHERE {' AND '.join(conditions)}"
+        )
+    return _STATEMENTS[key]
 
 
 def _enqueued(row: DBTaskResult, task) -> TaskResult:

@@ -9,8 +9,10 @@ runs wait in (issue 27, item 6):
   `QUEUED_RUNS_PER_OWNER` runs queued. Every queued run of theirs counts, but
   only requests are refused: a schedule tick, a called flow or an error flow has
   nobody to answer 429 to (schedules are capped per owner, called flows per root
-  run). Two requests at the same instant may both see room: the cap can be passed
-  by the number of requests in flight, never more.
+  run). Far from the cap the queue is not counted on every request
+  (`check_room`), so the cap can be passed by at most 1/`SHARE` of the room each
+  web process last counted, plus the requests in flight (two requests at the
+  same instant may both see the last place).
 - **Fair claiming.** The task engines (database, rq) hand out tasks first in,
   first out. A task names a run, but the worker executes the queued run of the
   owner with the fewest runs *running*, then the fewest *queued*, oldest first
@@ -27,6 +29,8 @@ as they share its schedule and synchronous-run caps. The setting keeps its name.
 
 from __future__ import annotations
 
+import threading
+
 from django.conf import settings
 from django.db import connections, router
 from django.db.models import Count, Q
@@ -39,6 +43,11 @@ OWNER = "workspace"  # the Flow field whose runs share one place in the queue
 OWNER_PATH = f"flow__{OWNER}"
 # A full queue drains at the workers' pace, unknown here: a retry soon is cheap.
 RETRY_AFTER_SECONDS = 5
+# Far from the cap a process queues up to 1/SHARE of the room it last counted
+# before it counts again (`check_room`).
+SHARE = 16
+# Owners whose last count a process keeps at most; past it the table starts again.
+MAX_OWNERS = 10_000
 
 
 class QueueFull(Throttled):
@@ -51,15 +60,66 @@ def owner_of(flow: Flow):
 
 
 def check_room(flow: Flow) -> None:
-    """Raise QueueFull (429) when `flow`'s workspace may queue no more runs now."""
+    """Raise QueueFull (429) when `flow`'s workspace may queue no more runs now.
+
+    Counting the queue on every async request cost PostgreSQL more CPU than
+    the rest of a 202 (a count grows with the queue, up to the cap), and far
+    from the cap the answer is always "room". So each process remembers the
+    room it last counted per owner and lets requests through without counting
+    while those let through since stay under 1/`SHARE` of it; near the cap
+    (room under `SHARE`) every request counts. Alone, a process never passes
+    the cap; with others queueing for the same owner between its counts, the
+    owner can end up at most 1/`SHARE` of that room over it, per process
+    (plus the requests in flight). A refusal is never remembered: the next
+    request counts again, so room freed by the workers is seen at once.
+    """
     limit = settings.QUEUED_RUNS_PER_OWNER
-    queued = queued_up_to(owner_of(flow), limit)
+    owner = owner_of(flow)
+    with _lock:
+        unchecked = _unchecked.get(owner)
+        if unchecked is not None and unchecked.take(limit):
+            return
+    queued = queued_up_to(owner, limit)
     if queued >= limit:
+        with _lock:
+            _unchecked.pop(owner, None)
         raise QueueFull(
             RETRY_AFTER_SECONDS,
             f"{queued} runs of this workspace are queued already (the limit is "
             f"{limit}); try again once some have run.",
         )
+    with _lock:
+        if len(_unchecked) >= MAX_OWNERS:
+            _unchecked.clear()
+        # This request takes one place of the room; the rest is shared out.
+        _unchecked[owner] = Unchecked(limit, (limit - queued - 1) // SHARE)
+
+
+class Unchecked:
+    """How many more of one owner's requests this process may let through
+    without counting, under the cap it counted against."""
+
+    __slots__ = ("limit", "left")
+
+    def __init__(self, limit: int, left: int):
+        self.limit, self.left = limit, left
+
+    def take(self, limit: int) -> bool:
+        if self.left <= 0 or limit != self.limit:
+            return False
+        self.left -= 1
+        return True
+
+
+_lock = threading.Lock()
+_unchecked: dict[object, Unchecked] = {}
+
+
+def forget() -> None:
+    """Drop every remembered count (tests, after changing the queue behind
+    this process's back)."""
+    with _lock:
+        _unchecked.clear()
 
 
 def queued_up_to(owner, limit: int) -> int:

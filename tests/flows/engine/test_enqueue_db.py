@@ -99,11 +99,15 @@ def test_a_worker_executes_a_run_enqueued_this_way(flow):
     assert FlowRun.objects.get(pk=run.pk).results["c"] == 42
 
 
-def test_a_delivery_id_still_takes_the_checked_path(flow):
-    run = enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK, delivery_id="d-1")
+def test_a_delivery_id_is_claimed_by_the_same_one_statement(flow):
+    with CaptureQueriesContext(connection) as queries:
+        run = enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK, delivery_id="d-1")
 
-    with pytest.raises(background.DeliveryExists):
+    one = ["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT"]
+    assert writes(queries) == one
+    with pytest.raises(background.DeliveryExists) as again:
         enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK, delivery_id="d-1")
+    assert again.value.run == run
     assert FlowRun.objects.filter(flow=flow).count() == 1
     assert DBTaskResult.objects.get().args_kwargs["args"] == [str(run.pk)]
 

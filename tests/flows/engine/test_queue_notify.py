@@ -1,0 +1,136 @@
+"""An enqueue alone in its transaction, while others are in flight in its
+process (a busy web process's 202s), wakes the workers after its commit, one
+NOTIFY per burst (flows/engine/queue_notify.py); every other enqueue notifies
+in its transaction, by the queue table's trigger."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connections, transaction
+from django_tasks_db.models import DBTaskResult
+
+from flows.engine import enqueue_db, queue_notify
+from flows.engine.background import enqueue_run
+from flows.engine.queue_listener import Wakeup
+from flows.models import FlowRun
+from tests.factories import FlowFactory
+from tests.processes import needs_postgres
+from tests.tasks import note_pid
+from tests.waiting import wait_until
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    needs_postgres,
+    pytest.mark.timing,
+]
+
+
+@pytest.fixture
+def wakeup():
+    waiting = Wakeup()
+    waiting.wait(0)  # connects and listens
+    assert waiting.listening
+    yield waiting
+    waiting.close()
+
+
+@pytest.fixture
+def notifier(monkeypatch):
+    """A notifier of this test's own."""
+    own = queue_notify.Notifier()
+    monkeypatch.setattr(enqueue_db, "notifier", own)
+    return own
+
+
+@pytest.fixture
+def flow(alice):
+    return FlowFactory(created_by=alice)
+
+
+def timed_wait(wakeup, seconds) -> float:
+    started = time.monotonic()
+    wakeup.wait(seconds)
+    return time.monotonic() - started
+
+
+def in_a_thread(function, *args):
+    """Run `function` in a thread of its own (its own connection, autocommit,
+    as a request's), after 0.2 s."""
+
+    def run():
+        try:
+            function(*args)
+        finally:
+            connections.close_all()
+
+    threading.Timer(0.2, run).start()
+
+
+def queue_a_run(flow):
+    return enqueue_run(flow, {}, FlowRun.Trigger.WEBHOOK)
+
+
+def queue_a_run_among_others(flow):
+    """As a 202 while another request of its process is enqueueing."""
+    with enqueue_db.in_flight.one():
+        return queue_a_run(flow)
+
+
+def test_a_wait_ends_as_soon_as_a_202_run_is_queued_and_its_task_is_there(
+    wakeup, notifier, flow
+):
+    in_a_thread(queue_a_run_among_others, flow)
+
+    waited = timed_wait(wakeup, 10)
+
+    assert 0.15 < waited < 2, waited
+    assert DBTaskResult.objects.count() == 1  # visible when the worker looks
+    assert wait_until(lambda: notifier.sent == 1)
+
+
+def test_the_trigger_stays_quiet_for_an_enqueue_that_notifies_itself(
+    wakeup, notifier, flow, monkeypatch
+):
+    monkeypatch.setattr(notifier, "wake_workers", lambda alias: None)
+    in_a_thread(queue_a_run_among_others, flow)
+
+    assert timed_wait(wakeup, 1) > 0.9  # nobody notified: the poll's interval
+    assert FlowRun.objects.filter(status="queued").count() == 1
+
+
+def test_other_enqueues_still_notify_in_their_transaction(
+    wakeup, notifier, flow, tmp_path
+):
+    def inside_a_larger_transaction():
+        with transaction.atomic():
+            queue_a_run_among_others(flow)
+
+    in_a_thread(queue_a_run, flow)  # alone in its process
+    assert timed_wait(wakeup, 10) < 2
+    in_a_thread(inside_a_larger_transaction)
+    assert timed_wait(wakeup, 10) < 2
+    in_a_thread(note_pid.enqueue, str(tmp_path / "notes"))  # the engine's own
+    assert timed_wait(wakeup, 10) < 2
+    assert notifier.sent == 0
+
+
+def test_a_burst_of_enqueues_shares_its_notifies(wakeup, notifier, flow, monkeypatch):
+    gate = threading.Event()
+    send = notifier._send
+
+    def held_send():
+        gate.wait(10)  # the first NOTIFY takes long: the burst piles up
+        send()
+
+    monkeypatch.setattr(notifier, "_send", held_send)
+    for _ in range(20):
+        queue_a_run_among_others(flow)
+    gate.set()
+
+    assert timed_wait(wakeup, 10) < 2
+    time.sleep(0.3)
+    assert 1 <= notifier.sent <= 2  # the one held, and one for all after it
+    assert DBTaskResult.objects.count() == 20
