@@ -27,6 +27,7 @@ import jsonschema
 from django.conf import settings
 from django.db.models import Q
 from django.db.models.fields.json import KT
+from django.db.models.lookups import Exact
 from django.utils import timezone
 
 from flows.engine import deferred, lease, store
@@ -175,12 +176,13 @@ class ChildRuns:
         runs (one indexed count; concurrent start-mode children may pass it
         by a few)."""
         limit = settings.FLOW_CALL_MAX_CHILDREN
-        started = (
-            FlowRun.objects.filter(trigger=FlowRun.Trigger.CALL)
-            .annotate(root=KT("request_meta__call_root"))
-            .filter(root=self.root)
-            .count()
-        )
+        # A plain `=` on the key's text, which run_call_root_idx indexes: the
+        # annotation's own lookup compared JSON_EXTRACT(root) on SQLite, which
+        # raises "malformed JSON" for a bare UUID.
+        started = FlowRun.objects.filter(
+            Exact(KT("request_meta__call_root"), self.root),
+            trigger=FlowRun.Trigger.CALL,
+        ).count()
         if started >= limit:
             raise NodeError(
                 "too_many_calls",
