@@ -26,18 +26,22 @@ from pathlib import Path
 # confine that thread with the prctl and capset calls of `confine()`.
 import _quickjs as quickjs
 
-# The JavaScript harness (see its header). Only strings cross into JavaScript:
-# the variables as one JSON text and the user's source; no Python callable is
-# ever added to a context. Python reads the report one primitive at a time
-# through `__weir_read` and applies every cap again (`read_logs`, `read_settled`).
-PRELUDE = Path(__file__).with_name("harness.js").read_text()
-
-# The harness's functions are taken out of the global object before user code
-# runs, so the code cannot replace them.
-TAKE_HARNESS = (
-    "delete globalThis.__weir_run_code; delete globalThis.__weir_run_expressions;"
-    " delete globalThis.__weir_parse_code; delete globalThis.__weir_read;"
-)
+# The JavaScript harness (see harness.js's header): for each mode, one script
+# whose value is a function of the variables (one JSON text) and the caps; it
+# returns the job's entry point. Only strings and numbers cross into JavaScript;
+# no Python callable is ever added to a context. Python reads the report one
+# primitive at a time through the entry point and applies every cap again
+# (`read_logs`, `read_settled`).
+HERE = Path(__file__).parent
+COMMON = (HERE / "harness.js").read_text()
+HARNESSES = {
+    mode: "(function (variables, logLines, logLineChars, logChars, outputChars) {\n"
+    + COMMON
+    + (HERE / f"harness_{mode}.js").read_text()
+    + "})"
+    for mode in ("code", "expressions")
+}
+PARSE_HARNESS = (HERE / "harness_parse.js").read_text()
 
 OUT_OF_MEMORY = "out of memory"
 LINE_CUT = "… [line truncated]"
@@ -113,21 +117,22 @@ def handle(job: dict) -> dict:
     limits = job["limits"]
     read = None
     try:
-        context.set("__weir_vars", job["variables"])
-        context.set("__weir_limits", json.dumps(limits))
-        context.eval(PRELUDE)
-        run_code = context.get("__weir_run_code")
-        run_expressions = context.get("__weir_run_expressions")
-        parse_code = context.get("__weir_parse_code")
-        read = context.get("__weir_read")
-        context.eval(TAKE_HARNESS)
         if job["mode"] == "parse":
-            parse_code(job["source"])
+            context.eval(PARSE_HARNESS)(job["source"])
             return {"settled": {"kind": "json", "text": "null"}}
+        start = context.eval(HARNESSES[job["mode"]])
+        entry = start(
+            job["variables"],
+            limits["logLines"],
+            limits["logLineChars"],
+            limits["logChars"],
+            limits["outputChars"],
+        )
+        read = entry  # after "run", the entry point reads the report
         if job["mode"] == "code":
-            run_code(job["source"])
+            entry("run", job["source"])
         else:
-            run_expressions(json.dumps(job["expressions"]))
+            entry("run", json.dumps(job["expressions"]))
         drain_jobs(context, deadline)
         logs = read_logs(read, limits)
         count = read("settledCount")
