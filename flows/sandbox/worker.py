@@ -1,10 +1,12 @@
 """The sandbox worker: a fresh Python process that evaluates user JavaScript.
 
-`flows.sandbox.pool` starts it as `python -I worker.py <memory_mb>` with an empty
-environment, so nothing of Django (settings, secrets, database connections) is
-in its memory. It imports only the standard library and `quickjs`, never the
-project, and then shuts itself out of the disk (`confine`). It talks JSON
-lines over stdin/stdout: one job in, one reply out.
+`flows.sandbox.pool` starts it as `python -I worker.py <memory_mb> <ack_fd>`
+with an empty environment, so nothing of Django (settings, secrets, database
+connections) is in its memory. It imports only the standard library and
+`quickjs`, never the project, and then shuts itself out of the disk
+(`confine`). It talks JSON lines over stdin/stdout: one job in (two lines: the
+job, then its variables), one reply out; it acknowledges each job on a pipe of
+its own before running it.
 
 Every job gets a brand-new QuickJS Context with its own time, heap and stack
 limits; the process is reused, contexts never are. The OS limits below (address
@@ -308,7 +310,7 @@ def drop_capabilities(libc) -> None:
 
 
 def main() -> None:
-    memory_mb = int(sys.argv[1])
+    memory_mb, acks = int(sys.argv[1]), int(sys.argv[2])
     limit_address_space(memory_mb)
     confinement = confine()
     limit_cpu(10)  # until the first job sets its own budget
@@ -317,10 +319,14 @@ def main() -> None:
     writer.write(json.dumps({"ready": True, "confined": confinement}).encode() + b"\n")
     writer.flush()
     for line in reader:
-        writer.write(b"+\n")  # started: from here on, the job is not retried
-        writer.flush()
+        # A job is two lines: its JSON, then the variables' JSON text as it is
+        # (JSON has no raw newline), which is handed to JavaScript unparsed.
+        variables = reader.readline()
+        os.write(acks, b"+")  # started: from here on, the job is not retried
         try:
-            reply = handle(json.loads(line))
+            job = json.loads(line)
+            job["variables"] = variables.decode()
+            reply = handle(job)
         except MemoryError:
             reply = {
                 "error": "memory_limit",
