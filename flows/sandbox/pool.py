@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import queue
+import re
 import select
 import subprocess
 import sys
@@ -27,7 +28,23 @@ logger = logging.getLogger("weir.sandbox")
 
 WORKER_SCRIPT = str(Path(__file__).with_name("worker.py"))
 STARTUP_SECONDS = 10.0
-STARTED = b"+"  # the worker's line on reading a job, before running it
+# A worker writes one byte on its acknowledgement pipe as it reads a job, before
+# running it. The pipe is read only when a worker dies (did the job start?) and
+# now and then to keep it from filling: a pipe holds 4 KiB at the least, and a
+# full one would block the worker.
+ACKS_BEFORE_DRAIN = 1024
+
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_json(text: str) -> bytes:
+    """JSON text as UTF-8; a lone surrogate (a JSON escape decoded earlier, which
+    UTF-8 cannot carry) goes back to its escape, so JavaScript sees it as sent."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text).encode()
 
 
 class WorkerFailure(Exception):
@@ -60,15 +77,27 @@ class Worker:
     """One spawned worker process and the line protocol to it."""
 
     def __init__(self, memory_mb: int):
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", WORKER_SCRIPT, str(memory_mb)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={},
-            cwd="/",
-            start_new_session=True,
-        )
+        acks, ack_end = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", WORKER_SCRIPT, str(memory_mb), str(ack_end)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(ack_end,),
+                env={},
+                cwd="/",
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(acks)
+            raise
+        finally:
+            os.close(ack_end)
+        os.set_blocking(acks, False)
+        self._acks = acks
+        self._jobs_sent = 0
+        self._acks_read = 0
         self._buffer = b""
         try:
             ready = json.loads(self._read_line(time.monotonic() + STARTUP_SECONDS))
@@ -89,24 +118,55 @@ class Worker:
         return self.process.poll() is None
 
     def call(self, job: dict, deadline: float) -> dict:
-        """Send `job`; the worker acknowledges it (`+`) before running it, so a
-        worker that dies before the acknowledgement never started the job."""
+        """Send `job`: its fields as one JSON line, then its `variables` (already
+        one JSON text, which the worker hands to JavaScript as it is) on a line
+        of their own, so they are not escaped and unescaped once more.
+
+        The worker acknowledges a job on its acknowledgement pipe before running
+        it, so a worker that dies without acknowledging never started the job.
+        That pipe is not waited on: the reply is the only wake-up of a job.
+        """
+        fields = dict(job)
+        variables = fields.pop("variables", "{}")
+        line = json.dumps(fields).encode() + b"\n"
+        line += utf8_json(variables) + b"\n"
         try:
-            self.process.stdin.write(json.dumps(job).encode() + b"\n")
+            self.process.stdin.write(line)
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as error:
             raise WorkerGone(
                 "sandbox_crashed", "The sandbox process stopped unexpectedly."
             ) from error
+        self._jobs_sent += 1
         try:
-            acknowledged = self._read_line(deadline) == STARTED
+            reply = self._read_line(deadline)
         except WorkerFailure as failure:
-            if failure.timed_out:
+            if failure.timed_out or self._started_last_job():
                 raise
             raise WorkerGone(failure.code, failure.message) from failure
-        if not acknowledged:
-            raise WorkerFailure("sandbox_crashed", "The sandbox answered nonsense.")
-        return json.loads(self._read_line(deadline))
+        if self._jobs_sent - self._acks_read >= ACKS_BEFORE_DRAIN:
+            self._read_acks()
+        return json.loads(reply)
+
+    def _read_acks(self) -> bool:
+        """Count the acknowledgements waiting in the pipe; False once it is closed."""
+        while True:
+            try:
+                chunk = os.read(self._acks, 1 << 16)
+            except BlockingIOError:
+                return True
+            if not chunk:
+                return False
+            self._acks_read += len(chunk)
+
+    def _started_last_job(self) -> bool:
+        """Whether the worker, whose output has ended, had acknowledged the last
+        job. It is exiting; its acknowledgements are all in the pipe once the
+        pipe closes (waited for at most a few seconds)."""
+        deadline = time.monotonic() + 5
+        while self._read_acks() and time.monotonic() < deadline:
+            select.select([self._acks], [], [], 0.1)
+        return self._acks_read >= self._jobs_sent
 
     def _read_line(self, deadline: float) -> bytes:
         fd = self.process.stdout.fileno()
@@ -140,6 +200,9 @@ class Worker:
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
+        acks, self._acks = self._acks, -1  # closed once: its number may be reused
+        if acks >= 0:
+            os.close(acks)
 
 
 class WorkerPool:

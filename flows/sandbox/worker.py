@@ -1,10 +1,12 @@
 """The sandbox worker: a fresh Python process that evaluates user JavaScript.
 
-`flows.sandbox.pool` starts it as `python -I worker.py <memory_mb>` with an empty
-environment, so nothing of Django (settings, secrets, database connections) is
-in its memory. It imports only the standard library and `quickjs`, never the
-project, and then shuts itself out of the disk (`confine`). It talks JSON
-lines over stdin/stdout: one job in, one reply out.
+`flows.sandbox.pool` starts it as `python -I worker.py <memory_mb> <ack_fd>`
+with an empty environment, so nothing of Django (settings, secrets, database
+connections) is in its memory. It imports only the standard library and
+`quickjs`, never the project, and then shuts itself out of the disk
+(`confine`). It talks JSON lines over stdin/stdout: one job in (two lines: the
+job, then its variables), one reply out; it acknowledges each job on a pipe of
+its own before running it.
 
 Every job gets a brand-new QuickJS Context with its own time, heap and stack
 limits; the process is reused, contexts never are. The OS limits below (address
@@ -26,18 +28,22 @@ from pathlib import Path
 # confine that thread with the prctl and capset calls of `confine()`.
 import _quickjs as quickjs
 
-# The JavaScript harness (see its header). Only strings cross into JavaScript:
-# the variables as one JSON text and the user's source; no Python callable is
-# ever added to a context. Python reads the report one primitive at a time
-# through `__weir_read` and applies every cap again (`read_logs`, `read_settled`).
-PRELUDE = Path(__file__).with_name("harness.js").read_text()
-
-# The harness's functions are taken out of the global object before user code
-# runs, so the code cannot replace them.
-TAKE_HARNESS = (
-    "delete globalThis.__weir_run_code; delete globalThis.__weir_run_expressions;"
-    " delete globalThis.__weir_parse_code; delete globalThis.__weir_read;"
-)
+# The JavaScript harness (see harness.js's header): for each mode, one script
+# whose value is a function of the variables (one JSON text) and the caps; it
+# returns the job's entry point. Only strings and numbers cross into JavaScript;
+# no Python callable is ever added to a context. Python reads the report one
+# primitive at a time through the entry point and applies every cap again
+# (`read_logs`, `read_settled`).
+HERE = Path(__file__).parent
+COMMON = (HERE / "harness.js").read_text()
+HARNESSES = {
+    mode: "(function (variables, logLines, logLineChars, logChars, outputChars) {\n"
+    + COMMON
+    + (HERE / f"harness_{mode}.js").read_text()
+    + "})"
+    for mode in ("code", "expressions")
+}
+PARSE_HARNESS = (HERE / "harness_parse.js").read_text()
 
 OUT_OF_MEMORY = "out of memory"
 LINE_CUT = "… [line truncated]"
@@ -113,21 +119,22 @@ def handle(job: dict) -> dict:
     limits = job["limits"]
     read = None
     try:
-        context.set("__weir_vars", job["variables"])
-        context.set("__weir_limits", json.dumps(limits))
-        context.eval(PRELUDE)
-        run_code = context.get("__weir_run_code")
-        run_expressions = context.get("__weir_run_expressions")
-        parse_code = context.get("__weir_parse_code")
-        read = context.get("__weir_read")
-        context.eval(TAKE_HARNESS)
         if job["mode"] == "parse":
-            parse_code(job["source"])
+            context.eval(PARSE_HARNESS)(job["source"])
             return {"settled": {"kind": "json", "text": "null"}}
+        start = context.eval(HARNESSES[job["mode"]])
+        entry = start(
+            job["variables"],
+            limits["logLines"],
+            limits["logLineChars"],
+            limits["logChars"],
+            limits["outputChars"],
+        )
+        read = entry  # after "run", the entry point reads the report
         if job["mode"] == "code":
-            run_code(job["source"])
+            entry("run", job["source"])
         else:
-            run_expressions(json.dumps(job["expressions"]))
+            entry("run", json.dumps(job["expressions"]))
         drain_jobs(context, deadline)
         logs = read_logs(read, limits)
         count = read("settledCount")
@@ -303,7 +310,7 @@ def drop_capabilities(libc) -> None:
 
 
 def main() -> None:
-    memory_mb = int(sys.argv[1])
+    memory_mb, acks = int(sys.argv[1]), int(sys.argv[2])
     limit_address_space(memory_mb)
     confinement = confine()
     limit_cpu(10)  # until the first job sets its own budget
@@ -312,10 +319,14 @@ def main() -> None:
     writer.write(json.dumps({"ready": True, "confined": confinement}).encode() + b"\n")
     writer.flush()
     for line in reader:
-        writer.write(b"+\n")  # started: from here on, the job is not retried
-        writer.flush()
+        # A job is two lines: its JSON, then the variables' JSON text as it is
+        # (JSON has no raw newline), which is handed to JavaScript unparsed.
+        variables = reader.readline()
+        os.write(acks, b"+")  # started: from here on, the job is not retried
         try:
-            reply = handle(json.loads(line))
+            job = json.loads(line)
+            job["variables"] = variables.decode()
+            reply = handle(job)
         except MemoryError:
             reply = {
                 "error": "memory_limit",
