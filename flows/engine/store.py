@@ -14,7 +14,8 @@ when a run is stored earlier). Any other run costs `insert_run`'s INSERT and
 that are not on the hot path use the ORM.
 
 Public functions: `new_run`, `insert_run`, `start_run`, `finish_run`,
-`write_steps`, `mark_unstorable`, `exists`, `mark_interrupted`, `webhook_target`.
+`write_steps`, `mark_unstorable`, `delivery_run`, `exists`, `mark_interrupted`,
+`webhook_target`.
 """
 
 from __future__ import annotations
@@ -174,13 +175,12 @@ def insert_run(run: FlowRun, *, using=None) -> bool:
     No `save()`, so no signals; nothing listens to them.
     """
     using = using or write_alias(FlowRun)
-    table = Table.of(FlowRun, None, using)
-    sql = table.insert()
+    sql, params = _insert_whole(run, using)
     if run.delivery_id:
         # PostgreSQL and SQLite alike; the only unique index a new row (with a
         # fresh uuid) can meet is the delivery's.
         sql += " ON CONFLICT DO NOTHING"
-    if not execute(using, sql, table.values_of(run)):
+    if not execute(using, sql, params):
         return False
     run._state.adding = False
     run._state.db = using
@@ -243,6 +243,8 @@ def _fenced_update(run: FlowRun, using: str) -> tuple[str, list]:
 
 
 def _insert_whole(run: FlowRun, using: str) -> tuple[str, list]:
+    """The INSERT of `run` as it is now: on PostgreSQL its row as one JSON
+    parameter (24 parameters cost the driver ~0.1 ms of CPU to adapt)."""
     table = Table.of(FlowRun, None, using)
     if connections[using].vendor == "postgresql":
         return table.insert_from_json(), [table.json_rows([run])]
@@ -317,6 +319,26 @@ def _insert_if_flow_exists(run: FlowRun) -> int:
             return int(insert_run(run))
     except IntegrityError:  # the flow was deleted while the run ran
         return 0
+
+
+def delivery_run(flow: Flow, delivery_id: str, *, using=None) -> FlowRun | None:
+    """The run of `flow` with this delivery id, or None.
+
+    Through `raw()`, as `webhook_target`: the ORM's `filter(...).first()`
+    compiled for ~0.5 ms of CPU on every webhook that carries a delivery id
+    (a signed one, or one with an Idempotency-Key). `<> ''` names the partial
+    unique index's condition, so the index serves the query however bound.
+    """
+    using = using or router.db_for_read(FlowRun)
+    table = Table.of(FlowRun, None, using)
+    flow_column, delivery_column = table.column("flow"), table.column("delivery_id")
+    sql = (
+        f"SELECT {', '.join(table.columns)} FROM {table.name} WHERE "
+        f"{flow_column} = %s AND {delivery_column} = %s AND {delivery_column} <> ''"
+    )
+    flow_id = _FLOW.get_db_prep_value(flow.pk, table.connection)
+    query = FlowRun.objects.db_manager(using).raw(sql, [flow_id, delivery_id])
+    return next(iter(query), None)
 
 
 def exists(run: FlowRun) -> bool:

@@ -92,6 +92,31 @@ def test_a_new_run_has_every_other_field_at_its_default(flow):
     assert run.results is not store.new_run(flow, "call", {}, None).results
 
 
+def test_delivery_run_finds_the_flows_run_of_that_delivery_only(flow):
+    other = FlowFactory(nodes=flow.nodes, edges=[])
+    mine = store.start_run(flow, "webhook", {"a": 1}, {}, delivery_id="d-1")
+    store.start_run(other, "webhook", {}, {}, delivery_id="d-2")
+    store.start_run(flow, "webhook", {}, {})  # no delivery id
+
+    with CaptureQueriesContext(connection) as queries:
+        found = store.delivery_run(flow, "d-1")
+
+    assert len(queries) == 1
+    assert (found.pk, found.input, found.status) == (mine.pk, {"a": 1}, "running")
+    assert found.created_at == mine.created_at
+    assert store.delivery_run(flow, "d-2") is None
+    assert store.delivery_run(flow, "") is None
+    assert store.delivery_run(other, "d-2").delivery_id == "d-2"
+
+
+def test_a_delivery_is_claimed_once(flow):
+    first = store.start_run(flow, "webhook", {"a": 1}, {}, delivery_id="d-1")
+    again = store.start_run(flow, "webhook", {"a": 1}, {}, delivery_id="d-1")
+
+    assert first is not None and again is None
+    assert FlowRun.objects.filter(flow=flow, delivery_id="d-1").count() == 1
+
+
 def test_finish_run_stores_the_final_state_and_the_last_steps(flow):
     run = store.start_run(flow, "manual", {}, {})
     run.response = {"status": 201, "headers": {}, "body": "ok"}
