@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 
 from config.http.handlers import sent_as_is
 from flows.models import FlowRun
@@ -51,13 +51,19 @@ def _node_response(response: dict) -> HttpResponse:
     return sent_as_is(http)
 
 
+def _json_response(value: dict, status: int) -> HttpResponse:
+    """`JsonResponse` without Django's encoder class, made anew on every call:
+    what a run stores is plain JSON already (flows/lib/storable.py)."""
+    return HttpResponse(
+        json.dumps(value).encode(), status=status, content_type="application/json"
+    )
+
+
 def run_response(run: FlowRun) -> HttpResponse:
     """What the sender receives once `run` has finished, or has parked."""
     succeeded_or_waiting = (FlowRun.Status.SUCCEEDED, FlowRun.Status.WAITING)
     if run.status in succeeded_or_waiting and run.response is not None:
         return _node_response(run.response)
     if run.status == FlowRun.Status.WAITING:
-        return JsonResponse({"run_id": str(run.id), "status": run.status}, status=202)
-    return JsonResponse(
-        run.as_result(), status=STATUS_BY_RUN_STATUS.get(run.status, 500)
-    )
+        return _json_response({"run_id": str(run.id), "status": run.status}, 202)
+    return _json_response(run.as_result(), STATUS_BY_RUN_STATUS.get(run.status, 500))

@@ -71,7 +71,7 @@ def answered_from(flow: Flow, delivery_id: str, input: dict) -> FlowRun | None:
     """
     if not delivery_id:
         return None
-    run = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+    run = store.delivery_run(flow, delivery_id)
     if run is None or (was_interrupted(run) and run.input == input):
         return None
     return run
@@ -98,7 +98,7 @@ def start_delivery(
         )
         if run is not None:
             return run
-        existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
+        existing = store.delivery_run(flow, delivery_id)
         if existing is None:  # deleted since the INSERT met it: claim again
             continue
         if not (

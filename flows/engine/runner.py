@@ -34,7 +34,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from flows.credentials.resolve import RunSecrets, mentions_secrets
+from flows.credentials.resolve import RunSecrets
 from flows.engine import deferred, lease, store, waits
 from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
 from flows.engine.budget import RunBudget
@@ -228,7 +228,7 @@ class Execution(FinalWrite, StepLog):
             hops=self.hops,
             label=f"{node.get('name') or node_id!r} ({node_id})",
             secrets=self.secrets,
-            exposes_secrets=mentions_secrets(data),
+            exposes_secrets=planned.exposes_secrets,
             idempotency_key=f"{self.run.id}:{node_id}",
             background=self.run.background,
             calls=self.child_runs(self, node_id) if self.child_runs else None,

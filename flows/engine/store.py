@@ -14,7 +14,8 @@ when a run is stored earlier). Any other run costs `insert_run`'s INSERT and
 that are not on the hot path use the ORM.
 
 Public functions: `new_run`, `insert_run`, `start_run`, `finish_run`,
-`write_steps`, `mark_unstorable`, `exists`, `mark_interrupted`, `webhook_target`.
+`write_steps`, `mark_unstorable`, `delivery_run`, `exists`, `mark_interrupted`,
+`webhook_target`.
 """
 
 from __future__ import annotations
@@ -55,6 +56,15 @@ WEBHOOK_FIELDS = (
     "webhook_response_mode",
 )
 
+# Every column's attname and default, in the order of FlowRun's positional
+# arguments (`_run_instance`).
+_RUN_FIELDS = tuple(
+    (field.attname, field.get_default) for field in FlowRun._meta.concrete_fields
+)
+_FLOW = FlowRun._meta.get_field("flow")
+_CALLED_BY = FlowRun._meta.get_field("called_by")
+_ERROR_OF = FlowRun._meta.get_field("error_of")
+
 INTERRUPTED = {
     "node_id": None,
     "code": "interrupted",
@@ -90,17 +100,22 @@ def new_run(
     with `queued_until`, a `queued` background run whose lease ends then (the
     supervisor looks at it again if no worker has taken it by that time)."""
     now = timezone.now()
-    run = FlowRun(
-        flow=flow,
+    run = _run_instance(
+        flow_id=flow.pk,
         flow_version=flow.version,
         trigger=trigger,
         input=input,
         request_meta=request_meta or {},
         delivery_id=delivery_id,
-        called_by=called_by,
-        error_of=error_of,
+        called_by_id=None if called_by is None else called_by.pk,
+        error_of_id=None if error_of is None else error_of.pk,
         created_at=now,
     )
+    _FLOW.set_cached_value(run, flow)
+    if called_by is not None:
+        _CALLED_BY.set_cached_value(run, called_by)
+    if error_of is not None:
+        _ERROR_OF.set_cached_value(run, error_of)
     if queued_until is not None:
         run.status, run.background = FlowRun.Status.QUEUED, True
         run.lease_expires_at = queued_until
@@ -108,6 +123,24 @@ def new_run(
         run.status, run.started_at, run.attempts = FlowRun.Status.RUNNING, now, 1
         run.lease_expires_at = now + timedelta(seconds=settings.RUN_LEASE_SECONDS)
     return run
+
+
+def _run_instance(**values) -> FlowRun:
+    """A new FlowRun from these values by attname, the other fields at their
+    defaults.
+
+    Built as Django builds a loaded row, every field given positionally in
+    `concrete_fields` order: `FlowRun(**values)` resolves each keyword and the
+    relation descriptors check each related instance (the database router
+    included), a third of the instance's CPU for nothing a new run needs.
+    Related instances are put in the run's cache by the caller.
+    """
+    return FlowRun(
+        *[
+            values[name] if name in values else default()
+            for name, default in _RUN_FIELDS
+        ]
+    )
 
 
 def start_run(
@@ -142,13 +175,12 @@ def insert_run(run: FlowRun, *, using=None) -> bool:
     No `save()`, so no signals; nothing listens to them.
     """
     using = using or write_alias(FlowRun)
-    table = Table.of(FlowRun, None, using)
-    sql = table.insert()
+    sql, params = _insert_whole(run, using)
     if run.delivery_id:
         # PostgreSQL and SQLite alike; the only unique index a new row (with a
         # fresh uuid) can meet is the delivery's.
         sql += " ON CONFLICT DO NOTHING"
-    if not execute(using, sql, table.values_of(run)):
+    if not execute(using, sql, params):
         return False
     run._state.adding = False
     run._state.db = using
@@ -211,6 +243,8 @@ def _fenced_update(run: FlowRun, using: str) -> tuple[str, list]:
 
 
 def _insert_whole(run: FlowRun, using: str) -> tuple[str, list]:
+    """The INSERT of `run` as it is now: on PostgreSQL its row as one JSON
+    parameter (24 parameters cost the driver ~0.1 ms of CPU to adapt)."""
     table = Table.of(FlowRun, None, using)
     if connections[using].vendor == "postgresql":
         return table.insert_from_json(), [table.json_rows([run])]
@@ -285,6 +319,26 @@ def _insert_if_flow_exists(run: FlowRun) -> int:
             return int(insert_run(run))
     except IntegrityError:  # the flow was deleted while the run ran
         return 0
+
+
+def delivery_run(flow: Flow, delivery_id: str, *, using=None) -> FlowRun | None:
+    """The run of `flow` with this delivery id, or None.
+
+    Through `raw()`, as `webhook_target`: the ORM's `filter(...).first()`
+    compiled for ~0.5 ms of CPU on every webhook that carries a delivery id
+    (a signed one, or one with an Idempotency-Key). `<> ''` names the partial
+    unique index's condition, so the index serves the query however bound.
+    """
+    using = using or router.db_for_read(FlowRun)
+    table = Table.of(FlowRun, None, using)
+    flow_column, delivery_column = table.column("flow"), table.column("delivery_id")
+    sql = (
+        f"SELECT {', '.join(table.columns)} FROM {table.name} WHERE "
+        f"{flow_column} = %s AND {delivery_column} = %s AND {delivery_column} <> ''"
+    )
+    flow_id = _FLOW.get_db_prep_value(flow.pk, table.connection)
+    query = FlowRun.objects.db_manager(using).raw(sql, [flow_id, delivery_id])
+    return next(iter(query), None)
 
 
 def exists(run: FlowRun) -> bool:

@@ -31,7 +31,7 @@ import psycopg
 from django.conf import settings
 from django.db import connections, router
 
-from flows.engine import store
+from flows.engine import plan, store
 from flows.models import Flow
 
 logger = logging.getLogger("weir.targets")
@@ -78,6 +78,9 @@ class TargetCache:
                 if self._listening and changes == self._changes:
                     if len(self._flows) >= MAX_FLOWS:
                         self._flows.clear()
+                    # Its graph's plans, made by its first runs and shared by
+                    # the copies (flows/engine/plan.py); dropped with the flow.
+                    setattr(flow, plan.PLANS, {})
                     self._flows[pk] = flow
         # A copy per request: fields loaded later, and anything a run sets on
         # its flow, stay with that request.

@@ -69,6 +69,54 @@ def test_start_run_stores_the_run_running_in_one_insert(flow):
     assert stored.started_at == stored.created_at == run.started_at
 
 
+def test_a_new_run_has_every_other_field_at_its_default(flow):
+    """`new_run` builds the instance positionally; a field added to FlowRun,
+    or its order changed, must still leave each field what Django gives it."""
+    parent = store.start_run(flow, "manual", {}, {})
+    run = store.new_run(
+        flow, "call", {"a": 1}, None, delivery_id="d1", called_by=parent
+    )
+    given = {"flow_id", "flow_version", "trigger", "input", "request_meta"}
+    given |= {"delivery_id", "called_by_id", "created_at", "id"}
+    given |= {"status", "started_at", "attempts", "lease_expires_at"}
+    django_made = FlowRun()
+
+    for field in FlowRun._meta.concrete_fields:
+        if field.attname not in given:
+            assert getattr(run, field.attname) == getattr(django_made, field.attname), (
+                field.attname
+            )
+    assert (run.flow, run.called_by, run.error_of) == (flow, parent, None)
+    assert (run.input, run.request_meta, run.delivery_id) == ({"a": 1}, {}, "d1")
+    assert run._state.adding and run.id != django_made.id
+    assert run.results is not store.new_run(flow, "call", {}, None).results
+
+
+def test_delivery_run_finds_the_flows_run_of_that_delivery_only(flow):
+    other = FlowFactory(nodes=flow.nodes, edges=[])
+    mine = store.start_run(flow, "webhook", {"a": 1}, {}, delivery_id="d-1")
+    store.start_run(other, "webhook", {}, {}, delivery_id="d-2")
+    store.start_run(flow, "webhook", {}, {})  # no delivery id
+
+    with CaptureQueriesContext(connection) as queries:
+        found = store.delivery_run(flow, "d-1")
+
+    assert len(queries) == 1
+    assert (found.pk, found.input, found.status) == (mine.pk, {"a": 1}, "running")
+    assert found.created_at == mine.created_at
+    assert store.delivery_run(flow, "d-2") is None
+    assert store.delivery_run(flow, "") is None
+    assert store.delivery_run(other, "d-2").delivery_id == "d-2"
+
+
+def test_a_delivery_is_claimed_once(flow):
+    first = store.start_run(flow, "webhook", {"a": 1}, {}, delivery_id="d-1")
+    again = store.start_run(flow, "webhook", {"a": 1}, {}, delivery_id="d-1")
+
+    assert first is not None and again is None
+    assert FlowRun.objects.filter(flow=flow, delivery_id="d-1").count() == 1
+
+
 def test_finish_run_stores_the_final_state_and_the_last_steps(flow):
     run = store.start_run(flow, "manual", {}, {})
     run.response = {"status": 201, "headers": {}, "body": "ok"}

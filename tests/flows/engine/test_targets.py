@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from flows.engine import store, targets
+from flows.engine import plan, store, targets
 from flows.models import Flow
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
@@ -62,6 +62,28 @@ def test_a_webhook_reads_its_flow_once_then_from_memory(alice, client):
         assert post(client, flow).status_code == 200
 
     assert (flow_reads(first), flow_reads(second)) == (1, 0)
+
+
+def test_a_cached_flow_is_planned_once_then_again_after_a_change(
+    alice, api, client, monkeypatch
+):
+    flow = code_flow(alice, "return 1;")
+    planned, make_plan = [], plan._plan
+    monkeypatch.setattr(
+        plan,
+        "_plan",
+        lambda flow, trigger: planned.append(trigger) or make_plan(flow, trigger),
+    )
+
+    answers = [post(client, flow).status_code for _ in range(3)]
+    assert (answers, planned) == ([200, 200, 200], ["webhook"])
+    Flow.objects.filter(pk=flow.pk).update(
+        nodes=chain(trigger(), code("c", "return 2;"))[0]
+    )
+
+    assert wait_until(lambda: not cached(flow), 2)
+    assert post(client, flow).json()["results"]["c"] == 2
+    assert planned == ["webhook", "webhook"]
 
 
 def test_new_code_saved_through_the_api_runs_on_the_next_webhook(alice, api, client):
