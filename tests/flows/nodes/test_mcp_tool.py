@@ -63,7 +63,12 @@ def test_an_unknown_tool_fails_the_node(mcp_server, allow_loopback):
     assert run.error["code"] == "tool_error"
 
 
-def test_a_slow_tool_times_out_at_timeout_ms(mcp_server, allow_loopback):
+# transactional_db: the run lasts past deferred.STORE_AFTER_SECONDS, so the lease
+# thread inserts it from its own connection, which on SQLite would wait out the busy
+# timeout (20 s) behind the test's open transaction.
+def test_a_slow_tool_times_out_at_timeout_ms(
+    mcp_server, allow_loopback, transactional_db
+):
     started = time.monotonic()
     run = run_tool(
         server_url=mcp_server, tool="slow", arguments={"seconds": 10}, timeout_ms=800
