@@ -80,8 +80,13 @@ def test_agents_nested_through_tool_flows_end_with_the_outer_run(settings, alice
     assert failed_turn.error["code"] == "timeout"
 
 
+# transactional_db: the tool's run lasts past deferred.STORE_AFTER_SECONDS, so the
+# lease thread inserts it from its own connection, which on SQLite would wait out
+# the busy timeout behind the test's open transaction and leave no row to check.
 @pytest.mark.timing
-def test_a_tool_run_gets_only_the_time_left_in_the_outer_run(settings, alice, warm):
+def test_a_tool_run_gets_only_the_time_left_in_the_outer_run(
+    settings, alice, warm, transactional_db
+):
     # 2 s of the outer run's 5 are spent when the tool starts: with the time
     # left (3 s) its 4 s delay times out; with a 5 s limit of its own it would
     # succeed. The 3 s margin absorbs a slow start of the agent node.
