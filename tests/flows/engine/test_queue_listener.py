@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 
 from flows.engine.queue_listener import LISTENER_NAME, RECONNECT_SECONDS, Wakeup
+from tests.flows.engine.conftest import timed_wait
 from tests.processes import needs_postgres
 from tests.tasks import note_pid
 
@@ -17,21 +18,6 @@ pytestmark = [
     needs_postgres,
     pytest.mark.timing,
 ]
-
-
-@pytest.fixture
-def wakeup():
-    waiting = Wakeup()
-    waiting.wait(0)  # connects and listens
-    assert waiting.listening
-    yield waiting
-    waiting.close()
-
-
-def timed_wait(wakeup, seconds) -> float:
-    started = time.monotonic()
-    wakeup.wait(seconds)
-    return time.monotonic() - started
 
 
 def cut_off_listener() -> None:

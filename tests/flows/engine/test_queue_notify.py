@@ -14,9 +14,9 @@ from django_tasks_db.models import DBTaskResult
 
 from flows.engine import enqueue_db, queue_notify
 from flows.engine.background import enqueue_run
-from flows.engine.queue_listener import Wakeup
 from flows.models import FlowRun
 from tests.factories import FlowFactory
+from tests.flows.engine.conftest import timed_wait
 from tests.processes import needs_postgres
 from tests.tasks import note_pid
 from tests.waiting import wait_until
@@ -26,15 +26,6 @@ pytestmark = [
     needs_postgres,
     pytest.mark.timing,
 ]
-
-
-@pytest.fixture
-def wakeup():
-    waiting = Wakeup()
-    waiting.wait(0)  # connects and listens
-    assert waiting.listening
-    yield waiting
-    waiting.close()
 
 
 @pytest.fixture
@@ -48,12 +39,6 @@ def notifier(monkeypatch):
 @pytest.fixture
 def flow(alice):
     return FlowFactory(created_by=alice)
-
-
-def timed_wait(wakeup, seconds) -> float:
-    started = time.monotonic()
-    wakeup.wait(seconds)
-    return time.monotonic() - started
 
 
 def in_a_thread(function, *args):
