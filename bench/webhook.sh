@@ -137,22 +137,35 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Starts a reference from npm (bench/$2.py on port $3), waiting up to $4 half seconds
+# for it to answer; sets ref_wrapper (the script's pid), ref_version and ref_pid (the
+# process whose tree's CPU is measured). $1 is its name as the script prints it.
+start_reference() {
+  local log
+  log=$(mktemp -t "weir-bench-$2.XXXXXX")
+  "$VENV_BIN/python" "bench/$2.py" "$3" >"$log" 2>&1 &
+  ref_wrapper=$!
+  for _ in $(seq "$4"); do
+    grep -q "^pid " "$log" && break
+    kill -0 "$ref_wrapper" 2>/dev/null || break
+    sleep 0.5
+  done
+  ref_version=$(sed -n "s/^$1 \([^ ]*\) answers.*/\1/p" "$log")
+  if [ -z "$ref_version" ]; then
+    kill "$ref_wrapper" 2>/dev/null || true
+    echo "$1 did not start; see $log" >&2
+    exit 1
+  fi
+  ref_pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$log")
+}
+
 node_red_version=""
 if [ "$NODE_RED" = 1 ]; then
   # The reference: Node-RED from npm, http in -> function -> http response doing
   # the same work (bench/nodered.py), started once it answers.
   echo "==> Node-RED on 127.0.0.1:$NODE_RED_PORT (npm install the first time)"
-  node_red_log=$(mktemp -t weir-bench-nodered.XXXXXX)
-  "$VENV_BIN/python" bench/nodered.py "$NODE_RED_PORT" >"$node_red_log" 2>&1 &
-  node_red=$!
-  for _ in $(seq 600); do
-    grep -q "^pid " "$node_red_log" && break
-    kill -0 "$node_red" 2>/dev/null || break
-    sleep 0.5
-  done
-  node_red_version=$(sed -n 's/^Node-RED \([^ ]*\) answers.*/\1/p' "$node_red_log")
-  [ -n "$node_red_version" ] || { echo "Node-RED did not start; see $node_red_log" >&2; exit 1; }
-  node_pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$node_red_log")
+  start_reference Node-RED nodered "$NODE_RED_PORT" 600
+  node_red=$ref_wrapper node_red_version=$ref_version node_pid=$ref_pid
 fi
 
 n8n_version=""
@@ -160,17 +173,8 @@ if [ "$N8N" = 1 ]; then
   # The other reference: n8n from npm (xlsx overridden to the registry's 0.18.5), its
   # own SQLite, Webhook -> Code node answering the Code node's JSON (bench/n8n.py).
   echo "==> n8n on 127.0.0.1:$N8N_PORT (npm install the first time: ~6 minutes)"
-  n8n_log=$(mktemp -t weir-bench-n8n.XXXXXX)
-  "$VENV_BIN/python" bench/n8n.py "$N8N_PORT" >"$n8n_log" 2>&1 &
-  n8n=$!
-  for _ in $(seq 1800); do
-    grep -q "^pid " "$n8n_log" && break
-    kill -0 "$n8n" 2>/dev/null || break
-    sleep 0.5
-  done
-  n8n_version=$(sed -n 's/^n8n \([^ ]*\) answers.*/\1/p' "$n8n_log")
-  [ -n "$n8n_version" ] || { echo "n8n did not start; see $n8n_log" >&2; exit 1; }
-  n8n_pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$n8n_log")
+  start_reference n8n n8n "$N8N_PORT" 1800
+  n8n=$ref_wrapper n8n_version=$ref_version n8n_pid=$ref_pid
 fi
 
 descendants() {  # the server's process tree: master, workers, sandbox children
