@@ -13,6 +13,7 @@
 # WORKERS (2), THREADS (4), CONCURRENCY ("16 64"), BENCH_DB (weir_bench_webhook),
 # PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_REDIS_URL
 # (redis://127.0.0.1:6379/15; empty = local-memory cache), VENV_BIN (.venv/bin),
+# FLOOR (1: also the floor views of bench/bench_urls.py, the least a webhook can do),
 # PROFILE=1 (py-spy's collapsed stacks of one worker and its sandboxes during the first
 # webhook phase, in bench/results/profile-*.raw; `pip install py-spy` first),
 # NODE_RED (1) and NODE_RED_PORT (8767): Node-RED's row (bench/nodered.py),
@@ -37,6 +38,7 @@ VENV_BIN=${VENV_BIN:-.venv/bin}
 OUT=${OUT:-bench/results}
 NODE_RED=${NODE_RED:-1}
 ASYNC=${ASYNC:-1}
+FLOOR=${FLOOR:-1}
 NODE_RED_PORT=${NODE_RED_PORT:-8767}
 node_major_minor=$(node -p 'process.versions.node.split(".").slice(0, 2).join(" ")' \
   2>/dev/null || echo "0 0")
@@ -96,6 +98,7 @@ psql_admin "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" >/dev/null
 psql_admin "CREATE DATABASE $BENCH_DB" >/dev/null
 "$VENV_BIN/python" manage.py migrate --noinput -v 0
 flow_id=$("$VENV_BIN/python" bench/webhook_setup.py)
+psql_bench "CREATE TABLE bench_floor (id uuid PRIMARY KEY, input jsonb, output jsonb)"
 webhook="$BASE/api/webhooks/$flow_id"
 
 server=""
@@ -288,6 +291,10 @@ for kind in $SERVERS; do
     fi
     run_phase "webhook ($kind)" "$webhook" "$conns"
     if [ "$ASYNC" = 1 ]; then run_phase "webhook 202 ($kind)" "$webhook" "$conns"; fi
+    if [ "$FLOOR" = 1 ]; then
+      run_phase "floor sync ($kind)" "$BASE/bench/floor-sync" "$conns"
+      run_phase "floor 202 ($kind)" "$BASE/bench/floor-202" "$conns"
+    fi
   done
   stop_server
 done
@@ -316,7 +323,7 @@ failed_runs=$(psql_bench "SELECT count(*) FROM flows_flowrun WHERE status <> 'su
   first=${SERVERS%% *}
   for kind in $SERVERS; do
     for conns in $CONCURRENCY; do
-      for endpoint in webhook "webhook 202"; do
+      for endpoint in webhook "webhook 202" "floor sync" "floor 202"; do
       w=${RPS[$endpoint ($kind)-$conns]:-}
       [ -n "$w" ] || continue
       ratio=$(awk -v w="$w" -v b="${RPS[bare ($kind)-$conns]}" 'BEGIN { printf "%.2fx", w / b }')
