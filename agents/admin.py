@@ -158,7 +158,11 @@ class AgentAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         actor = Actor.from_request(request)
         if change:
-            audit.record_updated(form.instance, actor, form.audit_before)
+            # A real change is a new version, as through the API: an API
+            # client's If-Match of the version it loaded then gets 412.
+            if audit.record_updated(form.instance, actor, form.audit_before):
+                form.instance.version += 1
+                form.instance.save(update_fields=["version"])
         else:
             audit.record_created(form.instance, actor)
 

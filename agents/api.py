@@ -208,8 +208,12 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
             serializer = self.get_serializer(agent, data=request.data, partial=True)
             serializer.is_valid(raise_exception=True)
             before = audit.snapshot(agent)
-            serializer.save(version=agent.version + 1)
-            audit.record_updated(agent, Actor.from_request(request), before)
+            serializer.save()
+            # A PATCH that changes nothing (a form saved unchanged, a retry) is
+            # no new version, so a teammate's If-Match stays good.
+            if audit.record_updated(agent, Actor.from_request(request), before):
+                agent.version += 1
+                agent.save(update_fields=["version"])
         return etagged(Response(serializer.data))
 
     def destroy(self, request, *args, **kwargs):

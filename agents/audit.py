@@ -61,11 +61,13 @@ def record_created(agent, actor: Actor) -> None:
     )
 
 
-def record_updated(agent, actor: Actor, before: dict) -> None:
-    """One `agent.updated` naming what changed; none when nothing did."""
+def record_updated(agent, actor: Actor, before: dict) -> bool:
+    """One `agent.updated` naming what changed; none when nothing did. Returns
+    whether anything changed."""
     changes = difference(before, snapshot(agent))
     if changes:
         record("agent.updated", actor, agent, changes=changes)
+    return bool(changes)
 
 
 def record_deleted(agent, actor: Actor) -> None:

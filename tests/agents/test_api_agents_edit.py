@@ -126,6 +126,32 @@ def test_patch_with_the_current_version_saves_and_bumps_it(api, alice):
     assert Agent.objects.get(pk=agent_id).system_prompt == "Be kind."
 
 
+def test_patch_that_changes_nothing_keeps_the_version(api):
+    """A save of an unchanged form (or a retried PATCH) is no new version: a
+    teammate's If-Match of the current version stays good."""
+    agent_id = create(api).json()["id"]
+
+    response = api.patch(
+        f"/api/agents/{agent_id}",
+        {"name": NEW["name"], "temperature": NEW["temperature"]},
+        format="json",
+        HTTP_IF_MATCH='"1"',
+    )
+
+    assert response.status_code == 200
+    assert response["ETag"] == '"1"'
+    assert response.json()["version"] == 1
+    assert Agent.objects.get(pk=agent_id).version == 1
+    edited = api.patch(
+        f"/api/agents/{agent_id}",
+        {"name": "Renamed"},
+        format="json",
+        HTTP_IF_MATCH='"1"',
+    )
+    assert edited.status_code == 200
+    assert edited["ETag"] == '"2"'
+
+
 def test_patch_with_a_stale_version_is_412_and_changes_nothing(api):
     agent_id = create(api).json()["id"]
     api.patch(f"/api/agents/{agent_id}", {"name": "First"}, format="json")

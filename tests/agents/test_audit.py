@@ -234,8 +234,12 @@ def test_the_admin_records_add_change_no_change_and_delete(admin_client, admin_u
     agent = Agent.objects.get(name="Helper")
     url = f"/admin/agents/agent/{agent.pk}/change/"
     assert admin_client.post(url, {**form, "tools": [str(tool.pk)]}).status_code == 302
+    # An admin's change is a new version, so an API client editing the version
+    # it loaded before gets 412 instead of saving over it.
+    assert Agent.objects.get(pk=agent.pk).version == 2
     form["tools"] = [str(tool.pk)]
     assert admin_client.post(url, form).status_code == 302  # nothing changed
+    assert Agent.objects.get(pk=agent.pk).version == 2
     delete = f"/admin/agents/agent/{agent.pk}/delete/"
     assert admin_client.post(delete, {"post": "yes"}).status_code == 302
 
