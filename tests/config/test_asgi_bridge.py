@@ -118,6 +118,25 @@ def test_repeated_cookie_headers_are_joined_as_one():
     assert app.environ["HTTP_COOKIE"] == "a=1; b=2"
 
 
+def test_a_header_spelled_with_underscores_cannot_pose_as_another():
+    # WSGI turns "-" into "_", so "X_Forwarded_For" would land on the same key
+    # as the "X-Forwarded-For" a proxy sets (and does not strip under the other
+    # spelling): behind Caddy, say, "real,spoofed" picks the spoofed address
+    # for every per-address limit. gunicorn, nginx and Django's runserver drop
+    # such headers; so does the bridge.
+    app = App()
+    headers = [
+        (b"x-forwarded-for", b"10.0.0.1"),
+        (b"x_forwarded_for", b"6.6.6.6"),
+        (b"content_type", b"text/plain"),
+    ]
+
+    serve(app, scope(headers=headers, method="GET"), [body(b"")])
+
+    assert app.environ["HTTP_X_FORWARDED_FOR"] == "10.0.0.1"
+    assert "CONTENT_TYPE" not in app.environ
+
+
 def test_a_body_over_the_limit_is_413_and_never_reaches_the_app():
     app = App()
 
