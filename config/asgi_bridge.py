@@ -176,6 +176,11 @@ def wsgi_environ(scope, body: bytes) -> dict:
         "wsgi.input_terminated": True,  # the whole body is in hand
     }
     for raw_name, raw_value in scope["headers"]:
+        if b"_" in raw_name:
+            # "X_Forwarded_For" would land on the key of the "X-Forwarded-For"
+            # a proxy set, past a proxy that strips only the dashed spelling.
+            # Dropped, as gunicorn, nginx and Django's runserver drop it.
+            continue
         name = raw_name.decode("latin-1").upper().replace("-", "_")
         value = raw_value.decode("latin-1")
         if name == "CONTENT_LENGTH":
