@@ -24,8 +24,12 @@ wait behind it. `admitted()` wraps such work:
   slow runs count against its owner's and flow's caps, so its runs go side by
   side up to the process cap instead of one by one (with caps of 1, waiting
   in turn cost a fast flow a third of its throughput and ~0.7 ms of CPU per
-  call: bench/README.md). The first run it makes slow turns it back. So slots
-  are held by what is slow, not by what is concurrent.
+  call: bench/README.md). The first run it makes slow turns it back, and it
+  stays strict for `STRICT_PER_SLOW_SECOND` times as long as that run ran
+  slow: a caller who makes a fast flow slow at will (its HTTP peer answers
+  late when asked to) can fill the process with it for one run's length, but
+  then only for about a tenth of the time, not again after one quick call. So
+  slots are held by what is slow, not by what is concurrent.
 
 Counts are per process, in memory (docs/decisions.md, "Admission control"):
 the threads being protected are the process's own, and taking or giving back a
@@ -58,6 +62,9 @@ _MILLISECONDS = 1e11
 PROCESS = "process"
 # How many lanes (flows, owners) this process remembers as fast or slow.
 LANES_KEPT = 4096
+# A lane whose run ended slow counts every run for this many seconds per second
+# that run ran past the threshold, whatever ends fast meanwhile.
+STRICT_PER_SLOW_SECOND = 10
 
 
 @dataclass(frozen=True)
@@ -100,9 +107,10 @@ class Slots:
         # key -> {ticket: monotonic moment its holder turns slow}; a key
         # disappears with its last slot.
         self._held: dict[str, dict[int, float]] = {}
-        # lane -> whether its last run here ended before it turned slow; the
-        # most recently ended last, at most LANES_KEPT of them.
-        self._fast: OrderedDict[str, bool] = OrderedDict()
+        # lane -> (whether its last run here ended before it turned slow, the
+        # monotonic moment its last slow run's penalty ends); the most recently
+        # ended last, at most LANES_KEPT of them.
+        self._fast: OrderedDict[str, tuple[bool, float]] = OrderedDict()
 
     def take(
         self, caps: list[Cap], *, slow_after: float, give_up_at: float = float("inf")
@@ -144,14 +152,22 @@ class Slots:
                 self._changed.wait(min(young_until, give_up_at) - now)
 
     def _is_fast(self, lane: str, now: float) -> bool:
-        return self._fast.get(lane, False) and all(
-            slow_at > now for slow_at in self._held.get(lane, {}).values()
+        ended_fast, strict_until = self._fast.get(lane, (False, now))
+        return (
+            ended_fast
+            and strict_until <= now
+            and all(slow_at > now for slow_at in self._held.get(lane, {}).values())
         )
 
     def give_back(self, ticket: int, caps: list[Cap]) -> None:
         lane = caps[-1].key
         with self._changed:
-            self._fast[lane] = time.monotonic() < self._held[lane][ticket]
+            now, slow_at = time.monotonic(), self._held[lane][ticket]
+            _, strict_until = self._fast.get(lane, (False, now))
+            if slow_at <= now:
+                penalty = STRICT_PER_SLOW_SECOND * (now - slow_at)
+                strict_until = max(strict_until, now + penalty)
+            self._fast[lane] = (now < slow_at, strict_until)
             self._fast.move_to_end(lane)
             if len(self._fast) > LANES_KEPT:
                 self._fast.popitem(last=False)

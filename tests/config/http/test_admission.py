@@ -357,3 +357,22 @@ def test_one_fast_call_does_not_let_a_flow_take_the_process_with_slow_runs_again
     assert waits_its_turn(slots, "a", "1")
     hold(slots, "b", "9")
     assert slots.in_use == 2
+
+
+def test_a_flow_that_ran_slow_runs_side_by_side_again_once_its_penalty_is_over(
+    monkeypatch,
+):
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    caps = caps_for("a", "1")
+    ended_fast(slots, "a", "1")
+    slow = hold(slots, "a", "1", slow_after=0.5)
+    clock.advance(2.5)  # ran 2 s past the threshold
+    slots.give_back(slow, caps)
+    ended_fast(slots, "a", "1")
+    clock.advance(2 * admission.STRICT_PER_SLOW_SECOND + 0.1)
+
+    hold(slots, "a", "1", slow_after=60)
+    hold(slots, "a", "1", slow_after=60)
+
+    assert slots.in_use == 2
