@@ -157,6 +157,56 @@ def test_a_declared_length_over_the_limit_is_413_before_reading():
     assert app.environ is None
 
 
+def test_clients_trickling_big_bodies_cannot_make_the_process_hold_more_than_its_budget():
+    # Each body is read whole before a thread takes it, so without a budget
+    # granian's 512 connections per process, each trickling a body just under
+    # the limit (5 MB by default), held 2.5 GB per process.
+    app = App()
+    bridge = BufferedWSGI(app, threads=2, max_body_bytes=1000)  # budget 16,000
+
+    async def request(chunks, finish: asyncio.Event | None = None):
+        incoming = list(chunks)
+        sent = []
+
+        async def receive():
+            if finish is not None and len(incoming) < len(chunks):
+                await finish.wait()  # a client that stops after its first chunk
+            return incoming.pop(0)
+
+        async def send(message):
+            sent.append(message)
+
+        await bridge(scope(), receive, send)
+        return sent
+
+    async def scenario():
+        finish = asyncio.Event()
+        slow = [
+            asyncio.create_task(
+                request([body(b"x" * 950, True), body(b"")], finish)
+            )
+            for _ in range(16)
+        ]
+        await asyncio.sleep(0.05)
+        refused = await request([body(b"y" * 900)])
+        finish.set()
+        served = await asyncio.gather(*slow)
+        after = await request([body(b"z" * 900)])
+        return refused, served, after
+
+    refused, served, after = run_loop(scenario())
+    bridge.pool.shutdown()
+
+    assert refused[0]["status"] == 503
+    assert ("retry-after", "1") in [
+        (name.decode(), value.decode()) for name, value in refused[0]["headers"]
+    ]
+    assert json.loads(refused[1]["body"])["error"]["code"] == "unavailable"
+    assert [sent[0]["status"] for sent in served] == [201] * 16
+    assert after[0]["status"] == 201
+    assert bridge.buffered == 0
+
+
 def test_a_client_that_leaves_mid_body_runs_nothing():
     app = App()
 
