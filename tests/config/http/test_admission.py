@@ -376,3 +376,25 @@ def test_a_flow_that_ran_slow_runs_side_by_side_again_once_its_penalty_is_over(
     hold(slots, "a", "1", slow_after=60)
 
     assert slots.in_use == 2
+
+
+def test_a_slow_burst_past_the_caps_is_not_repeated_with_another_flow_or_workspace(
+    monkeypatch, settings
+):
+    settings.SYNC_RUNS_PER_PROCESS = 2
+    settings.SYNC_RUNS_PER_OWNER = 1
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    for owner, flow in (("a", "1"), ("c", "2")):
+        ended_fast(slots, owner, flow)  # both known fast
+    burst = [hold(slots, "a", "1", slow_after=0.5) for _ in range(2)]
+    clock.advance(30)
+    for ticket in burst:
+        slots.give_back(ticket, caps_for("a", "1"))
+
+    # A caller holding a second workspace's flow in reserve meets its caps too.
+    hold(slots, "c", "2", slow_after=0.5)
+
+    assert waits_its_turn(slots, "c", "2")
+    hold(slots, "b", "9")
+    assert slots.in_use == 2
