@@ -24,12 +24,14 @@ wait behind it. `admitted()` wraps such work:
   slow runs count against its owner's and flow's caps, so its runs go side by
   side up to the process cap instead of one by one (with caps of 1, waiting
   in turn cost a fast flow a third of its throughput and ~0.7 ms of CPU per
-  call: bench/README.md). The first run it makes slow turns it back, and it
-  stays strict for `STRICT_PER_SLOW_SECOND` times as long as that run ran
-  slow: a caller who makes a fast flow slow at will (its HTTP peer answers
-  late when asked to) can fill the process with it for one run's length, but
-  then only for about a tenth of the time, not again after one quick call. So
-  slots are held by what is slow, not by what is concurrent.
+  call: bench/README.md). The first run it makes slow turns it back. A run
+  let past the owner's or flow's cap only because its lane was fast, which
+  then turns slow, makes every lane of the process count every run for
+  `STRICT_PER_SLOW_SECOND` times as long as it ran slow: a caller who makes a
+  flow slow at will (its HTTP peer answers late when asked) can fill the
+  process with it for one run's length, then only a tenth of the time, with
+  that flow or any other. So slots are held by what is slow, not by what is
+  concurrent.
 
 Counts are per process, in memory (docs/decisions.md, "Admission control"):
 the threads being protected are the process's own, and taking or giving back a
@@ -62,8 +64,8 @@ _MILLISECONDS = 1e11
 PROCESS = "process"
 # How many lanes (flows, owners) this process remembers as fast or slow.
 LANES_KEPT = 4096
-# A lane whose run ended slow counts every run for this many seconds per second
-# that run ran past the threshold, whatever ends fast meanwhile.
+# No lane counts as fast for this many seconds per second that a run let past
+# its caps (its lane was fast) ran slow: whatever ends fast meanwhile, in any lane.
 STRICT_PER_SLOW_SECOND = 10
 
 
@@ -107,10 +109,13 @@ class Slots:
         # key -> {ticket: monotonic moment its holder turns slow}; a key
         # disappears with its last slot.
         self._held: dict[str, dict[int, float]] = {}
-        # lane -> (whether its last run here ended before it turned slow, the
-        # monotonic moment its last slow run's penalty ends); the most recently
-        # ended last, at most LANES_KEPT of them.
-        self._fast: OrderedDict[str, tuple[bool, float]] = OrderedDict()
+        # lane -> whether its last run here ended before it turned slow; the
+        # most recently ended last, at most LANES_KEPT of them.
+        self._fast: OrderedDict[str, bool] = OrderedDict()
+        # Tickets admitted past a strict owner or flow cap (their lane was
+        # fast), and the monotonic moment before which no lane is fast.
+        self._waived: set[int] = set()
+        self._strict_until = 0.0
 
     def take(
         self, caps: list[Cap], *, slow_after: float, give_up_at: float = float("inf")
@@ -126,10 +131,11 @@ class Slots:
             while True:
                 now = time.monotonic()
                 fast = self._is_fast(lane, now)
-                full, counted = None, []
+                full, counted, waived = None, [], False
                 for cap in caps:
                     counted = list(self._held.get(cap.key, {}).values())
                     if fast and cap.what is not None:
+                        waived = waived or len(counted) >= cap.limit
                         counted = [slow_at for slow_at in counted if slow_at <= now]
                     if len(counted) >= cap.limit:
                         full = cap
@@ -138,6 +144,8 @@ class Slots:
                     ticket = next(self._tickets)
                     for cap in caps:
                         self._held.setdefault(cap.key, {})[ticket] = now + slow_after
+                    if waived:
+                        self._waived.add(ticket)
                     return ticket
                 # The youngest counted holder turns slow last: wait for it at
                 # most. (A cap of 0 has no holder to wait for.)
@@ -152,10 +160,9 @@ class Slots:
                 self._changed.wait(min(young_until, give_up_at) - now)
 
     def _is_fast(self, lane: str, now: float) -> bool:
-        ended_fast, strict_until = self._fast.get(lane, (False, now))
         return (
-            ended_fast
-            and strict_until <= now
+            self._strict_until <= now
+            and self._fast.get(lane, False)
             and all(slow_at > now for slow_at in self._held.get(lane, {}).values())
         )
 
@@ -163,11 +170,12 @@ class Slots:
         lane = caps[-1].key
         with self._changed:
             now, slow_at = time.monotonic(), self._held[lane][ticket]
-            _, strict_until = self._fast.get(lane, (False, now))
-            if slow_at <= now:
-                penalty = STRICT_PER_SLOW_SECOND * (now - slow_at)
-                strict_until = max(strict_until, now + penalty)
-            self._fast[lane] = (now < slow_at, strict_until)
+            self._fast[lane] = now < slow_at
+            if ticket in self._waived:
+                self._waived.discard(ticket)
+                if slow_at <= now:
+                    penalty = STRICT_PER_SLOW_SECOND * (now - slow_at)
+                    self._strict_until = max(self._strict_until, now + penalty)
             self._fast.move_to_end(lane)
             if len(self._fast) > LANES_KEPT:
                 self._fast.popitem(last=False)

@@ -366,9 +366,10 @@ def test_a_flow_that_ran_slow_runs_side_by_side_again_once_its_penalty_is_over(
     slots = Slots()
     caps = caps_for("a", "1")
     ended_fast(slots, "a", "1")
-    slow = hold(slots, "a", "1", slow_after=0.5)
+    burst = [hold(slots, "a", "1", slow_after=0.5) for _ in range(2)]
     clock.advance(2.5)  # ran 2 s past the threshold
-    slots.give_back(slow, caps)
+    for ticket in burst:
+        slots.give_back(ticket, caps)
     ended_fast(slots, "a", "1")
     clock.advance(2 * admission.STRICT_PER_SLOW_SECOND + 0.1)
 
@@ -397,4 +398,19 @@ def test_a_slow_burst_past_the_caps_is_not_repeated_with_another_flow_or_workspa
 
     assert waits_its_turn(slots, "c", "2")
     hold(slots, "b", "9")
+    assert slots.in_use == 2
+
+
+def test_a_slow_run_within_its_caps_leaves_other_fast_flows_side_by_side(monkeypatch):
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    ended_fast(slots, "a", "1")
+    ended_fast(slots, "b", "2")
+    slow = hold(slots, "a", "1", slow_after=0.5)  # its flow's one slot: no waiver
+    clock.advance(30)
+    slots.give_back(slow, caps_for("a", "1"))
+
+    hold(slots, "b", "2", slow_after=60)
+    hold(slots, "b", "2", slow_after=60)
+
     assert slots.in_use == 2
