@@ -157,7 +157,7 @@ def test_a_declared_length_over_the_limit_is_413_before_reading():
     assert app.environ is None
 
 
-def test_clients_trickling_big_bodies_cannot_make_the_process_hold_more_than_its_budget():
+def test_clients_trickling_big_bodies_cannot_make_a_process_hold_past_its_budget():
     # Each body is read whole before a thread takes it, so without a budget
     # granian's 512 connections per process, each trickling a body just under
     # the limit (5 MB by default), held 2.5 GB per process.
@@ -182,9 +182,7 @@ def test_clients_trickling_big_bodies_cannot_make_the_process_hold_more_than_its
     async def scenario():
         finish = asyncio.Event()
         slow = [
-            asyncio.create_task(
-                request([body(b"x" * 950, True), body(b"")], finish)
-            )
+            asyncio.create_task(request([body(b"x" * 950, True), body(b"")], finish))
             for _ in range(16)
         ]
         await asyncio.sleep(0.05)
