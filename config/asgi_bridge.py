@@ -42,16 +42,44 @@ TOO_LARGE = json.dumps(
 ).encode()
 
 
+BUSY = json.dumps(
+    {
+        "error": {
+            "code": "unavailable",
+            "message": "The server is reading as many request bodies as it can "
+            "hold; try again shortly.",
+        }
+    }
+).encode()
+
+
 class ClientLeft(Exception):
     """The client closed the connection before its request was whole."""
+
+
+class BuffersFull(Exception):
+    """Reading this body would take the process past `max_buffered_bytes`."""
 
 
 class BufferedWSGI:
     """An ASGI application running `wsgi_app` on a pool of `threads` threads."""
 
-    def __init__(self, wsgi_app: Callable, *, threads: int, max_body_bytes: int):
+    def __init__(
+        self,
+        wsgi_app: Callable,
+        *,
+        threads: int,
+        max_body_bytes: int,
+        max_buffered_bytes: int | None = None,
+    ):
         self.wsgi_app = wsgi_app
         self.max_body_bytes = max_body_bytes
+        # The bodies of every request in hand together (being read, waiting for
+        # a thread, running): without a bound, clients trickling bodies just
+        # under the limit on the server's 512 connections per process held
+        # gigabytes. Counted on the event loop only, so no lock.
+        self.max_buffered_bytes = max_buffered_bytes or 16 * max_body_bytes
+        self.buffered = 0
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="weir-web")
 
     async def __call__(self, scope, receive, send) -> None:
@@ -60,10 +88,21 @@ class BufferedWSGI:
             return
         if scope["type"] != "http":
             return  # no websockets: the server answers 403
+        held = [0]  # this request's bytes in `self.buffered`
         try:
-            body = await self._read_body(scope, receive)
+            await self._serve(scope, receive, send, held)
+        finally:
+            self.buffered -= held[0]
+
+    async def _serve(self, scope, receive, send, held: list[int]) -> None:
+        try:
+            body = await self._read_body(scope, receive, held)
         except ClientLeft:
             return  # nothing to answer, and nothing was run
+        except BuffersFull:
+            headers = [(b"content-type", b"application/json"), (b"retry-after", b"1")]
+            await _answer(send, 503, headers, BUSY)
+            return
         if body is None:
             await _answer(
                 send, 413, [(b"content-type", b"application/json")], TOO_LARGE
@@ -78,8 +117,9 @@ class BufferedWSGI:
         if status is not None:  # else the thread sent it, piece by piece
             await _answer(send, status, headers, rest)
 
-    async def _read_body(self, scope, receive) -> bytes | None:
-        """The whole body, or None when it is larger than allowed."""
+    async def _read_body(self, scope, receive, held: list[int]) -> bytes | None:
+        """The whole body, or None when it is larger than allowed; each chunk
+        counted in `held` and `self.buffered` (BuffersFull past the budget)."""
         for name, value in scope["headers"]:
             if (
                 name == b"content-length"
@@ -96,6 +136,10 @@ class BufferedWSGI:
             size += len(chunk)
             if size > self.max_body_bytes:
                 return None
+            if self.buffered + len(chunk) > self.max_buffered_bytes:
+                raise BuffersFull
+            self.buffered += len(chunk)
+            held[0] += len(chunk)
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -176,6 +220,11 @@ def wsgi_environ(scope, body: bytes) -> dict:
         "wsgi.input_terminated": True,  # the whole body is in hand
     }
     for raw_name, raw_value in scope["headers"]:
+        if b"_" in raw_name:
+            # "X_Forwarded_For" would land on the key of the "X-Forwarded-For"
+            # a proxy set, past a proxy that strips only the dashed spelling.
+            # Dropped, as gunicorn, nginx and Django's runserver drop it.
+            continue
         name = raw_name.decode("latin-1").upper().replace("-", "_")
         value = raw_value.decode("latin-1")
         if name == "CONTENT_LENGTH":

@@ -24,8 +24,14 @@ wait behind it. `admitted()` wraps such work:
   slow runs count against its owner's and flow's caps, so its runs go side by
   side up to the process cap instead of one by one (with caps of 1, waiting
   in turn cost a fast flow a third of its throughput and ~0.7 ms of CPU per
-  call: bench/README.md). The first run it makes slow turns it back. So slots
-  are held by what is slow, not by what is concurrent.
+  call: bench/README.md). The first run it makes slow turns it back. A run
+  let past the owner's or flow's cap only because its lane was fast, which
+  then turns slow, makes every lane of the process count every run for
+  `STRICT_PER_SLOW_SECOND` times as long as it ran slow: a caller who makes a
+  flow slow at will (its HTTP peer answers late when asked) can fill the
+  process with it for one run's length, then only a tenth of the time, with
+  that flow or any other. So slots are held by what is slow, not by what is
+  concurrent.
 
 Counts are per process, in memory (docs/decisions.md, "Admission control"):
 the threads being protected are the process's own, and taking or giving back a
@@ -58,6 +64,9 @@ _MILLISECONDS = 1e11
 PROCESS = "process"
 # How many lanes (flows, owners) this process remembers as fast or slow.
 LANES_KEPT = 4096
+# No lane counts as fast for this many seconds per second that a run let past
+# its caps (its lane was fast) ran slow: whatever ends fast meanwhile, in any lane.
+STRICT_PER_SLOW_SECOND = 10
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,10 @@ class Slots:
         # lane -> whether its last run here ended before it turned slow; the
         # most recently ended last, at most LANES_KEPT of them.
         self._fast: OrderedDict[str, bool] = OrderedDict()
+        # Tickets admitted past a strict owner or flow cap (their lane was
+        # fast), and the monotonic moment before which no lane is fast.
+        self._waived: set[int] = set()
+        self._strict_until = 0.0
 
     def take(
         self, caps: list[Cap], *, slow_after: float, give_up_at: float = float("inf")
@@ -118,10 +131,11 @@ class Slots:
             while True:
                 now = time.monotonic()
                 fast = self._is_fast(lane, now)
-                full, counted = None, []
+                full, counted, waived = None, [], False
                 for cap in caps:
                     counted = list(self._held.get(cap.key, {}).values())
                     if fast and cap.what is not None:
+                        waived = waived or len(counted) >= cap.limit
                         counted = [slow_at for slow_at in counted if slow_at <= now]
                     if len(counted) >= cap.limit:
                         full = cap
@@ -130,6 +144,8 @@ class Slots:
                     ticket = next(self._tickets)
                     for cap in caps:
                         self._held.setdefault(cap.key, {})[ticket] = now + slow_after
+                    if waived:
+                        self._waived.add(ticket)
                     return ticket
                 # The youngest counted holder turns slow last: wait for it at
                 # most. (A cap of 0 has no holder to wait for.)
@@ -144,14 +160,22 @@ class Slots:
                 self._changed.wait(min(young_until, give_up_at) - now)
 
     def _is_fast(self, lane: str, now: float) -> bool:
-        return self._fast.get(lane, False) and all(
-            slow_at > now for slow_at in self._held.get(lane, {}).values()
+        return (
+            self._strict_until <= now
+            and self._fast.get(lane, False)
+            and all(slow_at > now for slow_at in self._held.get(lane, {}).values())
         )
 
     def give_back(self, ticket: int, caps: list[Cap]) -> None:
         lane = caps[-1].key
         with self._changed:
-            self._fast[lane] = time.monotonic() < self._held[lane][ticket]
+            now, slow_at = time.monotonic(), self._held[lane][ticket]
+            self._fast[lane] = now < slow_at
+            if ticket in self._waived:
+                self._waived.discard(ticket)
+                if slow_at <= now:
+                    penalty = STRICT_PER_SLOW_SECOND * (now - slow_at)
+                    self._strict_until = max(self._strict_until, now + penalty)
             self._fast.move_to_end(lane)
             if len(self._fast) > LANES_KEPT:
                 self._fast.popitem(last=False)

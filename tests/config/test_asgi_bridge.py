@@ -118,6 +118,25 @@ def test_repeated_cookie_headers_are_joined_as_one():
     assert app.environ["HTTP_COOKIE"] == "a=1; b=2"
 
 
+def test_a_header_spelled_with_underscores_cannot_pose_as_another():
+    # WSGI turns "-" into "_", so "X_Forwarded_For" would land on the same key
+    # as the "X-Forwarded-For" a proxy sets (and does not strip under the other
+    # spelling): behind Caddy, say, "real,spoofed" picks the spoofed address
+    # for every per-address limit. gunicorn, nginx and Django's runserver drop
+    # such headers; so does the bridge.
+    app = App()
+    headers = [
+        (b"x-forwarded-for", b"10.0.0.1"),
+        (b"x_forwarded_for", b"6.6.6.6"),
+        (b"content_type", b"text/plain"),
+    ]
+
+    serve(app, scope(headers=headers, method="GET"), [body(b"")])
+
+    assert app.environ["HTTP_X_FORWARDED_FOR"] == "10.0.0.1"
+    assert "CONTENT_TYPE" not in app.environ
+
+
 def test_a_body_over_the_limit_is_413_and_never_reaches_the_app():
     app = App()
 
@@ -136,6 +155,54 @@ def test_a_declared_length_over_the_limit_is_413_before_reading():
 
     assert sent[0]["status"] == 413
     assert app.environ is None
+
+
+def test_clients_trickling_big_bodies_cannot_make_a_process_hold_past_its_budget():
+    # Each body is read whole before a thread takes it, so without a budget
+    # granian's 512 connections per process, each trickling a body just under
+    # the limit (5 MB by default), held 2.5 GB per process.
+    app = App()
+    bridge = BufferedWSGI(app, threads=2, max_body_bytes=1000)  # budget 16,000
+
+    async def request(chunks, finish: asyncio.Event | None = None):
+        incoming = list(chunks)
+        sent = []
+
+        async def receive():
+            if finish is not None and len(incoming) < len(chunks):
+                await finish.wait()  # a client that stops after its first chunk
+            return incoming.pop(0)
+
+        async def send(message):
+            sent.append(message)
+
+        await bridge(scope(), receive, send)
+        return sent
+
+    async def scenario():
+        finish = asyncio.Event()
+        slow = [
+            asyncio.create_task(request([body(b"x" * 950, True), body(b"")], finish))
+            for _ in range(16)
+        ]
+        await asyncio.sleep(0.05)
+        refused = await request([body(b"y" * 900)])
+        finish.set()
+        served = await asyncio.gather(*slow)
+        after = await request([body(b"z" * 900)])
+        return refused, served, after
+
+    refused, served, after = run_loop(scenario())
+    bridge.pool.shutdown()
+
+    assert refused[0]["status"] == 503
+    assert ("retry-after", "1") in [
+        (name.decode(), value.decode()) for name, value in refused[0]["headers"]
+    ]
+    assert json.loads(refused[1]["body"])["error"]["code"] == "unavailable"
+    assert [sent[0]["status"] for sent in served] == [201] * 16
+    assert after[0]["status"] == 201
+    assert bridge.buffered == 0
 
 
 def test_a_client_that_leaves_mid_body_runs_nothing():

@@ -312,3 +312,105 @@ def test_the_process_remembers_a_bounded_number_of_flows(monkeypatch, settings):
 
     assert slots.in_use == 3
     assert waits_its_turn(slots, "b", "1")  # forgotten: as if never seen
+
+
+class Clock:
+    """The admission module's monotonic clock, `offset` seconds ahead of the real
+    one (waits still run on the real clock)."""
+
+    def __init__(self, monkeypatch):
+        self.offset = 0.0
+        real = time.monotonic
+        fake = type("FakeTime", (), {})()
+        fake.monotonic = lambda: real() + self.offset
+        fake.time = time.time
+        monkeypatch.setattr(admission, "time", fake)
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+def test_one_fast_call_does_not_let_a_flow_take_the_process_with_slow_runs_again(
+    monkeypatch, settings
+):
+    # The default caps with 4 threads: 2 per process, 1 per workspace and flow.
+    settings.SYNC_RUNS_PER_PROCESS = 2
+    settings.SYNC_RUNS_PER_OWNER = 1
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    caps = caps_for("a", "1")
+    # The documented hole: a flow known fast whose calls turn slow holds the
+    # whole process (every other workspace gets 503) for one run's length.
+    ended_fast(slots, "a", "1")
+    burst = [hold(slots, "a", "1", slow_after=0.5) for _ in range(2)]
+    clock.advance(30)  # both ran to the run timeout
+    with pytest.raises(Unavailable):
+        hold(slots, "b", "9")
+    for ticket in burst:
+        slots.give_back(ticket, caps)
+
+    # The caller re-arms the flow with one quick call and sends the next burst:
+    # it meets the flow's cap, and another workspace still finds a slot.
+    ended_fast(slots, "a", "1")
+    hold(slots, "a", "1", slow_after=0.5)
+
+    assert waits_its_turn(slots, "a", "1")
+    hold(slots, "b", "9")
+    assert slots.in_use == 2
+
+
+def test_a_flow_that_ran_slow_runs_side_by_side_again_once_its_penalty_is_over(
+    monkeypatch,
+):
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    caps = caps_for("a", "1")
+    ended_fast(slots, "a", "1")
+    burst = [hold(slots, "a", "1", slow_after=0.5) for _ in range(2)]
+    clock.advance(2.5)  # ran 2 s past the threshold
+    for ticket in burst:
+        slots.give_back(ticket, caps)
+    ended_fast(slots, "a", "1")
+    clock.advance(2 * admission.STRICT_PER_SLOW_SECOND + 0.1)
+
+    hold(slots, "a", "1", slow_after=60)
+    hold(slots, "a", "1", slow_after=60)
+
+    assert slots.in_use == 2
+
+
+def test_a_slow_burst_past_the_caps_is_not_repeated_with_another_flow_or_workspace(
+    monkeypatch, settings
+):
+    settings.SYNC_RUNS_PER_PROCESS = 2
+    settings.SYNC_RUNS_PER_OWNER = 1
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    for owner, flow in (("a", "1"), ("c", "2")):
+        ended_fast(slots, owner, flow)  # both known fast
+    burst = [hold(slots, "a", "1", slow_after=0.5) for _ in range(2)]
+    clock.advance(30)
+    for ticket in burst:
+        slots.give_back(ticket, caps_for("a", "1"))
+
+    # A caller holding a second workspace's flow in reserve meets its caps too.
+    hold(slots, "c", "2", slow_after=0.5)
+
+    assert waits_its_turn(slots, "c", "2")
+    hold(slots, "b", "9")
+    assert slots.in_use == 2
+
+
+def test_a_slow_run_within_its_caps_leaves_other_fast_flows_side_by_side(monkeypatch):
+    clock = Clock(monkeypatch)
+    slots = Slots()
+    ended_fast(slots, "a", "1")
+    ended_fast(slots, "b", "2")
+    slow = hold(slots, "a", "1", slow_after=0.5)  # its flow's one slot: no waiver
+    clock.advance(30)
+    slots.give_back(slow, caps_for("a", "1"))
+
+    hold(slots, "b", "2", slow_after=60)
+    hold(slots, "b", "2", slow_after=60)
+
+    assert slots.in_use == 2
