@@ -67,6 +67,15 @@ LANES_KEPT = 4096
 # No lane counts as fast for this many seconds per second that a run let past
 # its caps (its lane was fast) ran slow: whatever ends fast meanwhile, in any lane.
 STRICT_PER_SLOW_SECOND = 10
+# How long a caller that fits, but is not next in line, waits before checking
+# again in case the one in line no longer fits.
+TURN_CHECK_SECONDS = 0.005
+
+
+@dataclass(frozen=True, eq=False)
+class _Waiter:
+    arrival: int
+    caps: list[Cap]
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,9 @@ class Slots:
         # fast), and the monotonic moment before which no lane is fast.
         self._waived: set[int] = set()
         self._strict_until = 0.0
+        # The callers in take(), in the order they came.
+        self._arrivals = itertools.count()
+        self._waiting: list[_Waiter] = []
 
     def take(
         self, caps: list[Cap], *, slow_after: float, give_up_at: float = float("inf")
@@ -124,40 +136,77 @@ class Slots:
 
         Waits while a full cap has a counted holder that is still young; raises
         the cap's refusal once all its counted holders are slow, or 503 at
-        `give_up_at` (monotonic). Takes nothing when it raises.
+        `give_up_at` (monotonic). Takes nothing when it raises. When several
+        waiting callers fit, the one whose owner holds the fewest slots goes
+        first, then the one that waited longest (`_next_in_line`).
         """
-        lane = caps[-1].key
+        me = _Waiter(next(self._arrivals), caps)
         with self._changed:
-            while True:
-                now = time.monotonic()
-                fast = self._is_fast(lane, now)
-                full, counted, waived = None, [], False
-                for cap in caps:
-                    counted = list(self._held.get(cap.key, {}).values())
-                    if fast and cap.what is not None:
-                        waived = waived or len(counted) >= cap.limit
-                        counted = [slow_at for slow_at in counted if slow_at <= now]
-                    if len(counted) >= cap.limit:
-                        full = cap
-                        break
-                if full is None:
-                    ticket = next(self._tickets)
-                    for cap in caps:
-                        self._held.setdefault(cap.key, {})[ticket] = now + slow_after
-                    if waived:
-                        self._waived.add(ticket)
-                    return ticket
+            self._waiting.append(me)
+            try:
+                return self._take_in_turn(me, slow_after, give_up_at)
+            finally:
+                self._waiting.remove(me)
+                if self._waiting:  # a slot taken or a turn given up: re-check
+                    self._changed.notify_all()
+
+    def _take_in_turn(self, me: _Waiter, slow_after: float, give_up_at: float) -> int:
+        while True:
+            now = time.monotonic()
+            full, counted, waived = self._fit(me.caps, now)
+            alone = len(self._waiting) == 1
+            if full is None and (alone or self._next_in_line(now) is me):
+                ticket = next(self._tickets)
+                for cap in me.caps:
+                    self._held.setdefault(cap.key, {})[ticket] = now + slow_after
+                if waived:
+                    self._waived.add(ticket)
+                return ticket
+            if full is not None:
                 # The youngest counted holder turns slow last: wait for it at
                 # most. (A cap of 0 has no holder to wait for.)
                 young_until = max(counted, default=now)
                 if young_until <= now:
                     raise full.refusal()
-                if give_up_at <= now:
-                    raise Unavailable(
-                        settings.ADMISSION_RETRY_AFTER_SECONDS,
-                        "The request waited too long for a free slot; try again.",
-                    )
+            if give_up_at <= now:
+                raise Unavailable(
+                    settings.ADMISSION_RETRY_AFTER_SECONDS,
+                    "The request waited too long for a free slot; try again.",
+                )
+            if full is None:
+                # Another waiting caller goes first; it takes its slot and wakes
+                # the rest (the short wait only covers a lane that turned slow
+                # between its check and ours).
+                self._changed.notify_all()
+                self._changed.wait(min(TURN_CHECK_SECONDS, give_up_at - now))
+            else:
                 self._changed.wait(min(young_until, give_up_at) - now)
+
+    def _fit(self, caps: list[Cap], now: float) -> tuple[Cap | None, list, bool]:
+        """The first of `caps` that is full now (None: all have room), the
+        moments its counted holders turn slow, and whether a fast lane lets
+        the work past an owner's or flow's cap its holders fill."""
+        fast = self._is_fast(caps[-1].key, now)
+        waived = False
+        for cap in caps:
+            counted = list(self._held.get(cap.key, {}).values())
+            if fast and cap.what is not None:
+                waived = waived or len(counted) >= cap.limit
+                counted = [slow_at for slow_at in counted if slow_at <= now]
+            if len(counted) >= cap.limit:
+                return cap, counted, waived
+        return None, [], waived
+
+    def _next_in_line(self, now: float) -> _Waiter | None:
+        """Of the waiting callers that fit now, the one whose owner holds the
+        fewest slots, then the earliest: a flood of one workspace's calls
+        waits behind its own runs, not in front of another's."""
+        fitting = [w for w in self._waiting if self._fit(w.caps, now)[0] is None]
+        return min(
+            fitting,
+            key=lambda w: (len(self._held.get(w.caps[1].key, ())), w.arrival),
+            default=None,
+        )
 
     def _is_fast(self, lane: str, now: float) -> bool:
         return (

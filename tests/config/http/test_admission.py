@@ -414,3 +414,37 @@ def test_a_slow_run_within_its_caps_leaves_other_fast_flows_side_by_side(monkeyp
     hold(slots, "b", "2", slow_after=60)
 
     assert slots.in_use == 2
+
+
+
+def test_a_freed_slot_goes_to_the_waiting_owner_holding_fewest_not_the_flood():
+    """One workspace's fast flow fills the process and queues more callers behind
+    it; another workspace's caller, arriving last, gets the next free slot: a
+    flood waits behind its own runs, not in front of everyone else's."""
+    slots = Slots()
+    ended_fast(slots, "flood", "f")
+    flood = caps_for("flood", "f")
+    held = [slots.take(flood, slow_after=60) for _ in range(3)]  # the process cap
+    admitted_in_order: list[str] = []
+
+    def caller(owner, flow):
+        caps = caps_for(owner, flow)
+        ticket = slots.take(caps, slow_after=60, give_up_at=time.monotonic() + 5)
+        admitted_in_order.append(owner)
+        slots.give_back(ticket, caps)  # a run of no time at all
+
+    callers = [threading.Thread(target=caller, args=("flood", "f")) for _ in range(6)]
+    callers.append(threading.Thread(target=caller, args=("other", "g")))
+    for thread in callers:
+        thread.start()
+        time.sleep(0.02)  # each waits before the next arrives: the other one last
+
+    slots.give_back(held.pop(), flood)
+    time.sleep(0.2)  # the one free slot is taken
+    for ticket in held:
+        slots.give_back(ticket, flood)
+    for thread in callers:
+        thread.join(5)
+
+    assert admitted_in_order[0] == "other"
+    assert sorted(admitted_in_order) == ["flood"] * 6 + ["other"]
