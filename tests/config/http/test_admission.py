@@ -416,7 +416,6 @@ def test_a_slow_run_within_its_caps_leaves_other_fast_flows_side_by_side(monkeyp
     assert slots.in_use == 2
 
 
-
 def test_a_freed_slot_goes_to_the_waiting_owner_holding_fewest_not_the_flood():
     """One workspace's fast flow fills the process and queues more callers behind
     it; another workspace's caller, arriving last, gets the next free slot: a
