@@ -117,7 +117,12 @@ def test_exponential_backoff_doubles_the_delay_up_to_a_minute():
     assert RetryPolicy(delay_ms=250).delay_after(4) == 0.25
 
 
-def test_a_run_cancelled_while_its_node_waits_to_retry_stops_waiting(monkeypatch):
+# transactional_db: the run lasts past deferred.STORE_AFTER_SECONDS, so the lease
+# thread stores it; on SQLite that insert waited out the busy timeout (20 s)
+# behind the test's own open transaction.
+def test_a_run_cancelled_while_its_node_waits_to_retry_stops_waiting(
+    monkeypatch, transactional_db
+):
     """The lease thread notes a cancel a moment after the first attempt failed;
     the run ends `cancelled` then, not after its 3 s waits."""
     from flows.engine import lease
