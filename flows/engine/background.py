@@ -81,12 +81,13 @@ def enqueue_run(
     again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
     the flow, raises `deliveries.DeliveryExists` with that delivery's run.
     """
-    if enqueue_db.enqueues_in_the_database(execute_run):
+    backend = enqueue_db.database_backend(execute_run)
+    if backend is not None:
         # One statement for the run and its task, the delivery id's claim included.
         run = _queued(
             flow, input, trigger, request_meta, delivery_id, error_of, called_by
         )
-        if not enqueue_db.insert_run_and_task(run, execute_run, str(run.id)):
+        if not enqueue_db.insert_run_and_task(run, backend, execute_run, str(run.id)):
             existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id)
             raise DeliveryExists(existing.first())
         return run

@@ -6,6 +6,7 @@ import json
 import uuid
 
 import pytest
+from django.http import JsonResponse
 from django.test import RequestFactory
 
 from config.http.respond_async import accepted, prefers_async
@@ -46,3 +47,13 @@ def test_the_202_without_a_location_has_no_location_header():
     response = accepted(uuid.uuid4(), "queued")
 
     assert "Location" not in response
+
+
+def test_the_202_body_and_type_are_what_a_json_response_would_send():
+    run_id = uuid.uuid4()
+
+    ours = accepted(run_id, "queued")
+    django_s = JsonResponse({"run_id": str(run_id), "status": "queued"}, status=202)
+
+    assert ours.content == django_s.content
+    assert ours["Content-Type"] == django_s["Content-Type"]

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django_tasks.exceptions import InvalidTaskError
 from django_tasks_db.compat import task_enqueued
 from django_tasks_db.models import DBTaskResult
 
-from flows.engine import background
+from flows.engine import background, enqueue_db, sql
 from flows.engine.background import enqueue_run, execute_run
 from flows.models import FlowRun
 from tests.factories import FlowFactory
@@ -129,3 +132,24 @@ def test_the_enqueued_signal_carries_the_result_the_engine_would_send(flow):
     assert sender is type(theirs.task.get_backend())
     for name in RESULT_FIELDS:
         assert getattr(ours, name) == getattr(theirs, name), name
+
+
+def test_the_task_row_sent_as_json_has_every_column_the_table_writes(flow):
+    # A column django-tasks-db adds must not be left to the database's default.
+    run = enqueue_run(flow, {"n": 4}, FlowRun.Trigger.WEBHOOK)
+    row = DBTaskResult.objects.get()
+    tasks = sql.Table.of(DBTaskResult, None, "default")
+
+    assert json.loads(enqueue_db.task_json(row)) == json.loads(tasks.json_rows([row]))
+    assert row.args_kwargs["args"] == [str(run.pk)]
+
+
+def test_a_backend_made_anew_checks_the_task_again(flow, settings):
+    enqueue_run(flow, {"n": 5}, FlowRun.Trigger.WEBHOOK)  # checked once, and kept
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["other"]}
+    }
+
+    with pytest.raises(InvalidTaskError):
+        enqueue_run(flow, {"n": 6}, FlowRun.Trigger.WEBHOOK)
+    assert FlowRun.objects.filter(flow=flow).count() == 1
