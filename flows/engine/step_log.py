@@ -23,7 +23,7 @@ STEP_FLUSH_SECONDS = 1.0
 
 
 class StepLog:
-    """Needs `run`, `steps`, `flushed`, `last_flush`, `step_by_step`,
+    """Needs `run`, `key`, `steps`, `flushed`, `last_flush`, `step_by_step`,
     `redactor` and `budget` (Execution's)."""
 
     def record(
@@ -48,7 +48,7 @@ class StepLog:
         logs = self.budget.within_log_budget(logs)
         self.steps.append(
             {
-                "run_id": self.run.id,
+                "run_id": self.key,
                 "position": len(self.steps),
                 "node_id": node["id"],
                 "node_type": node.get("type", ""),
