@@ -45,7 +45,8 @@ class StepLog:
             logs.append(note)
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
-        logs = self.budget.within_log_budget(logs)
+        if logs:  # nothing to fit otherwise
+            logs = self.budget.within_log_budget(logs)
         self.steps.append(
             {
                 "run_id": self.key,
