@@ -37,7 +37,7 @@ from django.utils import timezone
 from flows.credentials.resolve import RunSecrets
 from flows.engine import deferred, lease, store, waits
 from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
-from flows.engine.budget import RunBudget
+from flows.engine.budget import RunBudget, json_text
 from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
 from flows.engine.logged import logged_as_node, logged_as_run
@@ -313,6 +313,21 @@ class Execution(FinalWrite, StepLog):
         return state.get("attempts", []) if state.get("node_id") == node_id else []
 
     def checked_output(self, output: Any) -> Any:
+        """The output as stored: redacted, and checked within the run's budget.
+
+        While the run has opened no credential, only the registered token
+        shapes can need redacting, and they are looked for in the JSON text
+        the budget measures (their prefix and characters read the same in any
+        JSON text of the value), so the output is encoded once, not twice.
+        """
+        if not self.redactor:
+            try:
+                text = json_text(output)
+            except (TypeError, ValueError, RecursionError):
+                text = None  # not JSON: the checks below say why
+            if text is not None and self.redactor.redact(text) is text:
+                self.budget.check_output(output, text)
+                return output
         output = self.redactor.redact(output)
         self.budget.check_output(output)
         return output
