@@ -22,7 +22,6 @@ from typing import Any
 from flows.credentials.redact import redact_shapes
 from flows.engine import lease
 from flows.engine.plan import PlannedNode
-from flows.graph.retry import policy_of
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
 from flows.nodes.errors import FlowControl
@@ -101,7 +100,7 @@ def attempt_node(
     wait raises `RequeueForRetry` instead of sleeping.
     """
     node_id = planned.node["id"]
-    policy = policy_of(planned.node)
+    policy = planned.policy
     attempts: list[dict] = list(prior)
     while True:
         clock = time.perf_counter()
@@ -139,10 +138,10 @@ def attempt_node(
                 continue
             kept = attempts if policy.max_attempts > 1 else []
             return Outcome(failure=failure, error=error, attempts=kept)
+        if policy.max_attempts == 1:
+            return Outcome(output=output)  # no attempts kept for one
         attempts.append(_attempt(len(attempts) + 1, clock))
-        return Outcome(
-            output=output, attempts=attempts if policy.max_attempts > 1 else []
-        )
+        return Outcome(output=output, attempts=attempts)
 
 
 def _cancelled_during(run: FlowRun, wait: float) -> bool:

@@ -30,10 +30,14 @@ class RunBudget:
         self.result_bytes = 0
         self.log_chars = 0
 
-    def check_output(self, output: Any) -> None:
-        """Fail the node (`invalid_output`, `output_too_large`) unless storable."""
+    def check_output(self, output: Any, text: str | None = None) -> None:
+        """Fail the node (`invalid_output`, `output_too_large`) unless storable.
+
+        `text`: the output's `json_text`, when the caller has made it already.
+        """
         try:
-            text = json_text(output)
+            if text is None:
+                text = json_text(output)
         except RecursionError:
             raise NodeError(
                 "invalid_output",

@@ -17,7 +17,7 @@ def logged_as_run(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with log_context.bound(run_id=self.run.id, flow_id=self.flow.id):
+        with log_context.bound(run_id=self.key, flow_id=self.flow.id):
             return method(self, *args, **kwargs)
 
     return wrapper

@@ -17,6 +17,7 @@ from typing import Any
 
 from flows.credentials.resolve import mentions_secrets
 from flows.graph import ERROR_HANDLE, reachable_from_triggers, topological_order
+from flows.graph.retry import RetryPolicy, policy_of
 from flows.models import Flow, FlowRun
 from flows.nodes import NodeKind, get_kind
 
@@ -63,6 +64,10 @@ class PlannedNode:
     skip_error: dict | None = None  # why it is skipped whatever happens
     # Its data mentions `secrets`: templates and code may see them.
     exposes_secrets: bool = False
+    # Its retry policy, and whether it leaves through a handle it picks: read
+    # from the node once, with the plan, not on every run.
+    policy: RetryPolicy = RetryPolicy()
+    branching: bool = False
 
 
 class RunStopped(Exception):
@@ -96,9 +101,15 @@ def _plan(flow: Flow, trigger: str | None) -> list[PlannedNode]:
         kind = get_kind(node.get("type"))
         if kind is None:
             raise _invalid(node.get("id"), f"Unknown node type {node.get('type')!r}.")
-        exposes_secrets = mentions_secrets(node.get("data") or {})
+        data = node.get("data") or {}
         nodes[node["id"]] = PlannedNode(
-            node, kind, [], [], exposes_secrets=exposes_secrets
+            node,
+            kind,
+            [],
+            [],
+            exposes_secrets=mentions_secrets(data),
+            policy=policy_of(node),
+            branching=kind.handles(data) != (None,),
         )
     starts = starting_triggers(flow.nodes, trigger)
     reachable = reachable_from_triggers(flow.nodes, flow.edges, starts)
@@ -129,13 +140,12 @@ def edges_to_fire(planned: PlannedNode, handle: str | None) -> list[int]:
     `handle`: a branching node's chosen handle (several joined by commas: a
     switch in mode all), `ERROR_HANDLE` after a failure its error output
     catches, else `None` (every ordinary edge)."""
-    branching = planned.kind.handles(planned.node.get("data") or {}) != (None,)
     chosen = set(handle.split(",")) if handle else {handle}
+    ordinary = handle is None and not planned.branching
     return [
         index
         for index, edge_handle in planned.outgoing
-        if edge_handle in chosen
-        or (handle is None and not branching and edge_handle != ERROR_HANDLE)
+        if edge_handle in chosen or (ordinary and edge_handle != ERROR_HANDLE)
     ]
 
 

@@ -37,7 +37,7 @@ from django.utils import timezone
 from flows.credentials.resolve import RunSecrets
 from flows.engine import deferred, lease, store, waits
 from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
-from flows.engine.budget import RunBudget
+from flows.engine.budget import RunBudget, json_text
 from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
 from flows.engine.logged import logged_as_node, logged_as_run
@@ -89,6 +89,10 @@ class Execution(FinalWrite, StepLog):
     ):
         self.flow = flow
         self.run = run
+        # The run's id as text, made once: a uuid's str() costs ~1.5 µs, and
+        # the lease, the log context, the step rows and each node's
+        # idempotency key all need it.
+        self.key = str(run.id)
         self.depth = depth
         self.hops = hops
         # The workspace's credentials, opened as nodes ask; every value opened
@@ -110,7 +114,7 @@ class Execution(FinalWrite, StepLog):
         self.last_flush = time.monotonic()
         # What templates see as `run`, and what woke the run if it waited.
         self.run_values = {
-            "id": str(run.id),
+            "id": self.key,
             "resume_urls": waits.resume_urls(run.id, flow.nodes),
         }
         self.wait_state = run.wait_state or {}
@@ -123,7 +127,7 @@ class Execution(FinalWrite, StepLog):
     @logged_as_run
     def execute(self) -> FlowRun:
         status, error = FlowRun.Status.SUCCEEDED, None
-        lease.hold(self.run.id)
+        lease.hold(self.key)
         try:
             for planned in plan(self.flow, self.run.trigger):
                 if planned.node["id"] in self.done:
@@ -162,7 +166,7 @@ class Execution(FinalWrite, StepLog):
                 "message": "The engine failed; the error has been logged.",
             }
         finally:
-            lease.release(self.run.id)
+            lease.release(self.key)
         if self.stopped is not None and status == FlowRun.Status.SUCCEEDED:
             status, error = self.stopped.ending()
         self.finish(status, error)
@@ -205,7 +209,7 @@ class Execution(FinalWrite, StepLog):
         if node_id in self.pins and not planned.kind.is_trigger:
             self.use_pin(planned)
             return
-        if lease.is_cancelled(self.run.id):
+        if lease.is_cancelled(self.key):
             raise RunStopped(FlowRun.Status.CANCELLED, cancelled_at(node_id, "before"))
         if time.monotonic() >= self.deadline:
             raise RunStopped(
@@ -229,7 +233,7 @@ class Execution(FinalWrite, StepLog):
             label=f"{node.get('name') or node_id!r} ({node_id})",
             secrets=self.secrets,
             exposes_secrets=planned.exposes_secrets,
-            idempotency_key=f"{self.run.id}:{node_id}",
+            idempotency_key=f"{self.key}:{node_id}",
             background=self.run.background,
             calls=self.child_runs(self, node_id) if self.child_runs else None,
             node_id=node_id,
@@ -309,6 +313,21 @@ class Execution(FinalWrite, StepLog):
         return state.get("attempts", []) if state.get("node_id") == node_id else []
 
     def checked_output(self, output: Any) -> Any:
+        """The output as stored: redacted, and checked within the run's budget.
+
+        While the run has opened no credential, only the registered token
+        shapes can need redacting, and they are looked for in the JSON text
+        the budget measures (their prefix and characters read the same in any
+        JSON text of the value), so the output is encoded once, not twice.
+        """
+        if not self.redactor:
+            try:
+                text = json_text(output)
+            except (TypeError, ValueError, RecursionError):
+                text = None  # not JSON: the checks below say why
+            if text is not None and self.redactor.redact(text) is text:
+                self.budget.check_output(output, text)
+                return output
         output = self.redactor.redact(output)
         self.budget.check_output(output)
         return output

@@ -28,7 +28,12 @@ def execute(using: str, statement: str, params: Sequence) -> int:
     says why preparing can be turned off). Elsewhere, and while Django logs
     queries (tests counting them, DEBUG), Django's cursor.
     """
-    connection = connections[using]
+    return execute_on(connections[using], statement, params)
+
+
+def execute_on(connection, statement: str, params: Sequence) -> int:
+    """`execute` on a connection already looked up (each look-up by alias is
+    a thread-local read)."""
     if connection.vendor != "postgresql" or connection.queries_logged:
         with connection.cursor() as cursor:
             cursor.execute(statement, params)
@@ -82,8 +87,10 @@ class Table:
             (field.attname, _preparer(field, conversion, connection), default)
             for field, conversion, default in plan
         ]
+        self._statements: dict = {}  # SQL text made once (`insert_from_json`)
         self._keys = [
-            (field.column, field.attname, default) for field, _, default in plan
+            (field.column, field.attname, default, _json_converter(field))
+            for field, _, default in plan
         ]
 
     @classmethod
@@ -93,7 +100,11 @@ class Table:
         Kept on the connection (one per thread and alias), as building one
         cost ~3% of a webhook's CPU, and every run builds two or three.
         """
-        connection = connections[using]
+        return cls.on(connections[using], model, names)
+
+    @classmethod
+    def on(cls, connection, model, names: tuple[str, ...] | None) -> Table:
+        """`of`, on a connection already looked up."""
         tables = connection.__dict__.setdefault("weir_tables", {})
         table = tables.get((model, names))
         if table is None:
@@ -129,19 +140,47 @@ class Table:
         parameter in Python, and a run's final write had ~50 of them (a tenth
         of a webhook's CPU in the web process).
         """
-        columns = ", ".join(self.columns)
-        return (
-            f"INSERT INTO {self.name} ({columns}) SELECT {columns} "
-            f"FROM jsonb_populate_recordset(NULL::{self.name}, %s::jsonb)"
-        )
+        statement = self._statements.get("insert_from_json")
+        if statement is None:
+            columns = ", ".join(self.columns)
+            statement = self._statements["insert_from_json"] = (
+                f"INSERT INTO {self.name} ({columns}) SELECT {columns} "
+                f"FROM jsonb_populate_recordset(NULL::{self.name}, %s::jsonb)"
+            )
+        return statement
+
+    def with_inserted(self, statement: str) -> str:
+        """PostgreSQL: `statement` after this table's `insert_from_json` in a
+        `WITH` clause (its JSON rows the first parameter).
+
+        Made once per statement and kept, as `insert_from_json` is: the same
+        text object each time, so neither it nor the driver's look-up of its
+        prepared statement (which hashes the text) starts over on every run.
+        """
+        key = ("with", statement)
+        combined = self._statements.get(key)
+        if combined is None:
+            combined = f"WITH steps AS ({self.insert_from_json()}) {statement}"
+            self._statements[key] = combined
+        return combined
 
     def json_rows(self, rows: Sequence[dict | models.Model]) -> str:
         """Rows (dicts by attname, a missing value taking its default, or model
         instances) as the JSON array `insert_from_json` reads, keyed by column."""
         out = []
         for row in rows:
-            get = row.get if isinstance(row, dict) else _attribute_getter(row)
-            out.append({key: get(name, default) for key, name, default in self._keys})
+            is_dict = isinstance(row, dict)
+            values = row if is_dict else row.__dict__  # a field not loaded: getattr
+            item = {}
+            for key, name, default, convert in self._keys:
+                if name in values:
+                    value = values[name]
+                else:
+                    value = default if is_dict else getattr(row, name)
+                if convert is not None and value is not None:
+                    value = convert(value)
+                item[key] = value
+            out.append(item)
         return json.dumps(out, default=_json_value, allow_nan=False)
 
     def update_by_pk(self, condition: str = "") -> str:
@@ -158,8 +197,24 @@ class Table:
         return self.connection.ops.quote_name(field.column)
 
 
-def _attribute_getter(instance: models.Model) -> Callable:
-    return lambda name, default: getattr(instance, name)
+def _json_converter(field: models.Field) -> Callable | None:
+    """How a timestamp or id column's values become JSON text (`json_rows`),
+    converted in the row's loop rather than by `json.dumps` calling back
+    (`_json_value`) for each; None: the value is written as it is."""
+    target = field.target_field if field.is_relation else field
+    if isinstance(target, models.DateTimeField):
+        return _timestamp_text
+    if isinstance(target, models.UUIDField):
+        return _uuid_text
+    return None
+
+
+def _timestamp_text(value):
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _uuid_text(value):
+    return str(value) if isinstance(value, uuid.UUID) else value
 
 
 def _json_value(value):

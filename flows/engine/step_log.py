@@ -23,7 +23,7 @@ STEP_FLUSH_SECONDS = 1.0
 
 
 class StepLog:
-    """Needs `run`, `steps`, `flushed`, `last_flush`, `step_by_step`,
+    """Needs `run`, `key`, `steps`, `flushed`, `last_flush`, `step_by_step`,
     `redactor` and `budget` (Execution's)."""
 
     def record(
@@ -45,10 +45,11 @@ class StepLog:
             logs.append(note)
         if ctx and ctx.logs_truncated:
             logs.append("[more log lines were dropped]")
-        logs = self.budget.within_log_budget(logs)
+        if logs:  # nothing to fit otherwise
+            logs = self.budget.within_log_budget(logs)
         self.steps.append(
             {
-                "run_id": self.run.id,
+                "run_id": self.key,
                 "position": len(self.steps),
                 "node_id": node["id"],
                 "node_type": node.get("type", ""),

@@ -27,9 +27,11 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connections, models, router, transaction
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
-from flows.engine.sql import Table, execute
+from flows.engine.sql import Table, execute, execute_on
 from flows.lib import metrics
 from flows.models import Flow, FlowRun, RunStep
 
@@ -56,11 +58,24 @@ WEBHOOK_FIELDS = (
     "webhook_response_mode",
 )
 
-# Every column's attname and default, in the order of FlowRun's positional
-# arguments (`_run_instance`).
-_RUN_FIELDS = tuple(
-    (field.attname, field.get_default) for field in FlowRun._meta.concrete_fields
-)
+
+def _defaults(fields) -> tuple[list, list, dict]:
+    """A new row's values before any is given, in `fields` order: each field's
+    constant default (what Django's `get_default` would give every row), a
+    callable default (`uuid4`, `dict`) to call per row, and each attname's
+    index."""
+    template, makers = [], []
+    for index, field in enumerate(fields):
+        if field.has_default() and callable(field.default) or field.has_db_default():
+            makers.append((index, field.attname, field.get_default))
+            template.append(None)
+        else:
+            template.append(field.get_default())
+    return template, makers, {field.attname: i for i, field in enumerate(fields)}
+
+
+# FlowRun's positional arguments (`_run_instance`): its concrete fields' defaults.
+_RUN_TEMPLATE, _RUN_MAKERS, _RUN_INDEX = _defaults(FlowRun._meta.concrete_fields)
 _FLOW = FlowRun._meta.get_field("flow")
 _CALLED_BY = FlowRun._meta.get_field("called_by")
 _ERROR_OF = FlowRun._meta.get_field("error_of")
@@ -129,18 +144,28 @@ def _run_instance(**values) -> FlowRun:
     """A new FlowRun from these values by attname, the other fields at their
     defaults.
 
-    Built as Django builds a loaded row, every field given positionally in
-    `concrete_fields` order: `FlowRun(**values)` resolves each keyword and the
-    relation descriptors check each related instance (the database router
-    included), a third of the instance's CPU for nothing a new run needs.
-    Related instances are put in the run's cache by the caller.
+    Every field's value in `concrete_fields` order, as Django builds a loaded
+    row: `FlowRun(**values)` resolves each keyword and the relation
+    descriptors check each related instance (the database router included),
+    a third of the instance's CPU for nothing a new run needs; and, while no
+    receiver listens to `pre_init`/`post_init`, set straight into the
+    instance's dict. Related instances are put in the run's cache by the
+    caller.
     """
-    return FlowRun(
-        *[
-            values[name] if name in values else default()
-            for name, default in _RUN_FIELDS
-        ]
-    )
+    row = _RUN_TEMPLATE.copy()
+    for name, value in values.items():
+        row[_RUN_INDEX[name]] = value
+    for index, name, make in _RUN_MAKERS:
+        if name not in values:
+            row[index] = make()
+    if pre_init.receivers or post_init.receivers:
+        return FlowRun(*row)  # someone listens: Django's way, with its signals
+    # What `FlowRun(*row)` does when nobody listens: a fresh state, and each
+    # value set by attname (no field's descriptor does more on a new instance).
+    run = FlowRun.__new__(FlowRun)
+    run._state = ModelState()
+    run.__dict__.update(zip(_RUN_INDEX, row, strict=True))
+    return run
 
 
 def start_run(
@@ -175,12 +200,13 @@ def insert_run(run: FlowRun, *, using=None) -> bool:
     No `save()`, so no signals; nothing listens to them.
     """
     using = using or write_alias(FlowRun)
-    sql, params = _insert_whole(run, using)
+    connection = connections[using]
+    sql, params = _insert_whole(run, connection, connection.vendor == "postgresql")
     if run.delivery_id:
         # PostgreSQL and SQLite alike; the only unique index a new row (with a
         # fresh uuid) can meet is the delivery's.
         sql += " ON CONFLICT DO NOTHING"
-    if not execute(using, sql, params):
+    if not execute_on(connection, sql, params):
         return False
     run._state.adding = False
     run._state.db = using
@@ -215,15 +241,17 @@ def finish_run(
     run.duration_ms = duration_ms
     run.lease_expires_at = None
     using = write_alias(FlowRun, run)
+    connection = connections[using]
+    postgres = connection.vendor == "postgresql"
     if run._state.adding:
-        final, params = _insert_whole(run, using)
+        final, params = _insert_whole(run, connection, postgres)
     else:
-        final, params = _fenced_update(run, using)
+        final, params = _fenced_update(run, connection)
     if not steps:
-        stored = execute(using, final, params) > 0
+        stored = execute_on(connection, final, params) > 0
     else:
-        step_table = Table.of(RunStep, None, using)
-        if connections[using].vendor == "postgresql":
+        step_table = Table.on(connection, RunStep, None)
+        if postgres:
             stored = _finish_in_one_statement(step_table, steps, final, params)
         else:
             stored = _finish_in_transaction(step_table, steps, final, params)
@@ -235,18 +263,18 @@ def finish_run(
     return stored
 
 
-def _fenced_update(run: FlowRun, using: str) -> tuple[str, list]:
-    final = Table.of(FlowRun, FINAL_FIELDS, using)
+def _fenced_update(run: FlowRun, connection) -> tuple[str, list]:
+    final = Table.on(connection, FlowRun, FINAL_FIELDS)
     fence = f"{final.column('attempts')} = %s AND {final.column('status')} = %s"
     params = [*final.values_of(run), final.pk_value(run.pk)]
     return final.update_by_pk(fence), params + [run.attempts, FlowRun.Status.RUNNING]
 
 
-def _insert_whole(run: FlowRun, using: str) -> tuple[str, list]:
+def _insert_whole(run: FlowRun, connection, postgres: bool) -> tuple[str, list]:
     """The INSERT of `run` as it is now: on PostgreSQL its row as one JSON
     parameter (24 parameters cost the driver ~0.1 ms of CPU to adapt)."""
-    table = Table.of(FlowRun, None, using)
-    if connections[using].vendor == "postgresql":
+    table = Table.on(connection, FlowRun, None)
+    if postgres:
         return table.insert_from_json(), [table.json_rows([run])]
     return table.insert(), table.values_of(run)
 
@@ -260,9 +288,9 @@ def _finish_in_one_statement(step_table: Table, steps, final: str, params) -> bo
     holds: it is checked when the statement ends. SQLite has no
     data-modifying `WITH`.
     """
-    sql = f"WITH steps AS ({step_table.insert_from_json()}) {final}"
-    using = step_table.connection.alias
-    return execute(using, sql, [step_table.json_rows(steps), *params]) > 0
+    sql = step_table.with_inserted(final)
+    params = [step_table.json_rows(steps), *params]
+    return execute_on(step_table.connection, sql, params) > 0
 
 
 def _finish_in_transaction(step_table: Table, steps, final: str, params) -> bool:

@@ -22,7 +22,6 @@ nor when `WEBHOOK_TARGET_CACHE` is off.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import uuid
@@ -84,7 +83,7 @@ class TargetCache:
                     self._flows[pk] = flow
         # A copy per request: fields loaded later, and anything a run sets on
         # its flow, stay with that request.
-        return copy.copy(flow)
+        return _copy(flow)
 
     def forget(self, pk: uuid.UUID | None = None) -> None:
         """Drop one flow (None: every flow) from the cache."""
@@ -143,6 +142,16 @@ class TargetCache:
                     if self._stopping.is_set():
                         return
                 conn.execute("SELECT 1")  # a dead connection raises here
+
+
+def _copy(flow: Flow) -> Flow:
+    """What `copy.copy(flow)` makes (a new instance of Django's pickled state:
+    `__getstate__` copies the dict and the instance's state), without the
+    generic copy protocol's detour through `__reduce__`, which looks the model
+    up by name and checks the Django version on every copy."""
+    clone = Flow.__new__(Flow)
+    clone.__dict__.update(flow.__getstate__())
+    return clone
 
 
 def _flow_id(payload: str) -> uuid.UUID | None:

@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import os
-import queue
 import re
 import select
 import subprocess
@@ -218,16 +217,21 @@ class WorkerPool:
         self.size = size
         self.memory_mb = memory_mb
         self.owner_pid = os.getpid()
-        self._slots = threading.BoundedSemaphore(size)
-        self._idle: queue.LifoQueue[Worker] = queue.LifoQueue()
+        # One lock for the slots, the idle workers and the counts: a job takes
+        # it twice when a worker is idle (a semaphore and a queue, each with
+        # its condition in Python, cost several times that on every job).
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a slot or a worker freed
+        self._waiting = 0  # callers waiting on `_changed`
+        self._free_slots = size
+        self._idle: list[Worker] = []  # the last one in is the next one out
         self._all: set[Worker] = set()
         self._starting = 0
-        self._lock = threading.Lock()
 
     def call(self, job: dict, deadline: float) -> dict:
         """Send `job` to a free worker; wait for its reply until `deadline`."""
-        if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            raise _busy()
+        self._take_slot(deadline)
+        idle = None  # the worker to keep: only one that answered
         try:
             worker = self._take(deadline)
             try:
@@ -242,10 +246,37 @@ class WorkerPool:
                 self._discard(worker)
                 self._replace_in_background()
                 raise
-            self._idle.put(worker)
+            idle = worker
             return reply
         finally:
-            self._slots.release()
+            self._give_back(idle)
+
+    def _take_slot(self, deadline: float) -> None:
+        """One of the `size` slots, waited for until `deadline` (`sandbox_busy`)."""
+        with self._lock:
+            while not self._free_slots:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _busy()
+                self._wait(remaining)
+            self._free_slots -= 1
+
+    def _give_back(self, worker: Worker | None) -> None:
+        """The caller's slot, and its worker (None: discarded) to the idle ones."""
+        with self._lock:
+            if worker is not None:
+                self._idle.append(worker)
+            self._free_slots += 1
+            if self._waiting:
+                self._changed.notify_all()
+
+    def _wait(self, seconds: float) -> None:
+        """Wait (holding `_lock`) until a slot or a worker is freed, or `seconds`."""
+        self._waiting += 1
+        try:
+            self._changed.wait(seconds)
+        finally:
+            self._waiting -= 1
 
     def _call_or_discard(self, worker: Worker, job: dict, deadline: float) -> dict:
         try:
@@ -273,18 +304,18 @@ class WorkerPool:
         idle, one is being started in the background and will be idle soon.
         """
         while True:
-            try:
-                worker = self._idle.get_nowait()
-            except queue.Empty:
+            with self._lock:
+                worker = self._idle.pop() if self._idle else None
+            if worker is None:
                 if self._reserve():
                     return self._spawn()
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise _busy() from None
-                try:
-                    worker = self._idle.get(timeout=min(remaining, 0.05))
-                except queue.Empty:
-                    continue
+                    raise _busy()
+                with self._lock:
+                    if not self._idle:
+                        self._wait(min(remaining, 0.05))
+                continue
             if worker.alive:
                 return worker
             self._discard(worker)
@@ -324,7 +355,11 @@ class WorkerPool:
 
         def replace():
             try:
-                self._idle.put(self._spawn())
+                worker = self._spawn()
+                with self._lock:
+                    self._idle.append(worker)
+                    if self._waiting:
+                        self._changed.notify_all()
             except (OSError, WorkerFailure):
                 logger.exception("Could not start a replacement sandbox worker")
 
