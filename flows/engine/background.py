@@ -21,9 +21,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django_tasks import task
 
-from flows.engine import enqueue_db, fair_queue, lease, store
+from flows.engine import enqueue_db, fair_queue, lease
 from flows.engine.attempts import RequeueForRetry
 from flows.engine.deliveries import DeliveryExists
+from flows.engine.new_run import new_run
 from flows.engine.runner import Execution
 from flows.history.save import at_version
 from flows.models import Flow, FlowRun, RunStep
@@ -112,7 +113,7 @@ def _queued(
     flow, input, trigger, request_meta, delivery_id, error_of, called_by
 ) -> FlowRun:
     """A `queued` background run of `flow`, not stored yet."""
-    return store.new_run(
+    return new_run(
         flow,
         trigger,
         input,

@@ -35,12 +35,13 @@ from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
 from flows.credentials.resolve import RunSecrets
-from flows.engine import deferred, lease, store, waits
+from flows.engine import deferred, lease, waits
 from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
 from flows.engine.budget import RunBudget, json_text
 from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
 from flows.engine.logged import logged_as_node, logged_as_run
+from flows.engine.new_run import new_run
 from flows.engine.plan import (
     PlannedNode,
     RunStopped,
@@ -378,9 +379,7 @@ def run_flow(
             flow, trigger, input, request_meta or {}, delivery_id, called_by
         )
     else:  # stored when it ends, or once it lasts (flows/engine/deferred.py)
-        run = store.new_run(
-            flow, trigger, input, request_meta or {}, called_by=called_by
-        )
+        run = new_run(flow, trigger, input, request_meta or {}, called_by=called_by)
         deferred.defer(run)
     execution = Execution(
         flow, run, deadline=deadline, depth=depth, hops=hops, pins=pins, only=only

@@ -18,6 +18,7 @@ import pytest
 from django.db import IntegrityError, OperationalError, connections
 
 from flows.engine import deferred, store
+from flows.engine.new_run import new_run
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.django_db
 def two_pending(alice):
     nodes, edges = chain(trigger(), node("t", "transform", values={}))
     flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
-    runs = [store.new_run(flow, "manual", {"n": n}, {}) for n in range(2)]
+    runs = [new_run(flow, "manual", {"n": n}, {}) for n in range(2)]
     for run in runs:
         deferred.defer(run)
     yield runs

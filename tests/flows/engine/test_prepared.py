@@ -7,6 +7,7 @@ import pytest
 from django.db import IntegrityError, connection
 
 from flows.engine import sql, store
+from flows.engine.new_run import new_run
 from flows.models import FlowRun
 from tests.config.test_settings import PRODUCTION_ENV, print_settings
 from tests.factories import FlowFactory
@@ -33,7 +34,7 @@ def prepared_statements() -> list[str]:
 
 def fast_run(flow) -> FlowRun:
     """A fast synchronous run's one write: the whole run with its steps."""
-    run = store.new_run(flow, "webhook", {"name": "Ada"}, {})
+    run = new_run(flow, "webhook", {"name": "Ada"}, {})
     step = {"run_id": run.id, "position": 0, "node_id": "t", "status": "succeeded"}
     assert store.finish_run(run, "succeeded", {"t": {}}, None, 1.0, steps=[step])
     return run

@@ -13,6 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from flows.engine import store
+from flows.engine.new_run import new_run
 from flows.models import Flow, FlowRun, RunStep
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, trigger
@@ -73,9 +74,7 @@ def test_a_new_run_has_every_other_field_at_its_default(flow):
     """`new_run` builds the instance positionally; a field added to FlowRun,
     or its order changed, must still leave each field what Django gives it."""
     parent = store.start_run(flow, "manual", {}, {})
-    run = store.new_run(
-        flow, "call", {"a": 1}, None, delivery_id="d1", called_by=parent
-    )
+    run = new_run(flow, "call", {"a": 1}, None, delivery_id="d1", called_by=parent)
     given = {"flow_id", "flow_version", "trigger", "input", "request_meta"}
     given |= {"delivery_id", "called_by_id", "created_at", "id"}
     given |= {"status", "started_at", "attempts", "lease_expires_at"}
@@ -89,7 +88,7 @@ def test_a_new_run_has_every_other_field_at_its_default(flow):
     assert (run.flow, run.called_by, run.error_of) == (flow, parent, None)
     assert (run.input, run.request_meta, run.delivery_id) == ({"a": 1}, {}, "d1")
     assert run._state.adding and run.id != django_made.id
-    assert run.results is not store.new_run(flow, "call", {}, None).results
+    assert run.results is not new_run(flow, "call", {}, None).results
 
 
 def test_delivery_run_finds_the_flows_run_of_that_delivery_only(flow):

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from flows.engine import run_flow
+from flows.engine.new_run import new_run
 from flows.engine.runner import Execution
-from flows.engine.store import new_run
 from flows.models import FlowRun, RunStep
 from flows.workspaces.personal import personal_workspace
 from tests.factories import FlowFactory

@@ -207,8 +207,8 @@ def test_a_cancelled_run_stops_the_loop_before_its_next_item(alice):
 
 def test_a_run_planted_under_an_items_delivery_id_is_not_that_items_result(alice):
     """A run someone else made under `call:<run>:<node>:<i>` (issue 27)."""
+    from flows.engine.new_run import new_run
     from flows.engine.runner import Execution
-    from flows.engine.store import new_run
 
     body = body_flow(alice)
     flow = looping(alice, body)

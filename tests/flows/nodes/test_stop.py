@@ -90,8 +90,8 @@ def test_a_webhook_whose_flow_stops_failed_answers_500(client, alice):
 
 
 def test_a_resumed_run_whose_stop_step_was_stored_stops_again(alice):
+    from flows.engine.new_run import new_run
     from flows.engine.runner import Execution
-    from flows.engine.store import new_run
 
     flow = stopped_flow(alice)
     run = new_run(flow, "manual", {"id": 1}, {})

@@ -113,8 +113,8 @@ def test_a_failing_case_expression_fails_the_switch(alice):
 
 def test_a_resumed_run_replays_a_multi_handle_step_down_the_same_edges(alice):
     """The stored handle decides, not a new evaluation (which could differ)."""
+    from flows.engine.new_run import new_run
     from flows.engine.runner import Execution
-    from flows.engine.store import new_run
 
     flow = routed_flow(alice, "all")
     run = new_run(flow, "manual", {"amount": 1}, {})
