@@ -127,14 +127,13 @@ class BufferedWSGI:
                 and int(value) > self.max_body_bytes
             ):
                 return None
-        chunks, size = [], 0
+        chunks = []
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 raise ClientLeft
             chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
+            if held[0] + len(chunk) > self.max_body_bytes:
                 return None
             if self.buffered + len(chunk) > self.max_buffered_bytes:
                 raise BuffersFull
