@@ -2,14 +2,15 @@ from django import forms
 from django.contrib import admin
 from django.db import transaction
 
+from accounts.audit.actor import Actor
+from accounts.models import Workspace
+from accounts.workspaces.access import can, workspace_ids_where
+from accounts.workspaces.personal import personal_workspace
+from accounts.workspaces.roles import AGENTS_EDIT
 from agents import audit
 from agents.models import Agent, Conversation, Message, ModelPrice
 from agents.output import schema_problem
-from flows.audit.actor import Actor
-from flows.models import Flow, Workspace
-from flows.workspaces.access import can, workspace_ids_where
-from flows.workspaces.personal import personal_workspace
-from flows.workspaces.roles import AGENTS_EDIT
+from flows.models import Flow
 
 
 class ToolChoiceField(forms.ModelMultipleChoiceField):

@@ -19,6 +19,11 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from accounts import rights
+from accounts.audit.actor import Actor
+from accounts.workspaces.access import person, role_subquery
+from accounts.workspaces.permissions import require, require_role
+from accounts.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 from agents import audit
 from agents.api_edit import AgentEditSerializer, tool_listing
 from agents.api_extras import AgentExtrasMixin
@@ -37,19 +42,14 @@ from agents.limits import ChatThrottled
 from agents.models import Agent, Conversation, may_edit
 from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
-from config.accounts import rights
-from config.http.admission import admitted
-from config.http.conditional import etag, parse_if_match
-from config.http.errors import (
+from core.http.admission import admitted
+from core.http.conditional import etag, parse_if_match
+from core.http.errors import (
     Conflict,
     PreconditionFailed,
     Throttled,
 )
-from config.http.pagination import PagePagination
-from flows.audit.actor import Actor
-from flows.workspaces.access import person, role_subquery
-from flows.workspaces.permissions import require, require_role
-from flows.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
+from core.http.pagination import PagePagination
 
 
 class AgentSerializer(serializers.ModelSerializer):

@@ -14,6 +14,9 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import rights
+from accounts.workspaces.permissions import require
+from accounts.workspaces.roles import AGENTS_CHAT
 from agents.api_replies import (
     AwaitingSerializer,
     ChatReplySerializer,
@@ -25,11 +28,8 @@ from agents.chat import ChatFailed
 from agents.models import Conversation
 from agents.resume import AlreadyDecided, CallNotFound, decide
 from agents.stream import EventStreamRenderer, stream_turn, wants_stream
-from config.accounts import rights
-from config.http.admission import admitted
-from config.http.errors import Conflict, NotFound
-from flows.workspaces.permissions import require
-from flows.workspaces.roles import AGENTS_CHAT
+from core.http.admission import admitted
+from core.http.errors import Conflict, NotFound
 
 MAX_REASON_CHARS = 2_000
 

@@ -16,17 +16,17 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.workspaces.access import in_workspaces_of, workspace_ids_where
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.permissions import require
+from accounts.workspaces.personal import default_workspace
+from accounts.workspaces.roles import AGENTS_EDIT
 from agents import mcp_tools
 from agents.models import KEY_KINDS, Agent, validate_model_string
 from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
-from flows.workspaces.access import in_workspaces_of, workspace_ids_where
-from flows.workspaces.models import Workspace
-from flows.workspaces.permissions import require
-from flows.workspaces.personal import default_workspace
-from flows.workspaces.roles import AGENTS_EDIT
 
 # A connection test asks for a word or two; it should not wait a full turn.
 TEST_TIMEOUT_SECONDS = 15.0

@@ -11,7 +11,7 @@ from agents.api_edit import ConnectionTestSerializer, check_connection
 from agents.limits import ChatThrottled, count_user_call
 from agents.providers import ProviderError
 from agents.usage import MAX_DAYS, usage_of
-from config.http.errors import (
+from core.http.errors import (
     GatewayTimeout,
     Throttled,
     UpstreamError,

@@ -8,11 +8,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from accounts.rights import RUNS_DATA
+from accounts.workspaces.access import workspace_ids_where
 from agents.markdown import render_markdown
 from agents.models import Message
-from config.accounts.rights import RUNS_DATA
-from config.http.errors import ApiError, GatewayTimeout, UpstreamError
-from flows.workspaces.access import workspace_ids_where
+from core.http.errors import ApiError, GatewayTimeout, UpstreamError
 
 
 def messages_with_run_workspace() -> Prefetch:

@@ -9,9 +9,9 @@ as the names of the flows added and removed.
 
 from __future__ import annotations
 
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
 from agents.models import Agent
-from flows.audit.actor import Actor
-from flows.audit.record import record
 
 # Kept by the model itself, not by whoever edits the agent.
 UNAUDITED = {"id", "version", "created_at", "updated_at"}

@@ -23,7 +23,7 @@ from agents.models import Agent, Conversation, Message
 from agents.pricing import check_day_budget
 from agents.replies import AgentTooDeep, ChatCancelled, ChatFailed, ChatReply
 from agents.turn import Turn
-from flows.lib.storable import storable_text
+from core.storable import storable_text
 
 MAX_CONTENT_CHARS = 32_000
 # Agents may reach agents through flows (agent node inside a tool flow); this

@@ -4,14 +4,14 @@ API or an agent node sends it for a flow's owner.
 
 Every message is at least one paid model call, so the count is taken before
 anything is stored or sent; a refused message leaves no trace. Counted in
-Django's cache (`config/http/ratelimit.py`), shared by every process with Redis.
+Django's cache (`core/http/ratelimit.py`), shared by every process with Redis.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 
-from config.http import ratelimit
+from core.http import ratelimit
 
 
 class ChatThrottled(Exception):

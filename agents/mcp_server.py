@@ -36,12 +36,12 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
 from rest_framework.views import APIView
 
+from accounts import rights
+from accounts.workspaces.access import whose_work, workspace_ids_where
 from agents.providers import ToolCall
 from agents.tools import Toolbox
-from config.accounts import rights
-from config.http.admission import admitted
+from core.http.admission import admitted
 from flows.models import Flow
-from flows.workspaces.access import whose_work, workspace_ids_where
 
 
 def offered_flows(user) -> list[Flow]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents.providers import ToolSpec
-from flows.lib import mcp_client
+from core.net import mcp_client
 
 if TYPE_CHECKING:
     from agents.models import Agent

@@ -10,11 +10,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
+from accounts.workspaces.access import member_workspace_ids, workspace_ids_where
+from accounts.workspaces.personal import personal_workspace
+from accounts.workspaces.roles import AGENTS_EDIT
 from agents.model_price import ModelPrice  # noqa: F401  (the app's models)
 from agents.model_strings import KEY_KINDS, validate_model_string
-from flows.workspaces.access import member_workspace_ids, workspace_ids_where
-from flows.workspaces.personal import personal_workspace
-from flows.workspaces.roles import AGENTS_EDIT
 
 
 class AgentQuerySet(models.QuerySet):
@@ -71,7 +71,7 @@ class Agent(models.Model):
         help_text="Who made it; access comes from the workspace's members.",
     )
     workspace = models.ForeignKey(
-        "flows.Workspace",
+        "accounts.Workspace",
         on_delete=models.PROTECT,
         null=True,
         blank=True,

@@ -18,7 +18,7 @@ from agents.models import Conversation, Message
 from agents.providers import ToolCall
 from agents.tools import refusal
 from agents.turn import Turn
-from flows.lib.storable import storable_text, storable_value
+from core.storable import storable_text, storable_value
 
 
 class CallNotFound(Exception):

@@ -32,8 +32,8 @@ from rest_framework.utils.encoders import JSONEncoder
 from agents.chat import ChatCancelled, ChatFailed, start_turn
 from agents.limits import ChatThrottled
 from agents.pricing import BudgetExceeded
-from config.http.admission import admitted
-from config.http.errors import ApiError, Throttled
+from core.http.admission import admitted
+from core.http.errors import ApiError, Throttled
 
 logger = logging.getLogger("weir.agents")
 

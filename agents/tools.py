@@ -154,7 +154,7 @@ class Toolbox:
         `deadline` (a `time.monotonic()` value) ends the run early, as
         `timed_out`, when the caller has less time left than a run normally gets.
         `hops` is the webhook chain the asking run is part of (see
-        flows.lib.outbound): a tool flow calling a webhook carries it on.
+        core.net.outbound): a tool flow calling a webhook carries it on.
         `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
         """
         from flows.engine import run_flow

@@ -19,6 +19,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 
+from accounts.workspaces.access import can
+from accounts.workspaces.roles import RUNS_DATA
 from agents import metrics
 from agents.approval import ask_first
 from agents.context import fit
@@ -35,9 +37,7 @@ from agents.providers import (
 )
 from agents.replies import ChatCancelled, ChatFailed, ChatReply
 from agents.tools import Toolbox, refusal
-from flows.lib.storable import storable_text, storable_value
-from flows.workspaces.access import can
-from flows.workspaces.roles import RUNS_DATA
+from core.storable import storable_text, storable_value
 
 
 class Turn:

@@ -23,7 +23,7 @@ from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 
 from config.urls import handler404, handler500, urlpatterns  # noqa: F401
-from flows.sandbox import run_code
+from sandbox import run_code
 
 # The benchmark flow's code node (bench/webhook_setup.py).
 CODE = "return {greeting: 'hi ' + input.name, n: input.items.length};"

@@ -37,7 +37,7 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
-from flows import sandbox  # noqa: E402
+import sandbox  # noqa: E402
 from flows.demo import webhook_code_graph  # noqa: E402
 from flows.engine import run_flow  # noqa: E402
 from flows.engine.runner import Execution  # noqa: E402

@@ -43,8 +43,8 @@ from django.db import connection  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
+from flows import metrics as flow_metrics  # noqa: E402
 from flows.demo import webhook_code_graph  # noqa: E402
-from flows.lib import metrics as flow_metrics  # noqa: E402
 from flows.models import Flow  # noqa: E402
 from webhooks import metrics as webhook_metrics  # noqa: E402
 

@@ -1,6 +1,6 @@
 """CPU per code job, on each side of the sandbox pipe.
 
-Calls `flows.sandbox.run_code` (the webhook benchmark's code node, on its
+Calls `sandbox.run_code` (the webhook benchmark's code node, on its
 payload) N times in process, five rounds, and prints per call the wall time,
 this (the web) process's CPU time and the worker processes' CPU time (from
 /proc, in clock ticks: 10 µs resolution at N=1000). Runs against any checkout,
@@ -40,7 +40,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from flows import sandbox
+    import sandbox
 
     sandbox.run_code(SOURCE, VARIABLES)  # start a worker
     pids = sandbox.worker_pool().pids()

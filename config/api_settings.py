@@ -8,18 +8,18 @@ screenful per concern. Imported only by config/settings.py.
 REST_FRAMEWORK = {
     # A bearer token first: a request carrying one is never read as the session's.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.accounts.authentication.BearerTokenAuthentication",
-        "config.accounts.authentication.SessionAuthentication401",
+        "accounts.authentication.BearerTokenAuthentication",
+        "accounts.authentication.SessionAuthentication401",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
-        "config.accounts.permissions.TokenScopes",
+        "accounts.permissions.TokenScopes",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.http.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.http.parsers.JSONParser"],
     # Escape non-ASCII in answers: a stored odd string can never break one.
     "UNICODE_JSON": False,
-    "EXCEPTION_HANDLER": "config.http.handlers.exception_handler",
+    "EXCEPTION_HANDLER": "core.http.handlers.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -48,9 +48,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "flows.models.FlowRun.Status",
         "StepStatusEnum": "flows.models.RunStep.Status",
-        "MemberRoleEnum": "flows.workspaces.models.Membership.Role",
+        "MemberRoleEnum": "accounts.workspaces.models.Membership.Role",
         "MessageRoleEnum": "agents.models.Message.Role",
-        "TokenScopeEnum": "config.accounts.tokens.models.SCOPES",
-        "WorkspaceTokenScopeEnum": "config.accounts.tokens.models.WORKSPACE_SCOPES",
+        "TokenScopeEnum": "accounts.tokens.models.SCOPES",
+        "WorkspaceTokenScopeEnum": "accounts.tokens.models.WORKSPACE_SCOPES",
     },
 }

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from config.http.admission import QUEUED_AT_KEY
+from core.http.admission import QUEUED_AT_KEY
 
 # A response is sent in pieces of at most this many bytes; a bigger one (a
 # static file) is sent while the thread still reads it.

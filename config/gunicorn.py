@@ -5,7 +5,7 @@
 pool; when every thread is busy the request waits in the pool's queue, and
 nothing in the WSGI environ says for how long. This worker stamps the moment a
 connection is handed to the pool and puts it in the environ as
-`weir.queued_at`, so admission control (config/http/admission.py) can refuse a
+`weir.queued_at`, so admission control (core/http/admission.py) can refuse a
 run whose caller waited past `REQUEST_QUEUE_TIMEOUT_SECONDS` instead of running
 it late. It also sets `WEB_THREADS` to the real `--threads` before Django
 loads, so the admission defaults follow the server's size.
@@ -19,7 +19,7 @@ import time
 
 from gunicorn.workers.gthread import ThreadWorker
 
-from config.http.admission import QUEUED_AT_KEY
+from core.http.admission import QUEUED_AT_KEY
 
 _current = threading.local()
 

@@ -10,7 +10,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 class SessionCookieScheme(OpenApiAuthenticationExtension):
     """The API's session cookie (plus the X-CSRFToken header on unsafe methods)."""
 
-    target_class = "config.accounts.authentication.SessionAuthentication401"
+    target_class = "accounts.authentication.SessionAuthentication401"
     name = "cookieAuth"
 
     def get_security_definition(self, auto_schema):
@@ -20,7 +20,7 @@ class SessionCookieScheme(OpenApiAuthenticationExtension):
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     """An API token (docs/api.md, section 1): no CSRF header needed."""
 
-    target_class = "config.accounts.authentication.BearerTokenAuthentication"
+    target_class = "accounts.authentication.BearerTokenAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):

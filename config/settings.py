@@ -14,7 +14,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from config import api_settings, csp_settings, env_values
-from config.telemetry import logs
+from core.telemetry import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -66,8 +66,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "config.accounts",
-    "config.accounts.two_factor",
+    "accounts",
+    "accounts.two_factor",
     "django_tasks",
     "django_tasks_db",
     "flows",
@@ -76,9 +76,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.telemetry.middleware.RequestIdMiddleware",
+    "core.telemetry.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "config.http.csp.CachedCSPMiddleware",
+    "core.http.csp.CachedCSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -86,10 +86,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.http.admin_gate.AdminGateMiddleware",
-    "config.accounts.two_factor.middleware.RequireStaffTwoFactorMiddleware",
-    "config.http.handlers.ApiErrorMiddleware",
-    "config.telemetry.middleware.RequestMetricsMiddleware",
+    "core.http.admin_gate.AdminGateMiddleware",
+    "accounts.two_factor.middleware.RequireStaffTwoFactorMiddleware",
+    "core.http.handlers.ApiErrorMiddleware",
+    "core.telemetry.middleware.RequestMetricsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -106,7 +106,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 # The header's workspace switcher and role badge.
-                "flows.workspaces.current.workspaces",
+                "accounts.workspaces.current.workspaces",
             ],
         },
     },
@@ -318,7 +318,7 @@ SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
 SCHEDULED_FLOWS_PER_OWNER = env.int("SCHEDULED_FLOWS_PER_OWNER", default=50)
 # Team workspaces one account may own (beyond its personal one): the schedule and
-# queue caps count per workspace (flows/workspaces/members.py).
+# queue caps count per workspace (accounts/workspaces/members.py).
 WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=10)
 # Background runs one account may have queued before a request adding one is 429
 # (flows/engine/fair_queue.py).
@@ -337,10 +337,11 @@ WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
 # carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
 WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
 # Each web process keeps the flows its webhooks use, dropped by PostgreSQL's
-# NOTIFY when they change (flows/engine/targets.py); off, every webhook reads its flow.
+# NOTIFY when they change (flows/engine/webhook_cache.py); off, every webhook
+# reads its flow.
 WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
-# Admission control (DESIGN section 7; config/http/admission.py). Synchronous
+# Admission control (DESIGN section 7; core/http/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
 # the other threads always serve pages. A caller over a cap waits while a
 # holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are
@@ -397,4 +398,4 @@ LOG_FORMAT = env("LOG_FORMAT", default="human" if DEBUG else "json")
 if LOG_FORMAT not in ("json", "human"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or human, not {LOG_FORMAT!r}.")
 LOGGING = logs.logging_config(LOG_FORMAT, env("LOG_LEVEL", default="INFO"))
-CSRF_FAILURE_VIEW = "config.http.handlers.csrf_failure"
+CSRF_FAILURE_VIEW = "core.http.handlers.csrf_failure"

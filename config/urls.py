@@ -6,10 +6,10 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts import rights
 from config import schema  # noqa: F401  (registers OpenAPI extensions)
-from config.accounts import rights
-from config.telemetry import health
-from config.telemetry import views as telemetry_views
+from core.telemetry import health
+from core.telemetry import views as telemetry_views
 
 
 class SchemaView(SpectacularAPIView):
@@ -23,7 +23,7 @@ class DocsView(SpectacularSwaggerSplitView):
 api_patterns = [
     # First: the public webhook is the hot path, and URLs resolve in order.
     path("", include("webhooks.urls")),
-    path("", include("config.accounts.api_urls")),
+    path("", include("accounts.api_urls")),
     path("schema", SchemaView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), so
     # the docs page needs no inline script under the Content-Security-Policy.
@@ -43,11 +43,11 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("metrics", telemetry_views.metrics, name="metrics"),
     path(settings.ADMIN_URL, admin.site.urls),
-    path("", include("config.accounts.urls")),
-    path("", include("config.accounts.two_factor.urls")),
+    path("", include("accounts.urls")),
+    path("", include("accounts.two_factor.urls")),
     path("", include("agents.urls")),
     path("", include("flows.urls")),
 ]
 
-handler404 = "config.http.handlers.not_found_handler"
-handler500 = "config.http.handlers.server_error_handler"
+handler404 = "core.http.handlers.not_found_handler"
+handler500 = "core.http.handlers.server_error_handler"

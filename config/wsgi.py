@@ -5,7 +5,7 @@ import os
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
-from config.startup import freeze_what_was_loaded
+from core.startup import freeze_what_was_loaded
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

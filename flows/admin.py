@@ -4,16 +4,16 @@ from django.forms import Textarea
 from django.utils.html import format_html
 from django.utils.text import smart_split, unescape_string_literal
 
-from config.accounts.rights import FLOWS_EDIT
+from accounts.audit import admin as audit_admin  # noqa: F401  (registers its admin)
+from accounts.audit.actor import Actor
+from accounts.rights import FLOWS_EDIT
+from accounts.workspaces.access import can
+from core.pretty import pretty_json
+from core.redact import redact_shapes
 from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
-from flows.audit import admin as audit_admin  # noqa: F401  (registers its admin)
-from flows.audit.actor import Actor
 from flows.credentials.literals import LiteralSecrets
-from flows.credentials.redact import redact_shapes
 from flows.history.save import save_flow
-from flows.lib.pretty import pretty_json
 from flows.models import Credential, Flow, FlowRun, RunStep
-from flows.workspaces.access import can
 
 PRETTY_JSON = {
     JSONField: {

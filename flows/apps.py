@@ -9,17 +9,17 @@ class FlowsConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save
 
-        from config.telemetry.health import Check, register_check
-        from config.telemetry.metrics import register_scrape_collector
+        from accounts.workspaces.personal import on_user_saved
+        from core.telemetry.health import Check, register_check
+        from core.telemetry.metrics import register_scrape_collector
         from flows.credentials import checks  # noqa: F401  (registers the check)
         from flows.engine import (
             calls,  # noqa: F401  (plugs child runs into the runner)
             error_flows,  # noqa: F401  (connects its receiver)
         )
-        from flows.lib.metrics import QueueCollector
+        from flows.metrics import QueueCollector
         from flows.models import FlowRun
-        from flows.sandbox.health import check_sandbox
-        from flows.workspaces.personal import on_user_saved
+        from sandbox.health import check_sandbox
 
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))
         register_check(Check("sandbox", check_sandbox))

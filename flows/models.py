@@ -11,12 +11,12 @@ from django.db.models.fields.json import KT
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.personal import personal_workspace
 from flows.credentials.usage import check_owned
 from flows.graph import validate_graph
 from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows
-from flows.workspaces.models import Membership, Workspace  # noqa: F401  (registers)
-from flows.workspaces.personal import personal_workspace
 
 
 class Flow(models.Model):
@@ -377,8 +377,7 @@ class RunStep(models.Model):
         return f"{self.node_id} · {self.status}"
 
 
-# Credentials, flow versions and the audit log live in their own packages;
-# importing their models here registers them with the flows app.
-from flows.audit.models import AuditEvent  # noqa: E402, F401
+# Credentials and flow versions live in their own packages; importing their
+# models here registers them with the flows app.
 from flows.credentials.models import Credential  # noqa: E402, F401
 from flows.history.models import FlowVersion  # noqa: E402, F401

@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-from flows.lib.run_stats import run_stats
-from flows.workspaces.access import in_workspaces_of
+from accounts.workspaces.access import in_workspaces_of
+from flows.run_stats import run_stats
 
 
 class FlowQuerySet(models.QuerySet):

@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from flows import audit_views, views
+from flows import views
 
 app_name = "flows"
 
@@ -13,15 +13,4 @@ urlpatterns = [
     path("runs/", views.runs, name="runs"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
     path("credentials/", views.credentials, name="credentials"),
-    path("workspaces/new/", views.workspace_new, name="workspace_new"),
-    path(
-        "workspaces/<uuid:workspace_id>/members/",
-        views.workspace_members,
-        name="members",
-    ),
-    path(
-        "workspaces/<uuid:workspace_id>/audit/",
-        audit_views.workspace_audit,
-        name="audit",
-    ),
 ]

@@ -6,38 +6,29 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 
-from config.http.errors import ValidationFailed
-from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.audit.actor import Actor
-from flows.credentials.api import CredentialSerializer
-from flows.credentials.redact import redact_shapes
-from flows.engine.waits import wait_of
-from flows.lib.pretty import pretty_json
-from flows.lib.run_stats import RANGES
-from flows.models import Credential, Flow, FlowRun
-from flows.nodes import NODE_KINDS
-from flows.workspaces.access import can, in_workspaces_of, role_of, workspace_ids_where
-from flows.workspaces.current import SESSION_KEY, current_membership, memberships_of
-from flows.workspaces.members import (
-    LastOwner,
-    TooManyWorkspaces,
-    add_member,
-    change_role,
-    create_workspace,
-    find_user,
-    refusal,
-    remove_member,
+from accounts.workspaces.access import (
+    can,
+    role_of,
+    workspace_ids_where,
 )
-from flows.workspaces.models import Membership, Workspace
-from flows.workspaces.roles import (
+from accounts.workspaces.current import current_membership, memberships_of
+from accounts.workspaces.roles import (
     FLOWS_EDIT,
-    MEMBERS_MANAGE,
     RUNS_DATA,
     RUNS_START,
     grants,
 )
+from core.http.errors import ValidationFailed
+from core.pretty import pretty_json
+from core.redact import redact_shapes
+from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.credentials.api import CredentialSerializer
+from flows.engine.waits import wait_of
+from flows.models import Credential, Flow, FlowRun
+from flows.nodes import NODE_KINDS
+from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
 # A {{ }} or condition expression runs inside the sandbox's own wrapper, so the
@@ -256,100 +247,3 @@ def credentials(request: HttpRequest) -> HttpResponse:
         context={"request": request},
     ).data
     return render(request, "credentials/list.html", {"credentials": data})
-
-
-@login_required
-def workspace_new(request: HttpRequest) -> HttpResponse:
-    """Make a team workspace (its maker the owner), then go to its members
-    page with it picked in the switcher."""
-    name = request.POST.get("name", "").strip() if request.method == "POST" else ""
-    error = ""
-    if request.method == "POST":
-        if not name or len(name) > Workspace._meta.get_field("name").max_length:
-            error = "Name the workspace (at most 100 characters)."
-        else:
-            try:
-                workspace = create_workspace(
-                    name, request.user, Actor.from_request(request)
-                )
-            except TooManyWorkspaces as refused:
-                error = str(refused)
-            else:
-                request.session[SESSION_KEY] = str(workspace.pk)
-                return redirect("flows:members", workspace_id=workspace.pk)
-    return render(
-        request,
-        "flows/workspace_new.html",
-        {"error": error, "typed": name},
-        status=400 if error else 200,
-    )
-
-
-@login_required
-def workspace_members(request: HttpRequest, workspace_id) -> HttpResponse:
-    """A workspace's members; an admin adds, re-roles and removes them here
-    (the same rules as /api/workspaces/:id/members, flows/workspaces/
-    members.py), each error shown next to the form that caused it."""
-    workspace = get_object_or_404(
-        in_workspaces_of(Workspace.objects, request.user, "pk"), pk=workspace_id
-    )
-    errors: dict[str, str] = {}
-    if request.method == "POST":
-        errors = change_members(request, workspace)
-        if not errors:
-            return redirect("flows:members", workspace_id=workspace.pk)
-    members = workspace.memberships.select_related("user").order_by("created_at")
-    role = role_of(request.user, workspace.pk)
-    return render(
-        request,
-        "flows/members.html",
-        {
-            "workspace": workspace,
-            "members": members,
-            "roles": Membership.Role.choices,
-            "role": role,
-            "may_manage": grants(role, MEMBERS_MANAGE),
-            "errors": errors,
-            "typed": request.POST.get("user", ""),
-        },
-        status=400 if errors else 200,
-    )
-
-
-def change_members(request: HttpRequest, workspace) -> dict[str, str]:
-    """Apply the posted add, role change or removal; {form key: error}."""
-    post, actor = request.POST, Actor.from_request(request)
-    role = post.get("role", "")
-    if post.get("action") == "add":
-        user = find_user(post.get("user", "").strip())
-        if role not in Membership.Role.values:
-            return {"add": "Choose a role."}
-        if reason := refusal(request.user, workspace.pk, role):
-            return {"add": reason}
-        if user is None:
-            return {"add": "No user has this username or e-mail."}
-        if workspace.memberships.filter(user=user).exists():
-            return {"add": f"{user.get_username()} is already a member."}
-        add_member(workspace, user, role, actor)
-        return {}
-    membership = workspace.memberships.filter(pk=post.get("membership")).first()
-    if membership is None:
-        return {"add": "That member is no longer in this workspace."}
-    key = str(membership.pk)
-    leaving = post.get("action") == "remove" and membership.user_id == request.user.pk
-    # An owner's membership (before or after) needs workspace.own, as in the API.
-    roles = (
-        (membership.role, role) if post.get("action") == "role" else (membership.role,)
-    )
-    if not leaving and (reason := refusal(request.user, workspace.pk, *roles)):
-        return {key: reason}
-    try:
-        if post.get("action") == "role" and role in Membership.Role.values:
-            change_role(membership, role, actor)
-        elif post.get("action") == "remove":
-            remove_member(membership, actor)
-    except LastOwner:
-        return {
-            key: "A workspace keeps at least one owner: make someone else owner first."
-        }
-    return {}

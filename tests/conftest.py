@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from config.http import ratelimit_batched
+from core.http import ratelimit_batched
 from flows.engine import fair_queue
 from tests.factories import FlowFactory, UserFactory
 
@@ -64,7 +64,8 @@ def django_db_modify_db_settings(
 def _no_target_cache(settings):
     """Tests change flows inside a transaction that never commits, so PostgreSQL
     never sends the NOTIFY that keeps the webhook target cache fresh: off here,
-    on in tests/flows/engine/test_targets.py and on every real server tests start."""
+    on in tests/flows/engine/test_webhook_cache.py and on every real server
+    tests start."""
     settings.WEBHOOK_TARGET_CACHE = False
 
 
@@ -134,7 +135,7 @@ def hold_slots(settings):
     """Small admission caps, and `hold(owner_id, flow_id=None, workspace_id=None)`
     to occupy a slot of this process as a run in progress would; all given
     back afterwards."""
-    from config.http.admission import SLOTS, caps_for
+    from core.http.admission import SLOTS, caps_for
 
     settings.SYNC_RUNS_PER_PROCESS = 3
     settings.SYNC_RUNS_PER_OWNER = 2
@@ -178,7 +179,7 @@ def json_logs():
     import io
     import logging
 
-    from config.telemetry.logs import ContextFilter, JsonFormatter
+    from core.telemetry.logs import ContextFilter, JsonFormatter
 
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)

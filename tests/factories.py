@@ -9,8 +9,8 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
+from accounts.audit.actor import Actor
 from agents.models import Agent
-from flows.audit.actor import Actor
 from flows.demo import webhook_code_graph
 from flows.history.save import save_flow
 from flows.models import Flow, FlowRun

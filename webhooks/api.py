@@ -14,11 +14,11 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from config.accounts import rights
-from flows.audit.actor import Actor
+from accounts import rights
+from accounts.audit.actor import Actor
+from accounts.workspaces.permissions import WorkspaceRole
 from flows.history.save import save_flow
 from flows.models import Flow
-from flows.workspaces.permissions import WorkspaceRole
 from webhooks.signatures import generate_secret
 
 

@@ -1,6 +1,6 @@
 """What a webhook request must satisfy before it may start a run.
 
-Each check raises one of the API's errors (config/http/errors.py) and costs as
+Each check raises one of the API's errors (core/http/errors.py) and costs as
 little as possible: the size is refused from `Content-Length` before any byte of
 the body is read, and the JSON checks that walk the payload only run when a
 cheap scan of the raw bytes says they could find something.
@@ -16,9 +16,9 @@ import re
 from django.conf import settings
 from django.http import HttpRequest
 
-from config.http import ratelimit, ratelimit_batched
-from config.http.client_address import limit_address
-from config.http.errors import (
+from core.http import ratelimit, ratelimit_batched
+from core.http.client_address import limit_address
+from core.http.errors import (
     InvalidJson,
     LoopDetected,
     NotFound,
@@ -27,8 +27,8 @@ from config.http.errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from flows.lib.outbound import HOPS_HEADER
-from flows.lib.storable import MAX_NESTING, Unstorable, check_storable
+from core.net.outbound import HOPS_HEADER
+from core.storable import MAX_NESTING, Unstorable, check_storable
 
 READ_CHUNK_BYTES = 64 * 1024
 # A JSON string (unrolled so each run of plain characters is one regex step; an
@@ -163,7 +163,7 @@ def check_rate(flow_id: str) -> None:
 
     Counted in Django's cache, so with `REDIS_URL` the limit is shared by every
     process and machine serving the webhook; each process adds its count in
-    batches (config/http/ratelimit_batched.py), the hot path's saving.
+    batches (core/http/ratelimit_batched.py), the hot path's saving.
     """
     rate = _rate(settings.WEBHOOK_RATE_LIMIT)
     wait = ratelimit_batched.hit(f"webhook:{flow_id}", rate)
@@ -183,7 +183,7 @@ def check_hops(request: HttpRequest) -> int:
     """The request's place in a chain of webhook runs; 508 past `WEBHOOK_MAX_HOPS`.
 
     Every http_request node sends `Weir-Hops` (its run's own count plus one,
-    see flows/lib/outbound.py), so a flow calling its own webhook, or two flows
+    see core/net/outbound.py), so a flow calling its own webhook, or two flows
     calling each other, stop after `WEBHOOK_MAX_HOPS` runs. A request from
     outside has no header (or one a flow could not have sent): it is hop 0.
     """

@@ -20,7 +20,7 @@ import json
 
 from django.http import HttpResponse
 
-from config.http.handlers import sent_as_is
+from core.http.handlers import sent_as_is
 from flows.models import FlowRun
 
 STATUS_BY_RUN_STATUS = {
@@ -53,7 +53,7 @@ def _node_response(response: dict) -> HttpResponse:
 
 def _json_response(value: dict, status: int) -> HttpResponse:
     """`JsonResponse` without Django's encoder class, made anew on every call:
-    what a run stores is plain JSON already (flows/lib/storable.py)."""
+    what a run stores is plain JSON already (core/storable.py)."""
     return HttpResponse(
         json.dumps(value).encode(), status=status, content_type="application/json"
     )

@@ -24,11 +24,11 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from config.accounts import rights
-from config.accounts.rights import requires
-from config.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
+from accounts import rights
+from accounts.rights import requires
+from core.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
+from core.storable import Unstorable, check_storable
 from flows.engine import waits, wake
-from flows.lib.storable import Unstorable, check_storable
 from flows.models import FlowRun
 from webhooks import limits
 

@@ -28,7 +28,7 @@ delivery id is claimed by the run's own INSERT (flows/engine/deliveries.py),
 so it is only recorded for a request that runs: a retry after a 429 or 503
 with the same id runs. Sessions and CSRF play no part: a signed-in browser
 gets exactly what any other client gets. Refusals are raised as the API's
-errors; `config.http.handlers.ApiErrorMiddleware` writes them in the envelope.
+errors; `core.http.handlers.ApiErrorMiddleware` writes them in the envelope.
 """
 
 from __future__ import annotations
@@ -39,17 +39,17 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from config.accounts import rights
-from config.accounts.rights import requires
-from config.http.admission import admitted
-from config.http.errors import (
+from accounts import rights
+from accounts.rights import requires
+from core.http.admission import admitted
+from core.http.errors import (
     Conflict,
     MethodNotAllowed,
     NotAuthenticated,
     ValidationFailed,
 )
-from config.http.respond_async import accepted, prefers_async
-from flows.engine import deliveries, fair_queue, run_flow, targets
+from core.http.respond_async import accepted, prefers_async
+from flows.engine import deliveries, fair_queue, run_flow, webhook_cache
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun
@@ -68,7 +68,7 @@ def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise limits.miss(request) from None
-    flow = targets.webhook_target(pk)
+    flow = webhook_cache.webhook_target(pk)
     if flow is None:
         raise limits.miss(request)
     return flow

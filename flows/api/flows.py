@@ -16,13 +16,26 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from config.accounts import rights
-from config.http.admission import admitted
-from config.http.body import object_body
-from config.http.conditional import etag, parse_if_match
-from config.http.errors import ValidationFailed
-from config.http.pagination import PagePagination
-from config.http.respond_async import accepted, prefers_async
+from accounts import rights
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.workspaces.access import (
+    in_workspaces_of,
+    person,
+    whose_work,
+    workspace_ids_where,
+)
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.permissions import WorkspaceRole, allows, require
+from accounts.workspaces.personal import default_workspace
+from accounts.workspaces.roles import FLOWS_EDIT, RUNS_DATA
+from core.http.admission import admitted
+from core.http.body import object_body
+from core.http.conditional import etag, parse_if_match
+from core.http.errors import ValidationFailed
+from core.http.pagination import PagePagination
+from core.http.respond_async import accepted, prefers_async
+from core.storable import Unstorable, check_storable, check_storable_body
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_audit import record_started
@@ -36,8 +49,6 @@ from flows.api.schedule_quota import check_schedule_quota
 from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
 from flows.api.warnings import flow_warnings
-from flows.audit.actor import Actor
-from flows.audit.record import record
 from flows.credentials.usage import check_owned
 from flows.engine import fair_queue, run_flow
 from flows.engine.background import enqueue_run
@@ -45,25 +56,14 @@ from flows.graph import validate_graph
 from flows.graph.pins import pin_problems
 from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
-from flows.lib.storable import Unstorable, check_storable, check_storable_body
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
-from flows.workspaces.access import (
-    in_workspaces_of,
-    person,
-    whose_work,
-    workspace_ids_where,
-)
-from flows.workspaces.models import Workspace
-from flows.workspaces.permissions import WorkspaceRole, allows, require
-from flows.workspaces.personal import default_workspace
-from flows.workspaces.roles import FLOWS_EDIT, RUNS_DATA
 
 TRUE = ("1", "true", "yes")
 
 
 def storable(value) -> None:
-    """Field validator: refuse what the database cannot store (flows.lib.storable)."""
+    """Field validator: refuse what the database cannot store (core.storable)."""
     try:
         check_storable(value, what="The value")
     except Unstorable as problem:

@@ -20,20 +20,20 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.accounts import rights
-from config.http.errors import ValidationFailed
+from accounts import rights
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.workspaces.access import in_workspaces_of
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.permissions import require
+from core.http.errors import ValidationFailed
 from flows.api.schedule_quota import check_schedule_quota
-from flows.audit.actor import Actor
-from flows.audit.record import record
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.portable import export_nodes, import_nodes
 from flows.graph import GraphErrors
 from flows.history.models import FlowVersion
 from flows.history.save import save_flow
 from flows.refs import check_called_flows
-from flows.workspaces.access import in_workspaces_of
-from flows.workspaces.models import Workspace
-from flows.workspaces.permissions import require
 
 
 class MoveBody(serializers.Serializer):

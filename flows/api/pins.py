@@ -17,16 +17,16 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.accounts import rights
-from config.http.admission import admitted
-from config.http.body import object_body
-from config.http.errors import NotFound
+from accounts import rights
+from accounts.workspaces.permissions import allows
+from core.http.admission import admitted
+from core.http.body import object_body
+from core.http.errors import NotFound
+from core.storable import check_storable_body
 from flows.api.runs import RunResultSerializer
 from flows.engine import run_flow
 from flows.graph.pins import upstream_of
-from flows.lib.storable import check_storable_body
 from flows.models import FlowRun
-from flows.workspaces.permissions import allows
 
 
 def wants_pins(request, flow) -> bool:

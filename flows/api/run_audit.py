@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flows.audit.actor import Actor
-from flows.audit.record import record
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
 from flows.models import FlowRun
 
 

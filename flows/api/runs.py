@@ -14,17 +14,17 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from config.accounts import rights
-from config.http.errors import ValidationFailed
-from config.http.pagination import PagePagination
+from accounts import rights
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.workspaces.permissions import WorkspaceRole, allows
+from core.http.errors import ValidationFailed
+from core.http.pagination import PagePagination
+from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.audit.actor import Actor
-from flows.audit.record import record
-from flows.credentials.redact import redact_shapes
 from flows.engine.waits import wait_of
-from flows.lib.run_stats import RANGES
 from flows.models import FlowRun, RunStep
-from flows.workspaces.permissions import WorkspaceRole, allows
+from flows.run_stats import RANGES
 
 
 class RunStepSerializer(serializers.ModelSerializer):

@@ -13,7 +13,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from flows.models import Flow, Workspace
+from accounts.models import Workspace
+from flows.models import Flow
 from flows.nodes.schedule import enabled_schedule
 
 

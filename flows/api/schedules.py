@@ -9,8 +9,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.accounts import rights
-from config.http.errors import ValidationFailed
+from accounts import rights
+from core.http.errors import ValidationFailed
 from flows.schedules.cron import cron_problem, describe, next_ticks, zone_of
 
 PREVIEW = inline_serializer(

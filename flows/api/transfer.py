@@ -10,7 +10,12 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.http.errors import ValidationFailed
+from accounts.workspaces.access import in_workspaces_of, person
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.permissions import require
+from accounts.workspaces.personal import default_workspace
+from accounts.workspaces.roles import FLOWS_EDIT
+from core.http.errors import ValidationFailed
 from flows.api.portable import (
     EXPORTED_FIELDS,
     FORMAT_VERSION,
@@ -18,11 +23,6 @@ from flows.api.portable import (
     export_flow,
 )
 from flows.credentials.portable import import_nodes
-from flows.workspaces.access import in_workspaces_of, person
-from flows.workspaces.models import Workspace
-from flows.workspaces.permissions import require
-from flows.workspaces.personal import default_workspace
-from flows.workspaces.roles import FLOWS_EDIT
 
 
 def uuid_or_none(value: str):

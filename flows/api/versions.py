@@ -17,16 +17,16 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.http.admission import admitted
-from config.http.conditional import etag
-from config.http.errors import NotFound, PreconditionFailed, ValidationFailed
-from config.http.pagination import PagePagination
+from accounts.workspaces.access import whose_work
+from core.http.admission import admitted
+from core.http.conditional import etag
+from core.http.errors import NotFound, PreconditionFailed, ValidationFailed
+from core.http.pagination import PagePagination
 from flows.credentials.literals import LiteralSecrets
 from flows.history.diff import diff
 from flows.history.models import FlowVersion
 from flows.history.restore import restored_fields
 from flows.history.save import StaleVersion
-from flows.workspaces.access import whose_work
 
 IF_MATCH = OpenApiParameter(
     "If-Match",

@@ -15,10 +15,15 @@ from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from config.accounts import rights
-from config.http.errors import Conflict
-from flows.audit.actor import Actor
-from flows.audit.record import record
+from accounts import rights
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.workspaces.access import in_workspaces_of, person
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.permissions import WorkspaceRole, require
+from accounts.workspaces.personal import default_workspace
+from accounts.workspaces.roles import CREDENTIALS_EDIT
+from core.http.errors import Conflict
 from flows.credentials.models import (
     KIND_FIELDS,
     PUBLIC_FIELDS,
@@ -26,11 +31,6 @@ from flows.credentials.models import (
     Credential,
 )
 from flows.credentials.usage import flows_using
-from flows.workspaces.access import in_workspaces_of, person
-from flows.workspaces.models import Workspace
-from flows.workspaces.permissions import WorkspaceRole, require
-from flows.workspaces.personal import default_workspace
-from flows.workspaces.roles import CREDENTIALS_EDIT
 
 MAX_SECRET_BYTES = 8 * 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.checks import Error, register
 from django.core.exceptions import ImproperlyConfigured
 
-from flows.credentials import crypto
+from core import crypto
 
 
 @register()

@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flows.credentials import crypto
+from core import crypto
+from core.redact import Redactor
 from flows.credentials.models import Credential
-from flows.credentials.redact import Redactor
 
 SHAPE_MARKER = "[redacted]"
 

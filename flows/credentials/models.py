@@ -13,9 +13,9 @@ from urllib.parse import quote, quote_plus
 from django.conf import settings
 from django.db import models
 
-from flows.credentials import crypto
-from flows.workspaces.access import in_workspaces_of
-from flows.workspaces.personal import personal_workspace
+from accounts.workspaces.access import in_workspaces_of
+from accounts.workspaces.personal import personal_workspace
+from core import crypto
 
 # Per kind: the fields shown back (public) and the write-only ones (secret).
 KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -86,7 +86,7 @@ class Credential(models.Model):
         help_text="Who made it; access comes from the workspace's members.",
     )
     workspace = models.ForeignKey(
-        "flows.Workspace",
+        "accounts.Workspace",
         on_delete=models.PROTECT,
         related_name="credentials",
         help_text="Every flow of this workspace may use it.",

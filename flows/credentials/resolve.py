@@ -14,9 +14,9 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from flows.credentials.crypto import UndecryptableValue
+from core.crypto import UndecryptableValue
+from core.redact import Redactor
 from flows.credentials.models import Credential
-from flows.credentials.redact import Redactor
 from flows.nodes.errors import NodeError
 
 

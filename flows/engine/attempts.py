@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flows.credentials.redact import redact_shapes
+from core.redact import redact_shapes
 from flows.engine import lease
 from flows.engine.plan import PlannedNode
 from flows.models import FlowRun

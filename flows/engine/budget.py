@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from flows.lib.storable import MAX_NESTING, Unstorable, check_storable
+from core.storable import MAX_NESTING, Unstorable, check_storable
 from flows.nodes import NodeError
 
 LOG_BUDGET_MARKER = "[the run's log budget is spent: later lines were dropped]"

@@ -35,7 +35,7 @@ from django.conf import settings
 from django.db import connections, router
 from django.db.models import Count, Q
 
-from config.http.errors import Throttled
+from core.http.errors import Throttled
 from flows.engine.sql import value
 from flows.models import Flow, FlowRun
 

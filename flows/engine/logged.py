@@ -2,14 +2,14 @@
 
 Two decorators for `Execution`'s methods: the run and flow ids around a whole
 run, the node id around each node, kept in the context variables the log
-formatter reads (`config.telemetry.context`).
+formatter reads (`core.telemetry.context`).
 """
 
 from __future__ import annotations
 
 import functools
 
-from config.telemetry import context as log_context
+from core.telemetry import context as log_context
 
 
 def logged_as_run(method):

@@ -6,7 +6,7 @@ reaches is skipped with `UNREACHABLE`, never run).
 
 A plan depends on the graph and the trigger only, and nothing changes it once
 made, so a flow that carries a `PLANS` dict (a cached webhook target,
-flows/engine/targets.py, shared by every request's copy) keeps its plans there:
+flows/engine/webhook_cache.py, shared by every request's copy) keeps its plans there:
 a webhook plans its graph once per process, not on every run (~20 µs a run).
 """
 

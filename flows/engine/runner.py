@@ -19,7 +19,7 @@ node would cost more than the engine itself; a crash mid-run leaves a
 `running` run for the supervisor to resume or mark `interrupted` once its
 lease expires (or, in a run's first moments, nothing).
 
-What is stored must be storable (flows/lib/storable.py): input and outputs are
+What is stored must be storable (core/storable.py): input and outputs are
 checked, and a final write that still fails (a flow deleted mid-run, a value
 refused) ends the run `failed`, never `running` (see `Execution.finish`).
 """
@@ -34,6 +34,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
+from core.storable import Unstorable, check_storable, storable_text
 from flows.credentials.resolve import RunSecrets
 from flows.engine import deferred, lease, waits
 from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
@@ -54,7 +55,6 @@ from flows.engine.signals import run_ended
 from flows.engine.step_log import StepLog
 from flows.engine.stops import Stopped, cancelled_at
 from flows.graph import ERROR_HANDLE
-from flows.lib.storable import Unstorable, check_storable, storable_text
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
 from flows.nodes.errors import ContinueLater, Park, StopRun

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.utils import timezone
 
+from core.storable import storable_text
 from flows.engine import deferred, store
-from flows.lib.storable import storable_text
 from flows.nodes import NodeContext
 
 # A long run writes its buffered steps at least this often, so a crash loses

@@ -3,7 +3,7 @@
 The run store's hand-written SQL statements live here, built by `Table`
 (flows/engine/sql.py); the only others are the enqueue of a background run
 (flows/engine/enqueue_db.py) and the target cache's NOTIFY/LISTEN
-(flows/engine/targets.py). A new run's instance is built by
+(flows/engine/webhook_cache.py). A new run's instance is built by
 flows/engine/new_run.py. They are hand-written because they run on every
 webhook and every run, and the ORM spent more CPU compiling each of them
 (0.2-0.4 ms, about 100 µs a row for `bulk_create`) than the database spent
@@ -28,9 +28,9 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connections, models, router, transaction
 from django.utils import timezone
 
+from flows import metrics
 from flows.engine.new_run import new_run
 from flows.engine.sql import Table, execute, execute_on
-from flows.lib import metrics
 from flows.models import Flow, FlowRun, RunStep
 
 # What `finish_run` writes, and what `webhook_target` loads: the webhook's

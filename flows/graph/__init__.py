@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
 
-from flows import sandbox
+import sandbox
 from flows.graph.retry import retry_problems
 from flows.nodes import get_kind
 

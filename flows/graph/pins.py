@@ -14,7 +14,7 @@ import json
 
 from django.conf import settings
 
-from flows.lib.storable import Unstorable, check_storable
+from core.storable import Unstorable, check_storable
 from flows.nodes import get_kind
 
 MAX_PINS = 200

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from flows.audit.actor import Actor
-from flows.audit.record import record
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
 from flows.history.models import FlowVersion
 
 VERSIONED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")

@@ -1,5 +1,5 @@
 """A trigger that tells web processes an account was (de)activated, so the
-webhook target cache (flows/engine/targets.py) drops that account's flows:
+webhook target cache (flows/engine/webhook_cache.py) drops that account's flows:
 a deactivated owner's webhooks are 404 at once (issue 27 item 9).
 
 PostgreSQL only, like 0013: it sends the same `weir_flow_changed` notice, once

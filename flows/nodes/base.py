@@ -11,7 +11,7 @@ from flows.nodes.errors import NodeError as NodeError
 from flows.nodes.errors import NodeTimeout as NodeTimeout
 from flows.nodes.errors import sandbox_failure
 from flows.nodes.templates import NOT_SIMPLE, UNDEFINED, lookup_path, render
-from flows.sandbox import SandboxError, evaluate
+from sandbox import SandboxError, evaluate
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class NodeContext:
     is theirs), `workspace_id` the flow's workspace (whose agents and
     credentials a node may use); `depth` counts the agents waiting
     above this run (0 unless an agent's tool call started it; see agents.nodes);
-    `hops` counts the webhook runs that led to this one (see flows.lib.outbound).
+    `hops` counts the webhook runs that led to this one (see core.net.outbound).
 
     `render(value)` fills `{{ expression }}` templates inside any JSON value with
     `input`, `prev` and `results` (see `flows.nodes.templates`); `evaluate(expr)`

@@ -1,10 +1,10 @@
-"""The code node: the user's JavaScript, run in the sandbox (flows/sandbox)."""
+"""The code node: the user's JavaScript, run in the sandbox (sandbox)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flows import sandbox
+import sandbox
 from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind
 from flows.nodes.checks import text
 from flows.nodes.errors import sandbox_failure

@@ -3,7 +3,7 @@ parks its run (`Park`)."""
 
 from __future__ import annotations
 
-from flows.sandbox import SandboxError
+from sandbox import SandboxError
 
 
 class NodeError(Exception):

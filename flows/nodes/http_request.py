@@ -1,8 +1,8 @@
-"""The http_request node: one outbound HTTP call through `flows.lib.outbound`.
+"""The http_request node: one outbound HTTP call through `core.net.outbound`.
 
 The node reads and renders its `data`, gives the call the earlier of its
 `timeout_ms` and the run's deadline, and turns the client's failures into node
-errors; the SSRF wall, redirects and limits live in `flows.lib.outbound`.
+errors; the SSRF wall, redirects and limits live in `core.net.outbound`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 
-from flows.lib import outbound
+from core.net import outbound
 from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,

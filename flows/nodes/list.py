@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flows import sandbox
+import sandbox
 from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind
 from flows.nodes.checks import integer_between, text
 from flows.nodes.errors import NodeError, sandbox_failure

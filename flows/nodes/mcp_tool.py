@@ -1,4 +1,4 @@
-"""The mcp_tool node: one tool of a remote MCP server, through `flows.lib.mcp_client`.
+"""The mcp_tool node: one tool of a remote MCP server, through `core.net.mcp_client`.
 
 Any MCP server (GitHub, Slack, a database…) without a node of its own: the
 node renders its arguments, calls the tool before the run's deadline (or its
@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
-from flows.lib import mcp_client, outbound
+from core.net import mcp_client, outbound
 from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,

@@ -1,5 +1,5 @@
 """The postgres_query node: literal SQL with named parameters on the owner's
-PostgreSQL credential (the connection and its guards: flows/lib/postgres.py).
+PostgreSQL credential (the connection and its guards: core/net/postgres.py).
 
 The SQL is written once, in the node, and never rendered: `{{` in it is
 refused at save, so no input can become SQL. Values come in through
@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
-from flows.lib import postgres
+from core.net import postgres
 from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,

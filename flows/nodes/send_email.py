@@ -5,12 +5,12 @@ subject, an address or a display name fails the node (`invalid_header`).
 Python's own guards against header injection have been bypassed more than
 once (CVE-2024-6923, CVE-2026-1299), so Weir does not rely on them. At most
 `MAX_RECIPIENTS` addresses and `MAX_BODY_BYTES` of text and HTML; each owner
-may send `EMAIL_NODE_RATE` messages (config/http/ratelimit.py).
+may send `EMAIL_NODE_RATE` messages (core/http/ratelimit.py).
 
 The `Message-ID` is derived from the run and node (`ctx.idempotency_key`), so
 a node that runs again after a crash (every node runs at least once) sends a
 message with the same id, which a mail client or a receiver can spot.
-The connection itself (checked address, pinning, TLS) is flows/lib/smtp.py.
+The connection itself (checked address, pinning, TLS) is core/net/smtp.py.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 
 from django.conf import settings
 
-from config.http import ratelimit
-from flows.lib import smtp
+from core.http import ratelimit
+from core.net import smtp
 from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,

@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from flows import sandbox
+import sandbox
 from flows.nodes.errors import NodeError, sandbox_failure
 
 DOTTED_PATH = re.compile(

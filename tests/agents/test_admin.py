@@ -11,8 +11,8 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.models import Membership, Workspace
 from agents.models import Agent
-from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, FlowFactory, UserFactory, make_credential
 from tests.flows.graphs import chain, code, trigger
 

@@ -96,8 +96,8 @@ def test_anonymous_cannot_read_an_agent(anon):
 
 
 def test_an_agent_is_made_in_a_workspace_where_the_caller_edits(api, alice, bob):
+    from accounts.workspaces.models import Membership, Workspace
     from agents.models import Agent
-    from flows.workspaces.models import Membership, Workspace
 
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="editor")

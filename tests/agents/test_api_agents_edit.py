@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from accounts.models import Membership, Workspace
 from agents.models import Agent, Conversation
-from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, FlowFactory, make_credential
 from tests.llm_server import openai_text
 

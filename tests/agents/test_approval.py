@@ -8,8 +8,9 @@ import json
 
 import pytest
 
+from accounts.models import Membership, Workspace
 from agents.models import Agent, Message
-from flows.models import Flow, FlowRun, Membership, Workspace
+from flows.models import Flow, FlowRun
 from tests.agents.test_chat import agent_with, chat, tool_flow
 from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, node, trigger

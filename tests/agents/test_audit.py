@@ -11,10 +11,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.audit.models import AuditEvent
+from accounts.tokens.models import ApiToken
+from accounts.workspaces.models import Membership, Workspace
 from agents.models import Agent
-from config.accounts.tokens.models import ApiToken
-from flows.audit.models import AuditEvent
-from flows.workspaces.models import Membership, Workspace
 from tests.factories import AgentFactory, FlowFactory, UserFactory, make_credential
 
 pytestmark = pytest.mark.django_db

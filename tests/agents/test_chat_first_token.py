@@ -17,9 +17,9 @@ import pytest
 from django.db import OperationalError
 from django.test import Client
 
+from accounts.workspaces.models import Membership, Workspace
 from agents.models import Conversation, Message
-from config.http.admission import SLOTS
-from flows.workspaces.models import Membership, Workspace
+from core.http.admission import SLOTS
 from tests.factories import AgentFactory, FlowFactory
 
 STREAM = {"HTTP_ACCEPT": "text/event-stream"}

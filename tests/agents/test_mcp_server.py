@@ -12,10 +12,11 @@ from django.utils import timezone
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from accounts.models import Membership, Workspace
+from accounts.tokens.models import ApiToken
 from agents.mcp_server import call_tool, list_tools
-from config.accounts.tokens.models import ApiToken
-from flows.lib.mcp_client import run_async
-from flows.models import Flow, FlowRun, Membership, Workspace
+from core.net.mcp_client import run_async
+from flows.models import Flow, FlowRun
 from tests.factories import FlowFactory, webhook_code_graph
 
 ORDER_CODE = "return {order: input.number, status: 'shipped'};"

@@ -11,9 +11,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from accounts.models import Membership, Workspace
+from accounts.tokens.models import ApiToken
 from agents import mcp_server
-from config.accounts.tokens.models import ApiToken
-from flows.models import Flow, FlowRun, Membership, Workspace
+from flows.models import Flow, FlowRun
 from tests.agents.test_mcp_server import flow_of, token_for
 
 HEADERS = {

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
+from accounts.models import Membership, Workspace
 from agents.chat import ChatFailed, send_message
 from agents.mcp_tools import server_headers
 from agents.models import Agent, Message
-from flows.models import Membership, Workspace
 from tests.factories import AgentFactory, make_credential
 from tests.llm_server import openai_text, openai_tool_call
 
@@ -172,7 +172,7 @@ def test_a_tool_is_given_past_60_seconds_when_server_and_turn_allow(
     """The issue's "a tool that outlasts 60 s within the turn's deadline",
     without waiting a minute: the call is given the server's 300 s, as the
     turn has 600 s left, so no fixed 60 s limit (n8n's, Flowise's) cuts it."""
-    from flows.lib import mcp_client
+    from core.net import mcp_client
 
     given, call_tool = [], mcp_client.call_tool
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import uuid
 
+from accounts.models import Membership, Workspace
 from agents.chat import MAX_AGENT_DEPTH
 from agents.models import Conversation, Message
 from agents.nodes import AgentNode
 from flows.engine import run_flow
-from flows.models import Flow, FlowRun, Membership, Workspace
+from flows.models import Flow, FlowRun
 from flows.nodes import NODE_KINDS, get_kind
 from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
@@ -199,7 +200,7 @@ def test_another_users_private_agent_is_not_found_at_run_time(alice, bob):
 
 
 def test_the_agent_is_found_in_the_flows_workspace_not_the_creators_others(alice):
-    from flows.workspaces.models import Membership, Workspace
+    from accounts.workspaces.models import Membership, Workspace
 
     team = Workspace.objects.create(name="Team", slug="team")
     Membership.objects.create(workspace=team, user=alice, role="editor")

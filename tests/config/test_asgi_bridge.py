@@ -7,7 +7,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 from config.asgi_bridge import FLUSH_BYTES, BufferedWSGI
-from config.http.admission import QUEUED_AT_KEY
+from core.http.admission import QUEUED_AT_KEY
 
 
 def scope(path="/api/webhooks/x", query=b"", headers=(), method="POST"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from flows.audit.models import AuditEvent
-from flows.models import Membership, Workspace
+from accounts.audit.models import AuditEvent
+from accounts.models import Membership, Workspace
 
 
 def test_an_admin_opens_the_audit_page_and_filters_it(

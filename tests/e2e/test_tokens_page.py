@@ -8,7 +8,7 @@ import urllib.request
 
 from playwright.sync_api import expect
 
-from config.accounts.tokens.models import ApiToken
+from accounts.tokens.models import ApiToken
 from tests.e2e.accessibility import severe_violations
 
 

@@ -8,8 +8,8 @@ import time
 import pyotp
 from playwright.sync_api import expect
 
-from config.accounts.two_factor import service
-from flows.audit.actor import Actor
+from accounts.audit.actor import Actor
+from accounts.two_factor import service
 from tests.e2e.accessibility import severe_violations
 from tests.factories import PASSWORD
 

@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from flows.audit.actor import Actor
+from accounts.audit.actor import Actor
 from flows.history.save import save_flow
 from tests.e2e.pages import canvas_node, open_builder, save_screenshot
 from tests.factories import FlowFactory, UserFactory

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from config.accounts.tokens.models import ApiToken
-from flows.models import Flow, Membership, Workspace
+from accounts.models import Membership, Workspace
+from accounts.tokens.models import ApiToken
+from flows.models import Flow
 from tests.e2e.test_tokens_page import call
 
 

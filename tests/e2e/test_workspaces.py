@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from flows.models import Flow, Membership, Workspace
+from accounts.models import Membership, Workspace
+from flows.models import Flow
 from tests.factories import FlowFactory, UserFactory
 
 

@@ -12,7 +12,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from flows.models import Flow, Membership
+from accounts.models import Membership
+from flows.models import Flow
 from tests.factories import FlowFactory, UserFactory, make_credential
 from tests.flows.graphs import chain, code, node, trigger
 

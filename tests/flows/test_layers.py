@@ -2,7 +2,7 @@
 `flows-layers` contract names (import-linter enforces it in `make lint`); this
 test reads the same list, so a module importing a layer above its own fails
 here too, lazy imports inside functions included. flows imports no app above
-it (agents, webhooks, config.accounts) either: they plug in through registries."""
+it (agents, webhooks, accounts) either: they plug in through registries."""
 
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ from pathlib import Path
 import flows
 
 ROOT = Path(flows.__file__).parent
-UPPER_APPS = ("agents", "webhooks", "config.accounts")
-# Imports nothing of Weir's: every view declares its rights with it (the one
-# exception pyproject.toml's contracts name too).
-SHARED = {"config.accounts.rights"}
+UPPER_APPS = ("agents", "webhooks")
 
 
 def flows_layers() -> list[set[str]]:
@@ -41,16 +38,10 @@ def imported_modules(path: Path) -> set[str]:
             names |= {alias.name for alias in statement.names}
         elif isinstance(statement, ast.ImportFrom) and statement.level == 0:
             module = statement.module or ""
-            # `from flows import sandbox` imports the child flows.sandbox.
-            children = {f"{module}.{alias.name}" for alias in statement.names}
-            names |= children
-            if not all(shared(child) for child in children):
-                names.add(module)  # not for `from config.accounts import rights`
-    return {name for name in names if not shared(name)}
-
-
-def shared(module: str) -> bool:
-    return any(module == name or module.startswith(f"{name}.") for name in SHARED)
+            # `from flows import engine` imports the child flows.engine.
+            names |= {f"{module}.{alias.name}" for alias in statement.names}
+            names.add(module)
+    return names
 
 
 def layer_of(module: str, layers: list[set[str]]) -> int | None:
@@ -91,15 +82,15 @@ def test_no_module_of_flows_imports_a_layer_above_its_own():
 
 
 def test_the_check_sees_a_lazy_import_pointing_up(tmp_path):
-    package = tmp_path / "flows" / "lib"
+    package = tmp_path / "flows" / "schedules"
     package.mkdir(parents=True)
     (package / "helper.py").write_text(
         "def f():\n    from flows.engine import run_flow\n"
     )
 
     assert upward_imports(tmp_path / "flows", flows_layers()) == {
-        "flows/lib/helper: flows.engine",
-        "flows/lib/helper: flows.engine.run_flow",
+        "flows/schedules/helper: flows.engine",
+        "flows/schedules/helper: flows.engine.run_flow",
     }
 
 
@@ -114,16 +105,17 @@ def test_the_check_sees_an_import_of_agents(tmp_path):
     }
 
 
-def test_the_check_lets_every_layer_import_the_rights_vocabulary(tmp_path):
+def test_the_check_lets_every_layer_import_the_floors_below_flows(tmp_path):
     package = tmp_path / "flows" / "nodes"
     package.mkdir(parents=True)
     (package / "kind.py").write_text(
-        "from config.accounts import rights\n"
-        "from config.accounts.rights import FLOWS_VIEW\n"
-        "from config.accounts import api\n"
+        "from accounts import rights\n"
+        "from core.net import outbound\n"
+        "import sandbox\n"
+        "from webhooks import views\n"
     )
 
     assert upward_imports(tmp_path / "flows", flows_layers()) == {
-        "flows/nodes/kind: config.accounts",
-        "flows/nodes/kind: config.accounts.api",
+        "flows/nodes/kind: webhooks",
+        "flows/nodes/kind: webhooks.views",
     }

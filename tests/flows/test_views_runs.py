@@ -8,9 +8,10 @@ import time
 import pytest
 from django.test import Client
 
+from accounts.models import Membership, Workspace
 from flows.engine import run_flow
 from flows.engine.waits import resume_path
-from flows.models import Flow, FlowRun, Membership, RunStep, Workspace
+from flows.models import Flow, FlowRun, RunStep
 from flows.views import readable_error
 from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import chain, node, trigger

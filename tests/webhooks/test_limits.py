@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from flows.lib.storable import MAX_NESTING
+from core.storable import MAX_NESTING
 from tests.webhooks.conftest import post_webhook, webhook_runs
 
 

@@ -18,7 +18,7 @@ SPEND_BUDGET = """
 import sys
 import django
 django.setup()
-from config.http.errors import Throttled
+from core.http.errors import Throttled
 from webhooks.limits import check_rate
 
 for _ in range(int(sys.argv[2])):

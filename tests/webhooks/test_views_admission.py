@@ -1,7 +1,7 @@
 """The webhook under admission control: refusals are fast, enveloped, and run nothing.
 
-Caps and slots themselves: tests/config/http/test_admission.py; a real
-gunicorn flooded with slow calls: tests/config/http/test_admission_gunicorn.py.
+Caps and slots themselves: tests/core/http/test_admission.py; a real
+gunicorn flooded with slow calls: tests/core/http/test_admission_gunicorn.py.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from flows.credentials import crypto
+from core import crypto
 from flows.models import Credential
 
 

@@ -11,7 +11,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from flows.audit.actor import Actor
+from accounts.audit.actor import Actor
 from flows.demo import (
     DEMO_FLOW_NAME,
     SEED_HOOKS,

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
-from flows.audit.retention import prune_audit
+from accounts.audit.retention import prune_audit
 from flows.engine import retention, scheduler, supervisor
 
 logger = logging.getLogger("weir.supervisor")

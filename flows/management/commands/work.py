@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands import db_worker
 
-from config.startup import freeze_what_was_loaded
+from core.startup import freeze_what_was_loaded
 from flows.engine.queue_listener import WakingWorker
 
 

@@ -92,7 +92,7 @@ def test_two_members_of_one_workspace_share_its_cap_two_workspaces_do_not(
 ):
     from rest_framework.test import APIClient
 
-    from flows.workspaces.models import Membership, Workspace
+    from accounts.workspaces.models import Membership, Workspace
 
     team = Workspace.objects.create(name="Team", slug="team")
     for member in (alice, bob):

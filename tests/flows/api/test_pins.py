@@ -11,9 +11,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config.accounts.tokens.models import ApiToken
+from accounts.models import Membership, Workspace
+from accounts.tokens.models import ApiToken
 from flows.engine import run_flow
-from flows.models import Flow, FlowRun, Membership, Workspace
+from flows.models import Flow, FlowRun
 from tests.factories import FlowFactory, webhook_code_graph
 from tests.flows.graphs import chain, code, trigger
 

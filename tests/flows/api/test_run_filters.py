@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from django.http import QueryDict
 
-from config.http.errors import ValidationFailed
+from core.http.errors import ValidationFailed
 from flows.api.run_filters import parse_run_filters
 
 

@@ -6,9 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts.models import Membership
+from accounts.workspaces.personal import personal_workspace
 from flows.engine import background
-from flows.models import FlowRun, Membership
-from flows.workspaces.personal import personal_workspace
+from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.webhooks.conftest import post_webhook
 

@@ -8,9 +8,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config.accounts.tokens.models import ApiToken
+from accounts.models import Membership, Workspace
+from accounts.tokens.models import ApiToken
 from flows.engine import run_flow, waits
-from flows.models import Flow, FlowRun, Membership, Workspace
+from flows.models import Flow, FlowRun
 from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import chain, node, trigger
 

@@ -11,7 +11,7 @@ import json
 import pytest
 from rest_framework.renderers import JSONRenderer
 
-from flows.lib.storable import MAX_NESTING
+from core.storable import MAX_NESTING
 from flows.models import Flow
 from tests.factories import webhook_code_graph
 

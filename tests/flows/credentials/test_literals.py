@@ -8,11 +8,11 @@ import time
 import pytest
 from cryptography.fernet import Fernet
 
-from config.accounts.tokens.text import PERSONAL, WORKSPACE, new_token
+from accounts.tokens.text import PERSONAL, WORKSPACE, new_token
+from accounts.workspaces.personal import personal_workspace
+from core.redact import Redactor
 from flows.credentials.literals import LiteralSecrets
-from flows.credentials.redact import Redactor
 from flows.models import Credential
-from flows.workspaces.personal import personal_workspace
 from tests.factories import make_credential
 
 SHAPES = [

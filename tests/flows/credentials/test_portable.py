@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from accounts.workspaces.personal import personal_workspace
 from flows.credentials.portable import export_nodes, import_nodes
-from flows.workspaces.personal import personal_workspace
 from tests.factories import make_credential
 from tests.flows.graphs import code, node, trigger
 

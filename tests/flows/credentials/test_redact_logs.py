@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from config.accounts.tokens.text import PERSONAL, new_token
+from accounts.tokens.text import PERSONAL, new_token
 from flows.engine import run_flow
 from flows.nodes import NODE_KINDS
 from tests.factories import make_credential

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django_tasks_db.models import DBTaskResult
 
-from flows.audit.actor import Actor
+from accounts.audit.actor import Actor
 from flows.engine import background
 from flows.history.save import save_flow
 from flows.models import FlowRun, RunStep

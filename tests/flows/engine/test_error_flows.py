@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.workspaces.personal import personal_workspace
 from flows.engine import background, run_flow
 from flows.models import FlowRun
-from flows.workspaces.personal import personal_workspace
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 

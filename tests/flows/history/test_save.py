@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flows.audit.actor import Actor
+from accounts.audit.actor import Actor
 from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
 from flows.models import Flow

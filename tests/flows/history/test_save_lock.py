@@ -14,7 +14,7 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from flows.audit.actor import Actor
+from accounts.audit.actor import Actor
 from flows.history import save
 from flows.models import FlowRun
 from tests.factories import FlowFactory

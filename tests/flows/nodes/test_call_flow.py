@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from accounts.workspaces.personal import personal_workspace
 from flows.engine import run_flow
 from flows.engine.new_run import new_run
 from flows.engine.runner import Execution
 from flows.models import FlowRun, RunStep
-from flows.workspaces.personal import personal_workspace
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, edge, node, trigger
 

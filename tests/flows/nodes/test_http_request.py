@@ -1,7 +1,7 @@
 """The http_request node against a real HTTP server on loopback.
 
 The outbound client's own rules (addresses, redirects, limits) are tested in
-tests/flows/lib/test_outbound*.py; here, what the node adds: templating, its output,
+tests/core/net/test_outbound*.py; here, what the node adds: templating, its output,
 its timeout and how the client's failures become the run's error.
 """
 

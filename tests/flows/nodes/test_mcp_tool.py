@@ -1,7 +1,7 @@
 """The mcp_tool node against the SDK's own MCP server on loopback (tests/mcp_server.py).
 
 The client's own rules (address wall, deadline) are tested in
-tests/flows/lib/test_mcp_client.py; here, what the node adds: templated
+tests/core/net/test_mcp_client.py; here, what the node adds: templated
 arguments, its output, its credential, its timeout and its error codes.
 """
 
@@ -95,7 +95,7 @@ def test_a_tool_is_given_past_60_seconds_within_the_runs_deadline(
     """No fixed 60 s limit: with timeout_ms 120 s and a run allowed 600 s, the
     call is given the node's 120 s (checked on the deadline handed to the
     client, not by waiting two minutes)."""
-    from flows.lib import mcp_client
+    from core.net import mcp_client
 
     settings.RUN_TIMEOUT_SECONDS = 600
     given, call_tool = [], mcp_client.call_tool

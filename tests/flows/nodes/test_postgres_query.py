@@ -10,9 +10,9 @@ import psycopg
 import pytest
 from django.db import connection
 
+from core.net import postgres
 from flows.credentials.models import Credential
 from flows.engine import run_flow
-from flows.lib import postgres
 from flows.models import FlowRun
 from flows.nodes.postgres_query import PostgresQueryNode
 from tests.factories import FlowFactory

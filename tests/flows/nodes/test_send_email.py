@@ -264,7 +264,7 @@ def test_a_server_that_drips_bytes_times_out(
 
 
 def test_tls_is_required_for_a_server_that_is_not_allowlisted(monkeypatch):
-    from flows.lib import outbound, smtp
+    from core.net import outbound, smtp
 
     monkeypatch.setattr(outbound, "checked_address", lambda host, port: "192.0.2.7")
     server = {"host": "mail.example.com", "port": 25, "security": "none"}

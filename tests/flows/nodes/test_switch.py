@@ -6,7 +6,7 @@ from unittest import mock
 
 import pytest
 
-from flows import sandbox
+import sandbox
 from flows.engine import run_flow
 from flows.graph import validate_graph
 from flows.models import RunStep

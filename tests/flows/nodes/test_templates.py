@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from flows import sandbox
+import sandbox
 from flows.nodes.errors import NodeError
 from flows.nodes.templates import NOT_SIMPLE, lookup_path, render
 

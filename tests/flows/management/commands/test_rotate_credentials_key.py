@@ -8,7 +8,7 @@ import pytest
 from cryptography.fernet import Fernet
 from django.core.management import CommandError, call_command
 
-from flows.credentials.crypto import UndecryptableValue
+from core.crypto import UndecryptableValue
 from flows.models import Credential
 from tests.factories import make_credential
 

@@ -1,0 +1,27 @@
+"""The sign-in and sign-out pages, the API tokens pages, and the workspace
+pages (new workspace, members, audit log)."""
+
+from django.urls import path
+
+from accounts.audit_views import workspace_audit
+from accounts.tokens.page import tokens_page, workspace_tokens_page
+from accounts.views import SignInView, SignOutView
+from accounts.workspaces.views import workspace_members, workspace_new
+
+urlpatterns = [
+    path("login/", SignInView.as_view(), name="login"),
+    path("logout/", SignOutView.as_view(), name="logout"),
+    path("account/tokens/", tokens_page, name="tokens"),
+    path(
+        "workspaces/<uuid:workspace_id>/tokens/",
+        workspace_tokens_page,
+        name="workspace-tokens",
+    ),
+    path("workspaces/new/", workspace_new, name="workspace_new"),
+    path(
+        "workspaces/<uuid:workspace_id>/members/",
+        workspace_members,
+        name="members",
+    ),
+    path("workspaces/<uuid:workspace_id>/audit/", workspace_audit, name="audit"),
+]

@@ -1,0 +1,236 @@
+"""`/api/workspaces` and `/api/workspaces/:id/members` (docs/api.md).
+
+Every member lists a workspace and its members; an owner renames or deletes
+it; an admin adds, re-roles and removes members (only an owner touches
+owners); anyone may leave. A workspace the caller is not a member of is 404.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, viewsets
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import get_object_or_404
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.rights import SESSION_ONLY
+from accounts.workspaces.access import in_workspaces_of, memberships_of
+from accounts.workspaces.members import (
+    LastOwner,
+    TooManyWorkspaces,
+    add_member,
+    change_role,
+    create_workspace,
+    find_user,
+    refusal,
+    remove_member,
+)
+from accounts.workspaces.models import Membership, Workspace
+from accounts.workspaces.permissions import WorkspaceRole
+from accounts.workspaces.roles import FLOWS_VIEW, MEMBERS_MANAGE, WORKSPACE_OWN
+from core.http.errors import Conflict, ValidationFailed
+
+LAST_OWNER = "A workspace keeps at least one owner: make someone else owner first."
+DELETED = inline_serializer("WorkspaceDeleted", {"success": serializers.BooleanField()})
+
+
+class WorkspaceSerializer(serializers.ModelSerializer):
+    personal = serializers.BooleanField(source="is_personal", read_only=True)
+    role = serializers.CharField(
+        read_only=True, help_text="The caller's role in the workspace."
+    )
+
+    class Meta:
+        model = Workspace
+        fields = ["id", "name", "slug", "personal", "role", "created_at"]
+        read_only_fields = ["id", "slug", "created_at"]
+
+
+class WorkspaceViewSet(viewsets.ModelViewSet):
+    """The caller's workspaces, each with the caller's role."""
+
+    serializer_class = WorkspaceSerializer
+    # For the schema only (a UUID path parameter); requests use get_queryset.
+    queryset = Workspace.objects.none()
+    pagination_class = None
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
+    # Making a workspace is anyone's, in a signed-in browser (no token makes
+    # one: a token reaches one workspace); they become its owner.
+    rights = {
+        "list": FLOWS_VIEW,
+        "retrieve": FLOWS_VIEW,
+        "create": SESSION_ONLY,
+        "partial_update": WORKSPACE_OWN,
+        "destroy": WORKSPACE_OWN,
+    }
+
+    def get_queryset(self):
+        user = self.request.user
+        role = memberships_of(user).filter(workspace_id=OuterRef("pk"))
+        workspaces = in_workspaces_of(Workspace.objects, user, "pk")
+        return workspaces.annotate(role=Subquery(role.values("role")[:1]))
+
+    def perform_create(self, serializer):
+        try:
+            workspace = create_workspace(
+                serializer.validated_data["name"],
+                self.request.user,
+                Actor.from_request(self.request),
+            )
+        except TooManyWorkspaces as refused:
+            raise Conflict(str(refused)) from None
+        workspace.role = Membership.Role.OWNER
+        serializer.instance = workspace
+
+    def perform_update(self, serializer):
+        before = serializer.instance.name
+        with transaction.atomic():
+            workspace = serializer.save()
+            if workspace.name != before:
+                record(
+                    "workspace.renamed",
+                    Actor.from_request(self.request),
+                    workspace,
+                    changes={"from": before, "to": workspace.name},
+                )
+
+    @extend_schema(responses={200: DELETED})
+    def destroy(self, request, *args, **kwargs):
+        """409 for a personal workspace, or one still holding flows,
+        credentials or agents (move or delete them first)."""
+        workspace = self.get_object()
+        if workspace.is_personal:
+            raise Conflict("A personal workspace cannot be deleted.")
+        held = {
+            "flows": workspace.flows.count(),
+            "credentials": workspace.credentials.count(),
+            "agents": workspace.agents.count(),
+        }
+        if any(held.values()):
+            listed = ", ".join(f"{n} {what}" for what, n in held.items() if n)
+            raise Conflict(
+                f"The workspace still holds {listed}; delete or move them first.",
+                details=held,
+            )
+        with transaction.atomic():
+            record("workspace.deleted", Actor.from_request(request), workspace)
+            workspace.delete()
+        return Response({"success": True})
+
+
+class MemberSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+    user_id = serializers.IntegerField(read_only=True)
+    invited_by = serializers.CharField(
+        source="invited_by.username", read_only=True, allow_null=True, default=None
+    )
+    user = serializers.CharField(
+        write_only=True, help_text="Add: an existing user's username or e-mail."
+    )
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+    class Meta:
+        model = Membership
+        fields = [
+            "id",
+            "user",
+            "user_id",
+            "username",
+            "role",
+            "invited_by",
+            "created_at",
+        ]
+        read_only_fields = ["id", "created_at"]
+
+
+class RoleSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+def existing_user(value: str):
+    """The user named by username or e-mail; a 400 naming the field when
+    there is none (or several share the e-mail)."""
+    user = find_user(value)
+    if user is None:
+        message = "No user has this username or e-mail."
+        raise ValidationFailed(message, details={"user": [message]})
+    return user
+
+
+class MemberViewSet(viewsets.ModelViewSet):
+    """The members of one of the caller's workspaces (404 for any other)."""
+
+    serializer_class = MemberSerializer
+    # For the schema only (a UUID path parameter); requests use get_queryset.
+    queryset = Membership.objects.none()
+    pagination_class = None
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    # Checked in each action: owners are touched only by owners, and anyone
+    # may remove themselves (leave).
+    rights = {
+        "list": FLOWS_VIEW,
+        "retrieve": FLOWS_VIEW,
+        "create": MEMBERS_MANAGE,
+        "partial_update": MEMBERS_MANAGE,
+        "destroy": MEMBERS_MANAGE,
+    }
+
+    def workspace(self) -> Workspace:
+        mine = in_workspaces_of(Workspace.objects, self.request.user, "pk")
+        return get_object_or_404(mine, pk=self.kwargs["workspace_id"])
+
+    def get_queryset(self):
+        return Membership.objects.filter(workspace=self.workspace()).select_related(
+            "user", "invited_by"
+        )
+
+    def _may_manage(self, workspace, *roles) -> None:
+        """403 unless the caller may (members.refusal says why not)."""
+        reason = refusal(self.request.user, workspace.pk, *roles)
+        if reason:
+            raise PermissionDenied(reason)
+
+    def create(self, request, *args, **kwargs):
+        workspace = self.workspace()
+        body = MemberSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        role = body.validated_data["role"]
+        self._may_manage(workspace, role)
+        user = existing_user(body.validated_data["user"])
+        try:
+            membership = add_member(workspace, user, role, Actor.from_request(request))
+        except IntegrityError:
+            raise Conflict(
+                f"{user.get_username()} is already a member of this workspace."
+            ) from None
+        return Response(MemberSerializer(membership).data, status=201)
+
+    @extend_schema(request=RoleSerializer)
+    def partial_update(self, request, *args, **kwargs):
+        membership = self.get_object()
+        body = RoleSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        role = body.validated_data["role"]
+        self._may_manage(membership.workspace, membership.role, role)
+        try:
+            change_role(membership, role, Actor.from_request(request))
+        except LastOwner:
+            raise Conflict(LAST_OWNER) from None
+        return Response(MemberSerializer(membership).data)
+
+    @extend_schema(responses={200: DELETED})
+    def destroy(self, request, *args, **kwargs):
+        membership = self.get_object()
+        if membership.user_id != request.user.pk:
+            self._may_manage(membership.workspace, membership.role)
+        try:
+            remove_member(membership, Actor.from_request(request))
+        except LastOwner:
+            raise Conflict(LAST_OWNER) from None
+        return Response({"success": True})

@@ -1,0 +1,156 @@
+"""Membership changes, each with its audit event in one transaction.
+
+The rules every caller (the API, a future page form) gets: only an owner
+adds, removes or makes owners; a workspace never loses its last owner (409).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.workspaces.access import role_of
+from accounts.workspaces.models import Membership, Workspace
+from accounts.workspaces.roles import MEMBERS_MANAGE, ROLE_NAMES, WORKSPACE_OWN, grants
+
+
+class LastOwner(Exception):
+    """The change would leave the workspace without an owner."""
+
+
+class TooManyWorkspaces(Exception):
+    """The user owns WORKSPACES_PER_USER team workspaces already."""
+
+    def __init__(self, owned: int):
+        super().__init__(
+            f"You own {owned} workspaces, the most one account may have; delete "
+            "one you no longer use first."
+        )
+
+
+OWNER_ROLE = Membership.Role.OWNER
+
+
+def _owners(workspace_id) -> int:
+    return Membership.objects.filter(workspace_id=workspace_id, role=OWNER_ROLE).count()
+
+
+def find_user(value: str):
+    """The user with this username, else the only one with this e-mail
+    (case-insensitive); None when there is none, or several share it."""
+    users = get_user_model().objects
+    user = users.filter(username=value).first()
+    if user is None and "@" in value:
+        found = list(users.filter(email__iexact=value)[:2])
+        user = found[0] if len(found) == 1 else None
+    return user
+
+
+def refusal(user, workspace_id, *roles) -> str | None:
+    """Why `user` may not manage these members (None when they may): it
+    needs `members.manage`, and `workspace.own` when any of `roles` (before or
+    after the change) is owner."""
+    role = role_of(user, workspace_id)
+    needed = [MEMBERS_MANAGE]
+    if OWNER_ROLE in roles:
+        needed.append(WORKSPACE_OWN)
+    for right in needed:
+        if not grants(role, right):
+            return (
+                f"As {ROLE_NAMES.get(role, 'a non-member')} of this workspace you "
+                f"may not do this (it needs {right})."
+            )
+    return None
+
+
+def _label(membership: Membership) -> str:
+    return f"{membership.user.get_username()} in {membership.workspace.name}"
+
+
+def add_member(workspace: Workspace, user, role: str, actor: Actor) -> Membership:
+    with transaction.atomic():
+        membership = Membership.objects.create(
+            workspace=workspace, user=user, role=role, invited_by=actor.user
+        )
+        record(
+            "member.added",
+            actor,
+            membership,
+            target_label=_label(membership),
+            changes={"workspace_id": str(workspace.pk), "role": role},
+        )
+    return membership
+
+
+def change_role(membership: Membership, role: str, actor: Actor) -> Membership:
+    """Set `membership.role`; `LastOwner` if it demotes the only owner."""
+    with transaction.atomic():
+        # The workspace's row serialises owner changes: two admins demoting the
+        # last two owners at once must not both succeed.
+        Workspace.objects.select_for_update().filter(pk=membership.workspace_id).get()
+        before = Membership.objects.get(pk=membership.pk).role
+        if (
+            before == OWNER_ROLE
+            and role != OWNER_ROLE
+            and _owners(membership.workspace_id) <= 1
+        ):
+            raise LastOwner
+        membership.role = role
+        membership.save(update_fields=["role"])
+        record(
+            "member.role_changed",
+            actor,
+            membership,
+            target_label=_label(membership),
+            changes={
+                "workspace_id": str(membership.workspace_id),
+                "from": before,
+                "to": role,
+            },
+        )
+    return membership
+
+
+def remove_member(membership: Membership, actor: Actor) -> None:
+    """Delete `membership`; `LastOwner` if it is the only owner."""
+    with transaction.atomic():
+        Workspace.objects.select_for_update().filter(pk=membership.workspace_id).get()
+        if membership.role == OWNER_ROLE and _owners(membership.workspace_id) <= 1:
+            raise LastOwner
+        record(
+            "member.removed",
+            actor,
+            membership,
+            target_label=_label(membership),
+            changes={
+                "workspace_id": str(membership.workspace_id),
+                "role": membership.role,
+            },
+        )
+        membership.delete()
+
+
+def create_workspace(name: str, user, actor: Actor) -> Workspace:
+    """A new team workspace named `name`, `user` its owner (the API and the
+    New workspace page alike). `TooManyWorkspaces` past WORKSPACES_PER_USER:
+    the schedule and queue caps count per workspace, so free workspaces would
+    multiply them without end."""
+    with transaction.atomic():
+        # The user's personal workspace row serialises their creations.
+        Workspace.objects.select_for_update().filter(personal_of=user).exists()
+        owned = Membership.objects.filter(
+            user=user, role=OWNER_ROLE, workspace__personal_of__isnull=True
+        ).count()
+        if owned >= settings.WORKSPACES_PER_USER:
+            raise TooManyWorkspaces(owned)
+        workspace = Workspace.objects.create(
+            name=name, slug=Workspace.unique_slug(name)
+        )
+        Membership.objects.create(
+            workspace=workspace, user=user, role=Membership.Role.OWNER
+        )
+        record("workspace.created", actor, workspace)
+    return workspace

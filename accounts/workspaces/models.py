@@ -1,0 +1,103 @@
+"""`Workspace` and `Membership`: flows, credentials and agents belong to a
+workspace, and people hold one role in it.
+
+Registered with Django through `accounts.models`, which imports them.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.text import slugify
+
+
+class Workspace(models.Model):
+    """A team's (or one person's) flows, credentials and agents.
+
+    Every user gets a personal workspace (`personal_of`) when the account is
+    made, so a one-person install looks as it did before workspaces: their
+    flows are in it and they are its owner. A personal workspace cannot be
+    deleted; others can, by an owner, once they hold nothing.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=60, unique=True)
+    personal_of = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        # The workspace outlives its person: its flows may be others' work too.
+        on_delete=models.SET_NULL,
+        related_name="personal_workspace",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # Made by the flows app before workspaces moved here (issue 34).
+        db_table = "flows_workspace"
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_personal(self) -> bool:
+        return self.personal_of_id is not None
+
+    @classmethod
+    def unique_slug(cls, name: str) -> str:
+        """`name` as a slug not taken yet (`ada`, `ada-2`, ...); a query per try."""
+        base = slugify(name)[:50] or "workspace"
+        slug, n = base, 1
+        while cls.objects.filter(slug=slug).exists():
+            n += 1
+            slug = f"{base}-{n}"
+        return slug
+
+
+class Membership(models.Model):
+    """One person's role in one workspace (accounts/workspaces/roles.py)."""
+
+    class Role(models.TextChoices):
+        VIEWER = "viewer"
+        RUNNER = "runner"
+        EDITOR = "editor"
+        ADMIN = "admin"
+        OWNER = "owner"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="memberships"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "flows_membership"
+        ordering = ["created_at"]
+        constraints = [
+            # Also serves role_of(user, workspace): one row per request.
+            models.UniqueConstraint(
+                fields=["workspace", "user"], name="membership_workspace_user_unique"
+            ),
+        ]
+        indexes = [
+            # The workspaces a user belongs to (every list's filter).
+            models.Index(fields=["user", "workspace"], name="membership_user_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} in {self.workspace} ({self.role})"

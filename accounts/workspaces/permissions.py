@@ -1,0 +1,62 @@
+"""`WorkspaceRole`: the DRF permission that checks a member's role on an object.
+
+A view names the right each action needs in `rights` (accounts/
+rights.py: a dict keyed by action name for a ViewSet, by lower-case method
+otherwise); TokenScopes checks it against a token's scopes, this class against
+the member's role. Its queryset already holds only the workspaces
+the user is a member of (anything else is 404); this class answers 403 when
+the member's role lacks the right, for the object the view fetched.
+"""
+
+from __future__ import annotations
+
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import BasePermission
+
+from accounts import rights
+from accounts.workspaces.access import role_of
+from accounts.workspaces.models import Workspace
+from accounts.workspaces.roles import ROLE_NAMES, grants
+
+
+def workspace_id_of(obj):
+    """The workspace an object belongs to: itself, its own, or its flow's (a run)."""
+    if isinstance(obj, Workspace):
+        return obj.pk
+    workspace_id = getattr(obj, "workspace_id", None)
+    return workspace_id if workspace_id is not None else obj.flow.workspace_id
+
+
+def require(user, workspace_id, right: str) -> str:
+    """`user`'s role in the workspace; 403 `permission_denied` naming the role
+    when it lacks `right`. Call only for a workspace the user can see."""
+    return require_role(role_of(user, workspace_id), right)
+
+
+def require_role(role: str | None, right: str) -> str | None:
+    """`require` for a role the caller already read in this request (e.g. the
+    `caller_role` annotation of `accounts.workspaces.access.role_subquery`)."""
+    if not grants(role, right):
+        raise PermissionDenied(
+            f"As {ROLE_NAMES.get(role, 'a non-member')} of this workspace you "
+            f"may not do this (it needs {right})."
+        )
+    return role
+
+
+class WorkspaceRole(BasePermission):
+    """Object level: the user holds the action's right in the object's workspace."""
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        right = rights.required(view, request)
+        if right != rights.PUBLIC:
+            require(request.user, workspace_id_of(obj), right)
+        return True
+
+
+def allows(request, workspace_id, right: str) -> bool:
+    """Whether the request may use `right` in the workspace: the user's role
+    grants it and, for a request with an API token, so do its scopes."""
+    granted = getattr(request.auth, "granted", None)
+    token_allows = granted is None or right in granted
+    return token_allows and grants(role_of(request.user, workspace_id), right)

@@ -1,0 +1,88 @@
+"""An http_request response body as the node outputs it: JSON, text, or base64.
+
+The response's `charset` picks the codec, but only from `TEXT_CODECS`: Python's
+codec registry also holds codecs that are not character sets at all and cost far
+more than a pass over the bytes (`punycode` took 22-25 s of CPU on 1 MiB, past
+any `timeout_ms`; `unicode_escape`, `rot13`, `hex`, `base64` change meaning). Every
+codec listed decodes in time linear in the body, which `HTTP_NODE_MAX_RESPONSE_BYTES`
+bounds. A body labelled with any other charset is not decoded: it is output as
+base64 with `body_encoding: "base64"`, so nothing is lost and the flow can tell.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import json
+from typing import Any
+
+from core.storable import storable_text
+
+# Canonical names (`codecs.lookup(label).name`) of the character sets decoded.
+TEXT_CODECS = frozenset(
+    {
+        "utf-8",
+        "utf-8-sig",
+        "utf-16",
+        "utf-16-le",
+        "utf-16-be",
+        "utf-32",
+        "utf-32-le",
+        "utf-32-be",
+        "ascii",
+        "koi8-r",
+        "koi8-u",
+        "mac-roman",
+        "tis-620",
+        "shift_jis",
+        "euc_jp",
+        "gb2312",
+        "gbk",
+        "gb18030",
+        "big5",
+        "euc_kr",
+        *(f"iso8859-{part}" for part in range(1, 17) if part != 12),
+        *(f"cp{page}" for page in range(1250, 1259)),
+        "cp874",
+    }
+)
+
+
+class BodyError(Exception):
+    """The body cannot be output (JSON nested past Python's recursion limit)."""
+
+
+def decode_body(raw: bytes, content_type: str) -> dict[str, Any]:
+    """`{"body": ...}` for the node's output, plus `"body_encoding": "base64"`
+    when the charset named is not a text codec of `TEXT_CODECS`."""
+    codec = _codec(content_type)
+    if codec is None:
+        return {
+            "body": base64.b64encode(raw).decode("ascii"),
+            "body_encoding": "base64",
+        }
+    # A binary body's NUL bytes would make the run unstorable (core/storable.py).
+    text_body = storable_text(raw.decode(codec, errors="replace"))
+    media_type = content_type.split(";")[0].strip().lower()
+    if media_type == "application/json" or media_type.endswith("+json"):
+        try:
+            return {"body": json.loads(text_body)}
+        except RecursionError:
+            raise BodyError("The response's JSON is nested too deep.") from None
+        except ValueError:
+            pass
+    return {"body": text_body}
+
+
+def _codec(content_type: str) -> str | None:
+    """The codec to decode with: UTF-8 when no charset is named, None when the
+    one named is unknown or not a text codec."""
+    for part in content_type.split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        if key.strip().lower() == "charset" and value.strip().strip('"'):
+            try:
+                name = codecs.lookup(value.strip().strip('"')).name
+            except (LookupError, ValueError, TypeError):
+                return None
+            return name if name in TEXT_CODECS else None
+    return "utf-8"
