@@ -21,7 +21,7 @@ from rest_framework.response import Response
 
 from accounts import rights
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import person, role_subquery
+from accounts.workspaces.access import person, role_subquery, whose_work
 from accounts.workspaces.permissions import require, require_role
 from accounts.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 from agents import audit
@@ -268,7 +268,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         try:
             # A turn holds this thread while the model answers: it counts
             # against the same caps as a synchronous run (503/429 above them).
-            with admitted(request, owner_id=request.user.pk):
+            with admitted(request, **whose_work(request.user)):
                 reply = send_message(
                     agent,
                     request.user,

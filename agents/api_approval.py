@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import rights
+from accounts.workspaces.access import whose_work
 from accounts.workspaces.permissions import require
 from accounts.workspaces.roles import AGENTS_CHAT
 from agents.api_replies import (
@@ -83,7 +84,7 @@ class ToolCallDecisionView(APIView):
         data = body.validated_data
         # Admitted before the call is claimed: a refusal (503/429) leaves the
         # call waiting, to be decided again.
-        slot = admitted(request, owner_id=request.user.pk)
+        slot = admitted(request, **whose_work(request.user))
         slot.__enter__()
         try:
             turn = _claim(conversation, call_id, data)

@@ -29,6 +29,7 @@ from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 from rest_framework.utils.encoders import JSONEncoder
 
+from accounts.workspaces.access import whose_work
 from agents.chat import ChatCancelled, ChatFailed, start_turn
 from agents.limits import ChatThrottled
 from agents.pricing import BudgetExceeded
@@ -65,7 +66,7 @@ def stream_chat(request, agent, content: str, conversation, done: Callable):
     """Admit, store the user's message and stream the turn. Refusals (503/429
     at capacity, 429 over a chat rate) raise before the stream starts, so they
     come as the usual JSON envelope."""
-    slot = admitted(request, owner_id=request.user.pk)
+    slot = admitted(request, **whose_work(request.user))
     slot.__enter__()
     release = once(lambda: slot.__exit__(None, None, None))
     try:

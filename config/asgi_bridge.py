@@ -29,9 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from core.http.admission import QUEUED_AT_KEY
 
-# A response is sent in pieces of at most this many bytes; a bigger one (a
-# static file) is sent while the thread still reads it.
+# A large answer is sent in pieces of at most this many bytes, and a file's
+# blocks are gathered into pieces this big.
 FLUSH_BYTES = 256 * 1024
+# A client that takes none of a piece for this long is let go.
+SEND_TIMEOUT_SECONDS = 30
 TOO_LARGE = json.dumps(
     {
         "error": {
@@ -112,9 +114,9 @@ class BufferedWSGI:
         environ[QUEUED_AT_KEY] = time.time()
         loop = asyncio.get_running_loop()
         status, headers, rest = await loop.run_in_executor(
-            self.pool, self._call, environ, send, loop
+            self.pool, self._call, environ, send, receive, loop
         )
-        if status is not None:  # else the thread sent it, piece by piece
+        if status is not None:  # else the thread relayed a stream
             await _answer(send, status, headers, rest)
 
     async def _read_body(self, scope, receive, held: list[int]) -> bytes | None:
@@ -143,9 +145,10 @@ class BufferedWSGI:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    def _call(self, environ, send, loop):
+    def _call(self, environ, send, receive, loop):
         """Run the WSGI app on this thread. Returns (status, headers, body) for
-        the loop to send, or (None, None, None) once a big body was sent here."""
+        the loop to send, or (None, None, None) once a streaming response was
+        relayed from here."""
         answer: dict = {}
 
         def start_response(status, headers, exc_info=None):
@@ -157,41 +160,73 @@ class BufferedWSGI:
 
         result = self.wsgi_app(environ, start_response)
         try:
-            chunks, size, streaming = [], 0, False
-            for chunk in result:
-                chunks.append(chunk)
-                size += len(chunk)
-                if size >= FLUSH_BYTES:
-                    self._send_from_thread(loop, send, answer, chunks, streaming)
-                    chunks, size, streaming = [], 0, True
-            if not streaming:
-                return answer["status"], answer["headers"], b"".join(chunks)
-            self._send_from_thread(loop, send, answer, chunks, True, last=True)
+            if not getattr(result, "streaming", False):
+                # Whole in memory already: the loop sends it, so a client slow
+                # to read it holds no thread.
+                return answer["status"], answer["headers"], b"".join(result)
+            _Relay(loop, send, receive, answer).relay(result)
             return None, None, None
         finally:
             if hasattr(result, "close"):
-                result.close()
+                result.close()  # a chat turn whose caller left stops here
 
-    @staticmethod
-    def _send_from_thread(loop, send, answer, chunks, started, last=False):
-        def now(message):
-            asyncio.run_coroutine_threadsafe(send(message), loop).result()
 
-        if not started:
-            now(
-                {
-                    "type": "http.response.start",
-                    "status": answer["status"],
-                    "headers": answer["headers"],
-                }
-            )
-        now(
+class _Relay:
+    """A streaming response sent from its thread as the app yields it.
+
+    Each piece goes out at once (an SSE event must not wait for the next one),
+    except a file's small blocks, gathered up to FLUSH_BYTES. From the first
+    byte a task on the loop waits for the client to leave; the next piece then
+    raises ClientLeft here, and closing the response stops the work behind it.
+    """
+
+    def __init__(self, loop, send, receive, answer: dict):
+        self.loop, self.send, self.receive = loop, send, receive
+        self.answer = answer
+        self.gone: asyncio.Task | None = None
+
+    def relay(self, result) -> None:
+        gather = hasattr(result, "file_to_stream")
+        pending, size = [], 0
+        try:
+            self._now(self._start())
+            for chunk in result:
+                pending.append(chunk)
+                size += len(chunk)
+                if size >= FLUSH_BYTES or (chunk and not gather):
+                    self._now(self._piece(b"".join(pending), more=True))
+                    pending, size = [], 0
+            self._now(self._piece(b"".join(pending), more=False))
+        except (ClientLeft, TimeoutError):
+            pass  # nobody to send the rest to
+        finally:
+            if self.gone is not None:
+                self.loop.call_soon_threadsafe(self.gone.cancel)
+
+    def _now(self, coroutine) -> None:
+        asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    async def _start(self) -> None:
+        self.gone = asyncio.ensure_future(self.receive())
+        await self.send(
             {
-                "type": "http.response.body",
-                "body": b"".join(chunks),
-                "more_body": not last,
+                "type": "http.response.start",
+                "status": self.answer["status"],
+                "headers": self.answer["headers"],
             }
         )
+
+    async def _piece(self, body: bytes, more: bool) -> None:
+        if self.gone.done():
+            raise ClientLeft
+        message = {"type": "http.response.body", "body": body, "more_body": more}
+        await asyncio.wait_for(_awaited(self.send(message)), SEND_TIMEOUT_SECONDS)
+
+
+async def _awaited(awaitable) -> None:
+    """The server's `send` as a coroutine: granian's returns an awaitable that
+    is not one, which `asyncio.wait_for` and `run_coroutine_threadsafe` refuse."""
+    await awaitable
 
 
 def wsgi_environ(scope, body: bytes) -> dict:
@@ -236,8 +271,22 @@ def wsgi_environ(scope, body: bytes) -> dict:
 
 
 async def _answer(send, status: int, headers, body: bytes) -> None:
+    """A whole answer. A large one goes in FLUSH_BYTES pieces, each given
+    SEND_TIMEOUT_SECONDS to be taken: a client that stops reading is let go
+    with its answer, not kept in memory for as long as it stays connected."""
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    if len(body) <= FLUSH_BYTES:
+        await send({"type": "http.response.body", "body": body})
+        return
+    view = memoryview(body)
+    for start in range(0, len(body), FLUSH_BYTES):
+        piece = bytes(view[start : start + FLUSH_BYTES])
+        more = start + FLUSH_BYTES < len(body)
+        message = {"type": "http.response.body", "body": piece, "more_body": more}
+        try:
+            await asyncio.wait_for(_awaited(send(message)), SEND_TIMEOUT_SECONDS)
+        except TimeoutError:
+            return
 
 
 async def _lifespan(receive, send) -> None:

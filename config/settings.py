@@ -355,6 +355,10 @@ SYNC_RUNS_PER_PROCESS = env_values.derived_int(
 SYNC_RUNS_PER_OWNER = env_values.derived_int(
     env, "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
 )
+# One account's workspaces together (docs/operations.md, "One account, one share").
+SYNC_RUNS_PER_ACCOUNT = env_values.derived_int(
+    env, "SYNC_RUNS_PER_ACCOUNT", SYNC_RUNS_PER_OWNER
+)
 SYNC_RUNS_PER_FLOW = env_values.derived_int(
     env, "SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1)
 )

@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.workspaces.access import forget_accounts
 from core.http import ratelimit_batched
 from flows.engine import fair_queue
 from tests.factories import FlowFactory, UserFactory
@@ -76,6 +77,7 @@ def _fresh_cache():
     cache.clear()
     ratelimit_batched.forget()
     fair_queue.forget()
+    forget_accounts()
     yield
     cache.clear()
     ratelimit_batched.forget()
@@ -139,6 +141,7 @@ def hold_slots(settings):
 
     settings.SYNC_RUNS_PER_PROCESS = 3
     settings.SYNC_RUNS_PER_OWNER = 2
+    settings.SYNC_RUNS_PER_ACCOUNT = 2
     settings.SYNC_RUNS_PER_FLOW = 1
     # Held slots count as slow at once, so a caller meeting them is refused
     # without waiting.

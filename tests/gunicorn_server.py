@@ -69,10 +69,16 @@ def gunicorn_command(threads: int, workers: int) -> tuple[list[str], dict]:
     return command, {}
 
 
-def granian_command(threads: int, workers: int) -> tuple[list[str], dict]:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+def granian_command(
+    threads: int, workers: int, port: int | None = None
+) -> tuple[list[str], dict]:
+    port = port or free_port()
     env = {"WEB_BIND": f"127.0.0.1:{port}", "WEB_WORKERS": str(workers)}
     env |= {"WEB_THREADS": str(threads), "WEB_KILL_TIMEOUT_SECONDS": "2"}
     return [sys.executable, "-m", "config.serve"], env

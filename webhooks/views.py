@@ -41,6 +41,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts import rights
 from accounts.rights import requires
+from accounts.workspaces.access import flow_work
 from core.http.admission import admitted
 from core.http.errors import (
     Conflict,
@@ -168,7 +169,7 @@ def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
         repeat = answered_from(flow, delivery_id, payload)
         if repeat is not None:
             return _answer_repeat(repeat, payload)
-        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
+        with admitted(request, **flow_work(flow)):
             run = run_flow(
                 flow,
                 payload,

@@ -85,9 +85,53 @@ def person(user):
 
 
 def whose_work(user) -> dict:
-    """The admission cap a person's synchronous work (a save, an MCP call)
-    counts under: theirs, or for a workspace token its workspace's (all
-    tokens would otherwise share one key)."""
+    """The admission caps a person's synchronous work (a chat turn, a save, an
+    MCP call) counts under: theirs, or for a workspace token its workspace's
+    (all tokens would otherwise share one key) and that workspace's account."""
     if person(user) is None:
-        return {"workspace_id": getattr(user, "token_workspace_id", None)}
-    return {"owner_id": user.pk}
+        workspace_id = getattr(user, "token_workspace_id", None)
+        return {"workspace_id": workspace_id, "account_id": account_of(workspace_id)}
+    return {"owner_id": user.pk, "account_id": user.pk}
+
+
+def flow_work(flow) -> dict:
+    """The admission caps a run of `flow` counts under: its workspace's, its
+    account's and its own."""
+    account_id = account_of(flow.workspace_id)
+    return {
+        "workspace_id": flow.workspace_id,
+        "account_id": account_id,
+        "flow_id": flow.pk,
+    }
+
+
+# workspace id -> account id, per process: a workspace's first owner changes
+# rarely, and a stale entry only moves whose cap a run counts under.
+_ACCOUNTS: dict = {}
+ACCOUNTS_KEPT = 4096
+
+
+def account_of(workspace_id) -> int | None:
+    """The person whose account a workspace is part of: its first owner (for
+    a personal workspace, its person). One account's workspaces share one
+    admission cap (docs/operations.md, "One account, one share"), so nobody
+    takes every synchronous slot by spreading flows over workspaces."""
+    if workspace_id is None:
+        return None
+    if workspace_id not in _ACCOUNTS:
+        if len(_ACCOUNTS) >= ACCOUNTS_KEPT:
+            _ACCOUNTS.clear()
+        _ACCOUNTS[workspace_id] = (
+            Membership.objects.filter(
+                workspace_id=workspace_id, role=Membership.Role.OWNER
+            )
+            .order_by("pk")
+            .values_list("user_id", flat=True)
+            .first()
+        )
+    return _ACCOUNTS[workspace_id]
+
+
+def forget_accounts() -> None:
+    """Empty the per-process table of accounts (tests: ids are reused)."""
+    _ACCOUNTS.clear()

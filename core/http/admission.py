@@ -288,16 +288,23 @@ def check_queue_wait(request: HttpRequest, *, now: float | None = None) -> None:
         )
 
 
-def caps_for(owner_id=None, flow_id=None, workspace_id=None) -> list[Cap]:
-    """The process's cap, the owner's (the workspace's when given, else the
-    user's) and the flow's, if any."""
+def caps_for(
+    owner_id=None, flow_id=None, workspace_id=None, account_id=None
+) -> list[Cap]:
+    """The process's cap, the account's (if known), the owner's (the
+    workspace's when given, else the user's) and the flow's, if any."""
+    caps = [Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS)]
+    if account_id is not None:
+        caps.append(
+            Cap(f"account:{account_id}", settings.SYNC_RUNS_PER_ACCOUNT, "This account")
+        )
     if workspace_id is not None:
         owner = Cap(
             f"workspace:{workspace_id}", settings.SYNC_RUNS_PER_OWNER, "This workspace"
         )
     else:
         owner = Cap(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")
-    caps = [Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS), owner]
+    caps.append(owner)
     if flow_id is not None:
         caps.append(Cap(f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "This flow"))
     return caps
@@ -310,14 +317,17 @@ def admitted(
     owner_id=None,
     flow_id=None,
     workspace_id=None,
+    account_id=None,
     slots: Slots = SLOTS,
 ) -> Iterator[None]:
     """Hold a synchronous-work slot for the block, or refuse (503/429) before it.
 
     `workspace_id` is whose work a flow's run is (the flow's workspace: its
     members share the cap), else `owner_id` (the person chatting or saving);
-    `flow_id` the flow being run, if any. Waiting for a slot counts as waiting
-    in the queue: it ends, at the latest, at `REQUEST_QUEUE_TIMEOUT_SECONDS`.
+    `flow_id` the flow being run, if any; `account_id` the person whose
+    account the work is part of (all their workspaces share it). Waiting for
+    a slot counts as waiting in the queue: it ends, at the latest, at
+    `REQUEST_QUEUE_TIMEOUT_SECONDS`.
     """
     check_queue_wait(request)
     if owner_id is None and workspace_id is None:
@@ -326,7 +336,7 @@ def admitted(
         workspace_id = getattr(
             getattr(request, "user", None), "token_workspace_id", None
         )
-    caps = caps_for(owner_id, flow_id, workspace_id)
+    caps = caps_for(owner_id, flow_id, workspace_id, account_id)
     budget = settings.REQUEST_QUEUE_TIMEOUT_SECONDS - _waited(request, time.time())
     ticket = slots.take(
         caps,

@@ -20,6 +20,7 @@ from accounts import rights
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.workspaces.access import (
+    flow_work,
     in_workspaces_of,
     person,
     whose_work,
@@ -372,7 +373,7 @@ class FlowViewSet(
             run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
             record_started(request, run)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
-        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
+        with admitted(request, **flow_work(flow)):
             pins = flow.pins if use_pins else None
             run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
         record_started(request, run)

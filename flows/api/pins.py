@@ -18,6 +18,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts import rights
+from accounts.workspaces.access import flow_work
 from accounts.workspaces.permissions import allows
 from core.http.admission import admitted
 from core.http.body import object_body
@@ -64,7 +65,7 @@ class RunNodeMixin:
             upstream_id: known[upstream_id] for upstream_id in upstream & known.keys()
         }
         input = body if body is not None else (last.input if last else {})
-        with admitted(request, workspace_id=flow.workspace_id, flow_id=flow.pk):
+        with admitted(request, **flow_work(flow)):
             run = run_flow(
                 flow,
                 input,

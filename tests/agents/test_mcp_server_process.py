@@ -131,9 +131,12 @@ def test_one_server_and_one_loop_serve_every_request(two_workspaces):
 
 
 @pytest.fixture
-def two_team_tokens(transactional_db, alice):
+def two_team_tokens(transactional_db, alice, settings):
     """Workspace tokens (weir_wst_) of two teams alice owns, each team with
-    one offered flow: the tokens have no user, only their workspace."""
+    one offered flow: the tokens have no user, only their workspace. Both
+    teams are alice's account, whose cap must let the two calls the test
+    holds side by side in."""
+    settings.SYNC_RUNS_PER_ACCOUNT = 2
     later = timezone.now() + timedelta(days=1)
     tokens = []
     for team_name, flow_name in (("North", "Orders lookup"), ("South", "Payroll")):

@@ -46,17 +46,29 @@ def run_loop(coroutine):
         return thread.submit(asyncio.run, coroutine).result()
 
 
+class Sending:
+    """What granian's `send` returns: an awaitable that is not a coroutine
+    (`asyncio.run_coroutine_threadsafe` refused it: issue 35's 500s)."""
+
+    def __await__(self):
+        yield from ()
+
+
 def serve(app, asgi_scope, messages, max_body_bytes=1000):
-    """Run one request through the bridge: (messages sent, app)."""
+    """Run one request through the bridge: the messages it sent. Once
+    `messages` are all received, `receive` waits, as for a client still there."""
     bridge = BufferedWSGI(app, threads=2, max_body_bytes=max_body_bytes)
     incoming = list(messages)
     sent = []
 
     async def receive():
+        if not incoming:
+            await asyncio.Event().wait()
         return incoming.pop(0)
 
-    async def send(message):
+    def send(message):
         sent.append(message)
+        return Sending()
 
     run_loop(bridge(asgi_scope, receive, send))
     bridge.pool.shutdown()
@@ -214,6 +226,26 @@ def test_a_client_that_leaves_mid_body_runs_nothing():
     assert sent == []
 
 
+class Stream(App):
+    """A streaming response (Django's `streaming`): `pieces` yielded one by
+    one, each counted as produced; `closed` once the bridge closes it."""
+
+    def __init__(self, pieces, file=False):
+        super().__init__(body=self)
+        self.pieces, self.produced, self.closed = pieces, 0, False
+        self.streaming = True
+        if file:
+            self.file_to_stream = object()  # as Django's FileResponse has
+
+    def __iter__(self):
+        for piece in self.pieces:
+            self.produced += 1
+            yield piece
+
+    def close(self):
+        self.closed = True
+
+
 def test_a_big_answer_goes_out_in_pieces_and_whole():
     piece = b"y" * (FLUSH_BYTES // 2)
     app = App(body=[piece] * 5)
@@ -225,6 +257,40 @@ def test_a_big_answer_goes_out_in_pieces_and_whole():
     assert len(parts) > 1
     assert b"".join(parts) == piece * 5
     assert [message["more_body"] for message in sent[1:]][-1] is False
+
+
+def test_each_piece_of_a_stream_goes_out_as_it_is_made():
+    events = [b"event: token\ndata: %d\n\n" % n for n in range(3)]
+    app = Stream(events)
+
+    sent = serve(app, scope(method="GET"), [body(b"")])
+
+    assert sent[0]["status"] == 201
+    assert [m["body"] for m in sent[1:4]] == events
+    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+    assert app.closed
+
+
+def test_a_files_small_blocks_are_gathered_into_big_pieces():
+    block = b"z" * 4096
+    app = Stream([block] * 200, file=True)
+
+    sent = serve(app, scope(method="GET"), [body(b"")])
+
+    parts = [m["body"] for m in sent[1:]]
+    assert b"".join(parts) == block * 200
+    assert len(parts) == 4  # 800 KiB: three full pieces and the rest
+    assert max(len(part) for part in parts) <= FLUSH_BYTES + len(block)
+
+
+def test_a_stream_whose_client_left_is_closed_without_making_the_rest():
+    app = Stream([b"data: %d\n\n" % n for n in range(100)])
+
+    sent = serve(app, scope(method="GET"), [body(b""), {"type": "http.disconnect"}])
+
+    assert sent[0]["type"] == "http.response.start"
+    assert app.closed
+    assert app.produced < 100
 
 
 def test_the_servers_lifespan_messages_are_acknowledged():

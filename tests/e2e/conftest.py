@@ -1,6 +1,8 @@
-"""Browser fixtures: Debian's Chromium driven by pytest-playwright against live_server.
+"""Browser fixtures: Debian's Chromium driven by pytest-playwright against the
+server production runs (`python -m config.serve`, granian), started once per
+pytest worker.
 
-Reuse these from any e2e test: `live_url` (the live server's address, also set as
+Reuse these from any e2e test: `live_url` (the server's address, also set as
 BASE_URL so webhook URLs point at it), `login(page, user)` and `alice_page` (a
 page already signed in as alice, 1280x800). One browser per session, a fresh
 context and page per test.
@@ -18,6 +20,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.test import Client
+
+from tests.gunicorn_server import Server, free_port, granian_command
+from tests.llm_server import LLMServer
 
 # Playwright's sync API runs an event loop in the main thread; Django's ORM would
 # then refuse to run there ("async unsafe"). The tests call the ORM between page
@@ -71,11 +76,76 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": VIEWPORT}
 
 
+# What the browser tests' server runs with beside the defaults: one flow
+# with a schedule per person, so the cap's error can be seen without 50; the
+# HTTP and MCP nodes may call the tests' own servers on loopback.
+SERVER_SETTINGS = {
+    "SCHEDULED_FLOWS_PER_OWNER": "1",
+    "HTTP_NODE_ALLOWLIST": "127.0.0.1",
+    "AGENT_MAX_RETRIES": "0",
+    "AGENT_TIMEOUT_SECONDS": "5",
+}
+
+
+@pytest.fixture(scope="session")
+def llm_backend():
+    """The model providers' protocol server the browser tests' server talks to."""
+    server = LLMServer().start()
+    yield server
+    server.stop()
+
+
+def provider_settings(url: str) -> dict[str, str]:
+    return {
+        "OPENAI_API_KEY": "sk-test-openai",
+        "OPENAI_BASE_URL": f"{url}/v1",
+        "ANTHROPIC_API_KEY": "sk-test-anthropic",
+        "ANTHROPIC_BASE_URL": url,
+        "OLLAMA_BASE_URL": url,
+    }
+
+
+@pytest.fixture(scope="session")
+def weir_server(django_db_setup, django_db_blocker, llm_backend):
+    """`python -m config.serve`, as production runs it, on the test database:
+    one per pytest worker, for all its browser tests (each test's rows are
+    committed, then flushed: `transactional_db`)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**SERVER_SETTINGS, **provider_settings(llm_backend.url), "BASE_URL": url}
+
+    def command(threads, workers):
+        argv, server_env = granian_command(threads, workers, port=port)
+        return argv, {**server_env, **env}
+
+    with django_db_blocker.unblock():
+        server = Server(threads=4, workers=1, env={}, kind=command)
+    yield url
+    server.stop()
+
+
 @pytest.fixture
-def live_url(live_server, settings, transactional_db):
-    """The live server's root URL; webhook URLs (BASE_URL) point at it too."""
-    settings.BASE_URL = live_server.url
-    return live_server.url
+def llm_server(llm_backend, settings):
+    """The providers' server, emptied of the last test's replies and requests."""
+    llm_backend.replies.clear()
+    llm_backend.requests.clear()
+    llm_backend.disconnects = 0
+    for name, value in provider_settings(llm_backend.url).items():
+        setattr(settings, name, value)
+    return llm_backend
+
+
+@pytest.fixture
+def allow_loopback(settings):
+    """Loopback is allowed on the browser tests' server (SERVER_SETTINGS)."""
+    settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
+
+
+@pytest.fixture
+def live_url(weir_server, settings, transactional_db):
+    """The server's root URL; webhook URLs (BASE_URL) point at it here too."""
+    settings.BASE_URL = weir_server
+    return weir_server
 
 
 @pytest.fixture

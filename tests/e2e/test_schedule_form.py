@@ -62,9 +62,9 @@ def test_a_bad_cron_is_shown_at_once_and_refused_at_save(alice_page, live_url, a
 
 
 def test_a_schedule_past_the_accounts_cap_is_refused_next_to_enabled(
-    alice_page, live_url, alice, settings
+    alice_page, live_url, alice
 ):
-    settings.SCHEDULED_FLOWS_PER_OWNER = 1
+    # The browser tests' server allows one (tests/e2e/conftest.py).
     tick = {"id": "tick", "type": "schedule", "data": {"cron": "0 9 * * *"}}
     FlowFactory(created_by=alice, nodes=[tick], edges=[])
     page = alice_page

@@ -25,9 +25,9 @@ def call(method: str, url: str, token: str, body=None):
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, dict(response.headers)
+            return response.status, response.headers
     except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers)
+        return error.code, error.headers
 
 
 def test_a_token_made_on_the_page_works_until_it_is_revoked(

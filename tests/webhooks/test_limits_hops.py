@@ -20,9 +20,10 @@ def loopback(settings, live_server):
     settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
     settings.WEBHOOK_MAX_HOPS = 3
     # Each hop waits on the next inside one process: room for all of them, so
-    # the hop limit (not admission's per-flow cap) is what ends the chain.
+    # the hop limit (not admission's caps) is what ends the chain.
     settings.SYNC_RUNS_PER_PROCESS = 20
     settings.SYNC_RUNS_PER_OWNER = 20
+    settings.SYNC_RUNS_PER_ACCOUNT = 20
     settings.SYNC_RUNS_PER_FLOW = 20
     return live_server.url
 

@@ -29,6 +29,7 @@ from core.http.errors import Throttled, Unavailable
 def admission_caps(settings):
     settings.SYNC_RUNS_PER_PROCESS = 3
     settings.SYNC_RUNS_PER_OWNER = 2
+    settings.SYNC_RUNS_PER_ACCOUNT = 2
     settings.SYNC_RUNS_PER_FLOW = 1
     settings.REQUEST_QUEUE_TIMEOUT_SECONDS = 5
     settings.ADMISSION_RETRY_AFTER_SECONDS = 2

@@ -97,6 +97,7 @@ def test_concurrent_saves_never_pass_the_cap(alice, monkeypatch, settings):
     if connection.vendor != "postgresql":
         pytest.skip("SQLite serialises writers already (IMMEDIATE transactions)")
     settings.SYNC_RUNS_PER_PROCESS = settings.SYNC_RUNS_PER_OWNER = 100  # not 429
+    settings.SYNC_RUNS_PER_ACCOUNT = 100
     counted = schedule_quota.enabled_schedule
 
     def slowly(nodes):  # widens the window between the count and the insert
