@@ -61,6 +61,21 @@ class Flow(models.Model):
         help_text="Signing secret for incoming webhooks; empty means unsigned.",
     )
 
+    class SignatureScheme(models.TextChoices):
+        """How a sender signs its deliveries (webhooks/provider_signatures.py)."""
+
+        STANDARD = "standard", "Standard Webhooks"
+        GITHUB = "github", "GitHub (X-Hub-Signature-256)"
+        STRIPE = "stripe", "Stripe (Stripe-Signature)"
+        SLACK = "slack", "Slack (X-Slack-Signature)"
+
+    webhook_signature_scheme = models.CharField(
+        max_length=16,
+        choices=SignatureScheme.choices,
+        default=SignatureScheme.STANDARD,
+        help_text="How the webhook's deliveries are signed with the secret.",
+    )
+
     class ResponseMode(models.TextChoices):
         COMPLETED = "completed", "When the flow completes"
         IMMEDIATELY = "immediately", "Immediately (202, run on a worker)"

@@ -38,16 +38,11 @@ _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)')
 _NON_EMPTY_CONTAINER = re.compile(r"[\[{](?![ \t\n\r]*[\]}])")
 
 
-def check_content_type(request: HttpRequest) -> None:
-    """415 unless the body is `application/json` (UTF-8 if a charset is named)."""
+def check_json_charset(request: HttpRequest) -> None:
+    """415 when a JSON body names a charset other than UTF-8."""
     charset = request.content_params.get("charset", "utf-8").lower()
-    if request.content_type.lower() != "application/json" or charset not in (
-        "utf-8",
-        "utf8",
-    ):
-        raise UnsupportedMediaType(
-            "Send the body as JSON with 'Content-Type: application/json'."
-        )
+    if charset not in ("utf-8", "utf8"):
+        raise UnsupportedMediaType("Send JSON as UTF-8.")
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
@@ -108,8 +103,8 @@ def _finite_float(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
-def parse_json_object(body: bytes) -> dict:
-    """The body as a JSON object; 400 for anything else, whatever the bytes are.
+def parse_json(body: bytes):
+    """The body as a JSON value; 400 for anything else, whatever the bytes are.
 
     The bytes are decoded as strict UTF-8 first: `json.loads(bytes)` would also
     take UTF-16, and lets CESU-encoded lone surrogates through.
@@ -124,12 +119,18 @@ def parse_json_object(body: bytes) -> dict:
         ) from None
     except ValueError as exc:  # JSONDecodeError, bad UTF-8, huge numbers
         raise InvalidJson(f"The request body is not valid JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise ValidationFailed('The JSON body must be an object, like {"name": 1}.')
     try:
         check_storable(payload, text=text, what="The JSON body")
     except Unstorable as problem:
         raise ValidationFailed(str(problem)) from None
+    return payload
+
+
+def parse_json_object(body: bytes) -> dict:
+    """`parse_json`, refusing anything but an object (a resume link's body)."""
+    payload = parse_json(body)
+    if not isinstance(payload, dict):
+        raise ValidationFailed('The JSON body must be an object, like {"name": 1}.')
     return payload
 
 

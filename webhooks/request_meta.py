@@ -1,8 +1,11 @@
 """The facts about a webhook request that are kept on its run (`FlowRun.request_meta`).
 
-An allowlist, not a blocklist: only headers named here are stored, so cookies,
-`Authorization`, `webhook-signature` and whatever credentials a sender invents
-never reach the database, the admin or the run history.
+An allowlist, not a blocklist: only headers named here (or, instead, in the
+webhook node's `keep_headers`) are stored, so cookies, `Authorization`,
+`webhook-signature` and whatever credentials a sender invents never reach the
+database, the admin or the run history unless the flow's author names them.
+The method, the path after the flow's id, the query and the kept headers are
+what a run's templates see as `run.request` (flows/engine/runner.py).
 """
 
 from __future__ import annotations
@@ -38,15 +41,38 @@ def _clip(value: str) -> str:
     return value[:MAX_VALUE_LENGTH]
 
 
-def request_meta(request: HttpRequest, body_length: int) -> dict:
-    """Client address, body length and type, user agent and the safe headers."""
+# The two headers WSGI keeps without the HTTP_ prefix.
+_UNPREFIXED = {"content-type": "CONTENT_TYPE", "content-length": "CONTENT_LENGTH"}
+
+
+def _keys(names: list[str]) -> tuple[tuple[str, str], ...]:
+    lowered = (name.strip().lower() for name in names)
+    return tuple(
+        (name, _UNPREFIXED.get(name) or "HTTP_" + name.upper().replace("-", "_"))
+        for name in lowered
+    )
+
+
+def request_meta(
+    request: HttpRequest,
+    body_length: int,
+    *,
+    path: str = "",
+    query: dict | None = None,
+    keep_headers: list[str] | None = None,
+) -> dict:
+    """Client address, method, path, query, body length and type, user agent
+    and the kept headers (the safe ones unless `keep_headers` names others)."""
     environ = request.META
-    headers = {name: _clip(environ[key]) for name, key in _META_KEYS if key in environ}
+    keys = _keys(keep_headers) if keep_headers else _META_KEYS
+    headers = {name: _clip(environ[key]) for name, key in keys if key in environ}
     return {
         "method": request.method,
+        "path": path,
+        "query": query or {},
         "remote_addr": environ.get("REMOTE_ADDR", ""),
         "content_length": body_length,
         "content_type": _clip(environ.get("CONTENT_TYPE", "")),
-        "user_agent": headers.get("user-agent", ""),
+        "user_agent": _clip(environ.get("HTTP_USER_AGENT", "")),
         "headers": headers,
     }

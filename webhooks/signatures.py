@@ -45,6 +45,16 @@ def generate_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
 
 
+def is_standard_secret(secret: str) -> bool:
+    """Whether `secret` is `whsec_` and base64 (of at least 16 bytes)."""
+    if not secret.startswith(SECRET_PREFIX):
+        return False
+    try:
+        return len(_key(secret)) >= 16
+    except (binascii.Error, ValueError):
+        return False
+
+
 def _key(secret: str) -> bytes:
     return base64.b64decode(secret.removeprefix(SECRET_PREFIX), validate=True)
 

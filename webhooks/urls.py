@@ -6,6 +6,8 @@ from webhooks import api, resume, views
 
 urlpatterns = [
     path("webhooks/<str:flow_id>", views.receive, name="webhook"),
+    # The rest of the path reaches the flow as `run.request.path`.
+    path("webhooks/<str:flow_id>/<path:path>", views.receive, name="webhook-path"),
     # A waiting run's resume link (webhooks/resume.py); node ids may hold "/".
     path(
         "resume/<uuid:run_id>/<path:node_id>/<str:token>",

@@ -1,14 +1,17 @@
-"""The public webhook endpoint, `POST /api/webhooks/:flowId` (docs/webhooks.md).
+"""The public webhook endpoint, `/api/webhooks/:flowId[/any/path]` (docs/webhooks.md).
 
 A plain function view that checks the request first and fails early, cheapest
 check first, then runs the flow once. The order is part of the contract:
 
 1. unknown or malformed flow id, or webhook disabled → 404
-2. method other than POST → 405 with `Allow: POST`
-3. body not `application/json` → 415
+2. a method the webhook node does not take → 405 with `Allow`; OPTIONS → 204
+   with `Allow`; HEAD (when GET is taken) → 200, running nothing
+3. JSON in a charset other than UTF-8, text in an unknown charset → 415
 4. body over `WEBHOOK_MAX_BODY_BYTES` → 413 (from Content-Length, before reading)
-5. flow has a secret and the signature is missing, wrong or stale → 401
-6. body not JSON, not an object, too deep; Idempotency-Key too long → 400
+5. flow has a secret and the signature (its scheme's: Standard Webhooks,
+   GitHub, Stripe or Slack) is missing, wrong or stale → 401
+6. body not valid for its type (JSON, form, multipart) or too deep;
+   Idempotency-Key too long → 400
 7. over the flow's rate limit → 429 with Retry-After
 8. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
    or 409 while that run is still going or when the body differs; before any
@@ -47,6 +50,7 @@ from core.http.errors import (
     Conflict,
     MethodNotAllowed,
     NotAuthenticated,
+    UnsupportedMediaType,
     ValidationFailed,
 )
 from core.http.respond_async import accepted, prefers_async
@@ -54,7 +58,8 @@ from flows.engine import deliveries, fair_queue, run_flow, webhook_cache
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun
-from webhooks import limits, metrics, signatures
+from flows.nodes.webhook import methods_of, webhook_settings
+from webhooks import bodies, limits, metrics, provider_signatures, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
 
@@ -80,7 +85,9 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
     if not flow.webhook_secret:
         return None
     try:
-        return signatures.verify(flow.webhook_secret, request.headers, body)
+        return provider_signatures.verify(
+            flow.webhook_signature_scheme, flow.webhook_secret, request.headers, body
+        )
     except signatures.SignatureError as exc:
         raise NotAuthenticated(str(exc)) from None
 
@@ -136,21 +143,62 @@ def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
     return response
 
 
-@requires(post=rights.PUBLIC)
+def _allowed(methods: tuple[str, ...]) -> list[str]:
+    """What `Allow` names: the node's methods, HEAD beside GET, and OPTIONS."""
+    return [*methods, *(["HEAD"] if "GET" in methods else []), "OPTIONS"]
+
+
+def _check_method(
+    request: HttpRequest, methods: tuple[str, ...]
+) -> HttpResponse | None:
+    """An answer of its own for OPTIONS and HEAD; 405 for a method not taken."""
+    allow = ", ".join(_allowed(methods))
+    if request.method == "OPTIONS":
+        return HttpResponse(status=204, headers={"Allow": allow})
+    if request.method == "HEAD" and "GET" in methods:
+        return HttpResponse(status=200, headers={"Allow": allow})
+    if request.method not in methods:
+        raise MethodNotAllowed(
+            _allowed(methods), f"This webhook accepts {', '.join(methods)}."
+        )
+    return None
+
+
+_PUBLIC = {
+    method: rights.PUBLIC
+    for method in ("get", "post", "put", "patch", "delete", "head", "options")
+}
+
+
+@requires(**_PUBLIC)
 @csrf_exempt
 @metrics.timed
-def receive(request: HttpRequest, flow_id: str) -> HttpResponse:
+def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
     flow = _webhook_flow(request, flow_id)
-    if request.method != "POST":
-        raise MethodNotAllowed(["POST"], "Webhooks accept POST only.")
+    trigger = webhook_settings(flow.nodes)
+    answer = _check_method(request, methods_of(trigger))
+    if answer is not None:
+        return answer
     hops = limits.check_hops(request)
-    limits.check_content_type(request)
+    bodies.check_charset(request)
     body = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     msg_id = _verify_signature(flow, request, body)
-    payload = limits.parse_json_object(body)
+    parsed = bodies.parse(request, body)
+    if parsed.uploads:
+        raise UnsupportedMediaType(
+            "Files arrive as run files, which this server does not store yet: "
+            "send JSON, a form without files or text."
+        )
+    payload = parsed.value
     delivery_id = _delivery_id(request, msg_id)
     limits.check_rate(str(flow.pk))
-    meta = request_meta(request, len(body))
+    meta = request_meta(
+        request,
+        len(body),
+        path=path,
+        query=bodies.query_object(request),
+        keep_headers=trigger.get("keep_headers"),
+    )
     try:
         if flow.webhook_response_mode == Flow.ResponseMode.IMMEDIATELY or (
             prefers_async(request)

@@ -105,6 +105,7 @@ class FlowSerializer(serializers.ModelSerializer):
             "webhook_url",
             "webhook_enabled",
             "webhook_signed",
+            "webhook_signature_scheme",
             "warnings",
             "webhook_response_mode",
             "error_flow",
@@ -114,7 +115,13 @@ class FlowSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "version", "created_at", "updated_at"]
+        read_only_fields = [
+            "id",
+            "webhook_signature_scheme",  # set with the secret (webhooks/api.py)
+            "version",
+            "created_at",
+            "updated_at",
+        ]
         extra_kwargs = {
             field: {"validators": [storable]}
             for field in ("name", "description", "input_schema")

@@ -58,6 +58,7 @@ from flows.graph import ERROR_HANDLE
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
 from flows.nodes.errors import ContinueLater, Park, StopRun
+from flows.nodes.webhook import request_values
 
 logger = logging.getLogger("weir.engine")
 
@@ -118,6 +119,8 @@ class Execution(FinalWrite, StepLog):
             "id": self.key,
             "resume_urls": waits.resume_urls(run.id, flow.nodes),
         }
+        if run.trigger == FlowRun.Trigger.WEBHOOK and run.request_meta:
+            self.run_values["request"] = request_values(run.request_meta)
         self.wait_state = run.wait_state or {}
         self.started = time.monotonic()
         self.deadline = self.started + settings.RUN_TIMEOUT_SECONDS

@@ -53,6 +53,7 @@ WEBHOOK_FIELDS = (
     "edges",
     "webhook_enabled",
     "webhook_secret",
+    "webhook_signature_scheme",
     "webhook_response_mode",
 )
 

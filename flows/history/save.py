@@ -28,7 +28,13 @@ SETTINGS_FIELDS = (
     "mcp_offered",
 )
 # Saved when they change, without a new version.
-UNVERSIONED_FIELDS = ("created_by_id", "workspace_id", "pins", "webhook_secret")
+UNVERSIONED_FIELDS = (
+    "created_by_id",
+    "workspace_id",
+    "pins",
+    "webhook_secret",
+    "webhook_signature_scheme",
+)
 
 
 class StaleVersion(Exception):

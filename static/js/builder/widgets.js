@@ -146,6 +146,30 @@ export function fieldWidget(field, value, onChange, wrapper) {
       return cronWidget(value, onChange, wrapper);
     case "timezone":
       return timezoneWidget(value, onChange);
+    case "choices": {
+      // Several of `options`, as a list in their order: a checkbox each.
+      const chosen = new Set(Array.isArray(value) ? value : []);
+      const emit = () => onChange(field.options.filter((option) => chosen.has(option)));
+      const boxes = field.options.map((option) => {
+        const box = h("input", {
+          type: "checkbox", value: option,
+          onchange: () => { box.checked ? chosen.add(option) : chosen.delete(option); emit(); },
+        });
+        box.checked = chosen.has(option);
+        return h("label", { class: "choice" }, box, document.createTextNode(" " + option));
+      });
+      const group = h("div", { class: "choices", role: "group" }, boxes);
+      return { element: group, input: boxes.length ? boxes[0].querySelector("input") : group };
+    }
+    case "lines": {
+      // A list of short texts, one per line.
+      const input = h("textarea", {
+        class: "mono", rows: 3,
+        oninput: () => onChange(input.value.split("\n").map((line) => line.trim()).filter(Boolean)),
+      });
+      input.value = Array.isArray(value) ? value.join("\n") : "";
+      return { element: input, input };
+    }
     case "checkbox": {
       const input = h("input", { type: "checkbox", onchange: () => onChange(input.checked) });
       input.checked = value === true;

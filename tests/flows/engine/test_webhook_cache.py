@@ -147,7 +147,7 @@ def test_unrelated_columns_do_not_empty_the_cache(alice, client):
 def test_the_trigger_watches_exactly_the_columns_a_webhook_reads():
     from importlib import import_module
 
-    migration = import_module("flows.migrations.0028_owner_becomes_created_by")
+    migration = import_module("flows.migrations.0032_webhook_signature_scheme")
     columns = {Flow._meta.get_field(name).column for name in store.WEBHOOK_FIELDS}
 
     assert set(migration.COLUMNS) == columns

@@ -141,11 +141,23 @@ def test_a_response_with_ordinary_headers_is_valid():
     assert problems(node("r", "response", **data)) == []
 
 
-def test_a_webhook_trigger_only_takes_post():
-    details = validate_graph([node("t", "webhook", method="GET")], []).as_details()
-    assert details["nodes"] == [
-        {"index": 0, "field": "data.method", "message": "Webhooks accept POST only."}
+def test_a_webhook_trigger_takes_only_http_methods_it_knows():
+    details = validate_graph([node("t", "webhook", methods=["GET", "TRACE"])], [])
+
+    assert details.as_details()["nodes"] == [
+        {
+            "index": 0,
+            "field": "data.methods",
+            "message": "Choose one or more of GET, POST, PUT, PATCH, DELETE.",
+        }
     ]
+
+
+def test_a_webhook_keeps_at_most_fifty_named_headers():
+    names = [f"x-{n}" for n in range(51)]
+    details = validate_graph([node("t", "webhook", keep_headers=names)], [])
+
+    assert details.as_details()["nodes"][0]["field"] == "data.keep_headers"
 
 
 @pytest.mark.django_db
