@@ -273,6 +273,7 @@ class CredentialTestSerializer(serializers.Serializer):
         required=False,
         max_length=4000,
         help_text="HTTP kinds (bearer, header, basic, query): where the GET goes.",
+        error_messages={"blank": "The URL to send a GET to with this credential."},
     )
 
     def validate_url(self, value):
