@@ -137,6 +137,7 @@ EXTRA_ERRORS = {
     "runs_list": ("400",),
     "runs_stats_retrieve": ("400",),
     "credentials_destroy": ("409",),
+    "credentials_test_create": ("429",),
     # A personal workspace, or one holding things; the last owner (409).
     "workspaces_destroy": ("409",),
     # The maker owns WORKSPACES_PER_USER workspaces already (409).

@@ -388,6 +388,8 @@ AGENT_MAX_RETRIES = env.int("AGENT_MAX_RETRIES", default=1)
 AGENT_USER_RATE = env("AGENT_USER_RATE", default="30/min")
 AGENT_RATE = env("AGENT_RATE", default="120/min")
 EMAIL_NODE_RATE = env("EMAIL_NODE_RATE", default="100/hour")  # per flow owner
+# Credential tests (POST /api/credentials/:id/test) per user: each one reaches out.
+CREDENTIAL_TEST_RATE = env("CREDENTIAL_TEST_RATE", default="30/min")
 # `seed_demo` (make run) puts the demo agent on this model; empty keeps echo:demo.
 DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 

@@ -47,6 +47,18 @@ class Handler(BaseHTTPRequestHandler):
                 json.dumps(echo).encode(),
                 extra=[("X-Echo-Auth", self.headers.get("Authorization") or "")],
             )
+        elif parts.path == "/protected":
+            # 200 only for a request carrying one of `server.accepts` as its
+            # Authorization, its X-Api-Key or its api_key parameter; else 401.
+            offered = {
+                self.headers.get("Authorization"),
+                self.headers.get("X-Api-Key"),
+                *query.get("api_key", []),
+            }
+            if offered & self.server.accepts:
+                self.reply(200, b'{"welcome": true}')
+            else:
+                self.reply(401, b'{"error": "who are you?"}')
         elif parts.path == "/flaky":
             # 503 for the first `fail` calls, then 200: a service coming back.
             seen = sum(1 for hit in self.server.hits if hit.startswith("/flaky"))
@@ -93,6 +105,7 @@ class QuietServer(ThreadingHTTPServer):
 def server():
     httpd = QuietServer(("127.0.0.1", 0), Handler)
     httpd.hits = []
+    httpd.accepts = set()
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd

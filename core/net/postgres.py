@@ -108,17 +108,9 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def run_query(
-    server: dict,
-    password: str,
-    sql: str,
-    params: dict,
-    *,
-    read_only: bool,
-    max_rows: int,
-    deadline: float,
-) -> dict:
-    """`{rows, row_count, columns, truncated}`, or QueryError."""
+def connect(server: dict, password: str, deadline: float, application_name: str):
+    """An open connection to `server`'s database through its checked address,
+    each statement bounded by what is left until `deadline`; or QueryError."""
     host, port = server["host"], int(server.get("port") or 5432)
     database = server.get("database", "")
     try:
@@ -133,7 +125,7 @@ def run_query(
     if left <= 0:
         raise QueryError("run_timeout", "No time left to query.", timed_out=True)
     try:
-        connection = psycopg.connect(
+        return psycopg.connect(
             host=host,
             hostaddr=address,
             port=port,
@@ -143,7 +135,7 @@ def run_query(
             sslmode=server.get("sslmode") or "prefer",
             connect_timeout=max(2, math.ceil(left)),
             options=f"-c statement_timeout={max(1, int(left * 1000))}",
-            application_name="weir-postgres-query",
+            application_name=application_name,
         )
     except psycopg.OperationalError as error:
         if time.monotonic() >= deadline:
@@ -153,6 +145,43 @@ def run_query(
         raise QueryError(
             "db_connect", f"Cannot connect to {host}: {error}".strip()
         ) from None
+
+
+def check_connection(server: dict, password: str, deadline: float) -> str:
+    """Connect and run `SELECT 1`: what was done, or QueryError."""
+    connection = connect(server, password, deadline, "weir-credential-test")
+    try:
+        with connection, connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+            version = connection.info.parameter_status("server_version")
+    except psycopg.errors.QueryCanceled:
+        raise QueryError("db_timeout", "SELECT 1 ran past its time limit.") from None
+    except psycopg.Error as error:
+        raise QueryError(
+            "db_error", str(error).strip() or type(error).__name__
+        ) from None
+    finally:
+        connection.close()
+    return (
+        f"Connected to {server['host']}:{server.get('port') or 5432}/"
+        f"{server.get('database', '')} as {server.get('username', '')} "
+        f"(PostgreSQL {version}); SELECT 1 answered."
+    )
+
+
+def run_query(
+    server: dict,
+    password: str,
+    sql: str,
+    params: dict,
+    *,
+    read_only: bool,
+    max_rows: int,
+    deadline: float,
+) -> dict:
+    """`{rows, row_count, columns, truncated}`, or QueryError."""
+    connection = connect(server, password, deadline, "weir-postgres-query")
     try:
         with connection, connection.cursor() as cursor:
             if read_only:

@@ -15,6 +15,7 @@ allowed for an allowlisted server (a relay on the same host or network).
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import smtplib
 import socket
@@ -71,8 +72,51 @@ class PinnedSMTPSSL(PinnedSMTP):
 def send(server: dict, password: str, message: EmailMessage, deadline: float) -> dict:
     """Send `message` through `server` ({host, port, security, username});
     `{accepted, refused}`, or SmtpError."""
-    host, security = server["host"], server.get("security") or "starttls"
-    port = server.get("port") or (465 if security == "tls" else 587)
+    with session(server, password, deadline) as client:
+        refused = client.send_message(message)
+    recipients = [
+        address.addr_spec
+        for name in ("To", "Cc", "Bcc")
+        for address in getattr(message.get(name), "addresses", ())
+    ]
+    return {
+        "accepted": [r for r in recipients if r not in refused],
+        "refused": {
+            r: [code, text.decode(errors="replace")]
+            for r, (code, text) in refused.items()
+        },
+    }
+
+
+def check(server: dict, password: str, deadline: float) -> str:
+    """Connect, EHLO, STARTTLS when configured and log in when a username is
+    set, as `send` does, then QUIT without sending: what was done, or SmtpError."""
+    host, port, security = where(server)
+    with session(server, password, deadline) as client:
+        client.noop()
+    steps = [f"Connected to {host}:{port}"]
+    if security != "none":
+        steps.append("TLS" if security == "tls" else "STARTTLS")
+    if server.get("username"):
+        steps.append(f"logged in as {server['username']}")
+    return ", ".join(steps) + "."
+
+
+def where(server: dict) -> tuple[str, int, str]:
+    """`server`'s host, port and security, with the defaults filled in."""
+    security = server.get("security") or "starttls"
+    return (
+        server["host"],
+        server.get("port") or (465 if security == "tls" else 587),
+        security,
+    )
+
+
+@contextlib.contextmanager
+def session(server: dict, password: str, deadline: float):
+    """A client connected to `server`, greeted, secured and logged in; any
+    failure inside (its own or the caller's) becomes an SmtpError."""
+    host, port, security = where(server)
     try:
         address = outbound.checked_address(host, port)
     except OutboundError as error:
@@ -94,35 +138,29 @@ def send(server: dict, password: str, message: EmailMessage, deadline: float) ->
             client.ehlo()
             if server.get("username"):
                 client.login(server["username"], password)
-            refused = client.send_message(message)
+            yield client
     except (smtplib.SMTPException, OSError) as error:
         # smtplib reports a read that timed out as a lost connection.
         if isinstance(error, TimeoutError) or time.monotonic() >= deadline:
             raise SmtpError("smtp_timeout", f"{host} did not answer in time.") from None
-        _raise_as_node_error(host, error)
-    recipients = [
-        address.addr_spec
-        for name in ("To", "Cc", "Bcc")
-        for address in getattr(message.get(name), "addresses", ())
-    ]
-    return {
-        "accepted": [r for r in recipients if r not in refused],
-        "refused": {
-            r: [code, text.decode(errors="replace")]
-            for r, (code, text) in refused.items()
-        },
-    }
+        _raise_as_node_error(host, port, error)
 
 
-def _raise_as_node_error(host: str, error: Exception):
+def _raise_as_node_error(host: str, port: int, error: Exception):
     if isinstance(error, smtplib.SMTPAuthenticationError):
-        raise SmtpError("smtp_auth", f"{host} refused the login: {error.smtp_code}.")
+        raise SmtpError(
+            "smtp_auth",
+            f"{host} refused the login ({error.smtp_code}): check the username "
+            "and password.",
+        )
     if isinstance(error, smtplib.SMTPRecipientsRefused):
         refused = _refusals(error.recipients)
         raise SmtpError("smtp_refused", f"{host} refused every recipient: {refused}")
     if isinstance(error, smtplib.SMTPNotSupportedError):
         raise SmtpError("tls_required", f"{host} does not offer STARTTLS: {error}.")
-    raise SmtpError("smtp_error", f"Sending through {host} failed: {error}.")
+    if isinstance(error, ConnectionRefusedError):
+        raise SmtpError("smtp_error", f"{host} refused a connection on port {port}.")
+    raise SmtpError("smtp_error", f"Talking to {host}:{port} failed: {error}.")
 
 
 def _refusals(recipients: dict) -> str:

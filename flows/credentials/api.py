@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import re
 
+from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
@@ -23,13 +25,17 @@ from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import WorkspaceRole, require
 from accounts.workspaces.personal import default_workspace
 from accounts.workspaces.roles import CREDENTIALS_EDIT
-from core.http.errors import Conflict
+from core.http import ratelimit
+from core.http.errors import Conflict, Throttled
+from core.net import outbound
 from flows.credentials.models import (
+    HTTP_KINDS,
     KIND_FIELDS,
     PUBLIC_FIELDS,
     SECRET_FIELDS,
     Credential,
 )
+from flows.credentials.probe import probe
 from flows.credentials.usage import flows_using
 
 MAX_SECRET_BYTES = 8 * 1024
@@ -40,6 +46,10 @@ HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 HOST = re.compile(r"^[A-Za-z0-9.:_-]+$")
 SECURITY_CHOICES = ("starttls", "tls", "none")
 SSL_MODES = ("disable", "prefer", "require", "verify-ca", "verify-full")
+# Fields a server credential may leave unset for their default (587/465/5432,
+# starttls, prefer); an answer leaves them out rather than show "" as a number
+# or a choice.
+DEFAULTED_FIELDS = ("port", "security", "sslmode")
 
 
 def _size(value) -> int:
@@ -125,9 +135,11 @@ class CredentialSerializer(serializers.ModelSerializer):
         data = super().to_representation(credential)
         shown = KIND_FIELDS[credential.kind]["public"]
         for field in PUBLIC_FIELDS:
-            if field in shown:
-                data[field] = credential.public.get(field, "")
-            else:
+            if field in shown and field in credential.public:
+                data[field] = credential.public[field]
+            elif field in shown and field not in DEFAULTED_FIELDS:
+                data[field] = ""
+            else:  # another kind's, or unset so its default applies
                 data.pop(field, None)
         return data
 
@@ -198,11 +210,14 @@ class CredentialSerializer(serializers.ModelSerializer):
         wanted = [*spec["public"], *spec["secret"]]
         if kind == Credential.Kind.BASIC:
             wanted.remove("username")  # a password alone (an API key as password)
-        # Optional: a relay that takes mail without a login; the default port
-        # (587, 465 with tls, 5432), security (starttls) and sslmode (prefer).
-        optional = {"port", "security", "sslmode"}
+        # Optional: a relay that takes mail without a login, a server that
+        # trusts its network (no password); the default port (587, 465 with
+        # tls, 5432), security (starttls) and sslmode (prefer).
+        optional = set(DEFAULTED_FIELDS)
         if kind == Credential.Kind.SMTP:
-            optional.add("username")
+            optional.update({"username", "password"})
+        if kind == Credential.Kind.POSTGRES:
+            optional.add("password")
         wanted = [field for field in wanted if field not in optional]
         for field in wanted:
             if field in attrs:
@@ -225,7 +240,9 @@ class CredentialSerializer(serializers.ModelSerializer):
         created = self.instance is None
         credential = self.instance or Credential(kind=kind, **kwargs)
         credential.public = public
-        if sent or self.instance is None:
+        # A new server credential without a password stores nothing encrypted
+        # (`has_value` false).
+        if sent:
             secrets = credential.secrets() if self.instance else {}
             secrets.update(sent)
             credential.set_secrets(secrets)
@@ -248,9 +265,48 @@ class CredentialSerializer(serializers.ModelSerializer):
         return credential
 
 
+class CredentialTestSerializer(serializers.Serializer):
+    """The body of `POST /api/credentials/:id/test`; `context["kind"]` is the
+    credential's kind."""
+
+    url = serializers.CharField(
+        required=False,
+        max_length=4000,
+        help_text="HTTP kinds (bearer, header, basic, query): where the GET goes.",
+        error_messages={"blank": "The URL to send a GET to with this credential."},
+    )
+
+    def validate_url(self, value):
+        if not outbound.is_http_url(value):
+            raise serializers.ValidationError("A URL starting with http(s)://.")
+        return value
+
+    def validate(self, attrs):
+        if self.context["kind"] in HTTP_KINDS and "url" not in attrs:
+            raise serializers.ValidationError(
+                {"url": "The URL to send a GET to with this credential."}
+            )
+        return attrs
+
+
+def count_test(user) -> None:
+    """Count one credential test against the caller's `CREDENTIAL_TEST_RATE`
+    (a workspace token's caller, who has no id, under its workspace)."""
+    key = user.pk or f"workspace-{getattr(user, 'token_workspace_id', None)}"
+    rate = ratelimit.Rate.parse(settings.CREDENTIAL_TEST_RATE)
+    wait = ratelimit.hit(f"credential-test:{key}", rate)
+    if wait is not None:
+        raise Throttled(
+            wait,
+            f"You tested more than {rate.limit} credentials in {rate.window} s; "
+            "wait a moment.",
+        )
+
+
 class CredentialViewSet(viewsets.ModelViewSet):
     """The credentials of the user's workspaces: every member sees their names
-    and kinds (never a value), editors change them; others' do not exist (404)."""
+    and kinds (never a value), editors change and test them; others' do not
+    exist (404)."""
 
     serializer_class = CredentialSerializer
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
@@ -261,6 +317,8 @@ class CredentialViewSet(viewsets.ModelViewSet):
         "create": rights.CREDENTIALS_EDIT,
         "partial_update": rights.CREDENTIALS_EDIT,
         "destroy": rights.CREDENTIALS_EDIT,
+        # Whoever may make a flow use it (docs/credentials.md, "Testing").
+        "test": rights.FLOWS_EDIT,
     }
 
     def get_queryset(self):
@@ -297,3 +355,22 @@ class CredentialViewSet(viewsets.ModelViewSet):
             record("credential.deleted", Actor.from_request(request), credential)
             credential.delete()
         return Response({"success": True})
+
+    @extend_schema(
+        request=CredentialTestSerializer,
+        responses=inline_serializer(
+            "CredentialTested",
+            {"ok": serializers.BooleanField(), "message": serializers.CharField()},
+        ),
+    )
+    @action(detail=True, methods=["post"])
+    def test(self, request, pk=None):
+        """Use the credential once (an HTTP kind: a GET to `url`; smtp: connect
+        and log in; postgres: `SELECT 1`): 200 `{ok, message}` either way."""
+        credential = self.get_object()
+        body = CredentialTestSerializer(
+            data=request.data, context={"kind": credential.kind}
+        )
+        body.is_valid(raise_exception=True)
+        count_test(request.user)
+        return Response(probe(credential, body.validated_data.get("url")))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import uuid
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import models
@@ -35,6 +35,8 @@ KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": ("password",),
     },
 }
+# The kinds that sign an HTTP request (`Credential.apply`).
+HTTP_KINDS = ("header", "bearer", "basic", "query")
 PUBLIC_FIELDS = (
     "header_name",
     "username",
@@ -151,6 +153,21 @@ class Credential(models.Model):
             headers["Authorization"] = f"Basic {encoded}"
         elif self.kind == self.Kind.QUERY:
             params.append((self.public["param_name"], secrets["value"]))
+
+    def signed(self, secrets: dict, url: str, headers: dict) -> tuple[str, dict]:
+        """`url` and `headers` with this credential applied: its header
+        replaces one of the same name, its query parameter is appended."""
+        added: dict = {}
+        params: list = []
+        self.apply(secrets, added, params)
+        replaced = {name.lower() for name in added}
+        headers = {k: v for k, v in headers.items() if k.lower() not in replaced}
+        headers.update(added)
+        if params:
+            parts = urlsplit(url)
+            query = "&".join(filter(None, (parts.query, urlencode(params))))
+            url = urlunsplit(parts._replace(query=query))
+        return url, headers
 
     def redaction_values(self, secrets: dict) -> list[str]:
         """Every form in which this credential's values may come back.

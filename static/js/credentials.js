@@ -1,10 +1,12 @@
-// The Credentials page: list, create, edit and delete through /api/credentials.
+// The Credentials page: list, create, edit, test and delete through /api/credentials.
 // Secret values only ever travel from this page to the server, never back.
 import { api } from "./api.js";
 import { cell, describe, showError } from "./list_page.js";
 
 const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom", smtp: "SMTP", postgres: "PostgreSQL" };
 const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"], smtp: ["password"], postgres: ["password"] };
+// Kinds that sign an HTTP request: a test sends a GET to a URL the user gives.
+const HTTP_KINDS = ["bearer", "header", "basic", "query"];
 const PUBLIC_FIELDS = {
   bearer: [], header: ["header_name"], basic: ["username"], query: ["param_name"], custom: [],
   smtp: ["host", "port", "security", "username", "from_address"],
@@ -19,17 +21,28 @@ const dialog = document.getElementById("credential-dialog");
 const form = document.getElementById("credential-form");
 const formError = document.getElementById("credential-error");
 const deleteDialog = document.getElementById("delete-dialog");
+const testDialog = document.getElementById("test-dialog");
+const testForm = document.getElementById("test-form");
+const testResult = document.getElementById("test-result");
 let editing = null;
+let testing = null;
+const testedUrls = new Map();  // credential id → the URL last tested, for this visit
 let deleting = null;
 let forceDelete = false;
 
-function button(label, action, extra = "") {
+function button(label, action, extra = "", name = "") {
   const b = document.createElement("button");
   b.type = "button";
   b.className = `small ${extra}`.trim();
   b.dataset.action = action;
   b.textContent = label;
+  if (name) b.setAttribute("aria-label", name);
   return b;
+}
+
+function valueText(credential) {
+  if (credential.has_value) return "Saved (hidden)";
+  return ["smtp", "postgres"].includes(credential.kind) ? "No password" : "Empty";
 }
 
 function render() {
@@ -42,11 +55,13 @@ function render() {
       tr.append(
         cell(credential.name),
         cell(KIND_LABELS[credential.kind] + (detail ? ` · ${detail}` : "")),
-        cell(credential.has_value ? "Saved (hidden)" : "Empty", "muted"),
+        cell(valueText(credential), "muted"),
         cell(credential.last_used_at ? new Date(credential.last_used_at).toLocaleString() : "Never", "muted"),
       );
       const actions = document.createElement("td");
       actions.className = "actions";
+      // A custom credential's values go into templates: nothing to test alone.
+      if (credential.kind !== "custom") actions.append(button("Test", "test", "", `Test ${credential.name}`));
       actions.append(button("Edit", "edit"), button("Delete", "delete", "danger"));
       tr.append(actions);
       return tr;
@@ -138,6 +153,7 @@ rows.addEventListener("click", (event) => {
   if (!action || !row) return;
   const credential = credentials.find((c) => c.id === row.dataset.id);
   if (action === "edit") openForm(credential);
+  if (action === "test") openTest(credential);
   if (action === "delete") {
     deleting = credential;
     forceDelete = false;
@@ -148,6 +164,63 @@ rows.addEventListener("click", (event) => {
     deleteDialog.showModal();
   }
 });
+
+// What a test of a server credential does, said before it runs.
+function serverHint(credential) {
+  if (credential.kind === "postgres") {
+    return `Weir connects to ${credential.host}:${credential.port || 5432}/${credential.database} as ${credential.username} and runs SELECT 1.`;
+  }
+  const security = credential.security || "starttls";
+  const port = credential.port || (security === "tls" ? 465 : 587);
+  const steps = [`Weir connects to ${credential.host}:${port}`, "says EHLO"];
+  if (security !== "none") steps.push(security === "tls" ? "over TLS" : "starts TLS");
+  if (credential.username) steps.push(`logs in as ${credential.username}`);
+  return `${steps.join(", ")}; no mail is sent.`;
+}
+
+function showResult(ok, message) {
+  testResult.textContent = `${ok ? "✓" : "✗"} ${message}`;
+  testResult.className = `test-result ${ok ? "ok" : "failed"}`;
+}
+
+function openTest(credential) {
+  testing = credential;
+  const http = HTTP_KINDS.includes(credential.kind);
+  document.getElementById("test-credential-name").textContent = credential.name;
+  document.getElementById("test-url-block").hidden = !http;
+  const hint = document.getElementById("test-server-hint");
+  hint.hidden = http;
+  hint.textContent = http ? "" : serverHint(credential);
+  testForm.elements.url.value = testedUrls.get(credential.id) || "";
+  testResult.textContent = "";
+  testResult.className = "test-result";
+  testDialog.showModal();
+  (http ? testForm.elements.url : document.getElementById("test-run")).focus();
+}
+
+testForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const credential = testing;
+  const run = document.getElementById("test-run");
+  const body = {};
+  if (HTTP_KINDS.includes(credential.kind)) {
+    body.url = testForm.elements.url.value.trim();
+    testedUrls.set(credential.id, body.url);
+  }
+  run.disabled = true;
+  testResult.className = "test-result";
+  testResult.textContent = "Testing…";
+  try {
+    const answer = await api("POST", `/api/credentials/${credential.id}/test`, body);
+    if (testing === credential) showResult(answer.ok, answer.message);
+  } catch (error) {
+    if (testing === credential) showResult(false, describe(error));
+  } finally {
+    run.disabled = false;
+  }
+});
+document.getElementById("test-close").addEventListener("click", () => testDialog.close());
+testDialog.addEventListener("close", () => { testing = null; });
 
 deleteDialog.addEventListener("close", async () => {
   if (deleteDialog.returnValue !== "confirm" || !deleting) return;

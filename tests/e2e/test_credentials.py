@@ -5,8 +5,10 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from flows.models import Credential
+from tests.e2e.accessibility import severe_violations
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import FlowFactory, UserFactory, make_credential
+from tests.http_server import base
 
 SECRET = "sk-typed-in-the-browser-123"
 
@@ -105,3 +107,76 @@ def test_the_http_request_inspector_picks_a_credential_by_name(
 
 def bob_user():
     return UserFactory(username="bob")
+
+
+def test_testing_a_token_by_keyboard_shows_the_answer_beside_the_button(
+    alice_page, live_url, alice, server, allow_loopback, page_errors
+):
+    server.accepts = {"Bearer tok-e2e-works-123"}
+    make_credential(alice, "stripe", secrets={"token": "tok-e2e-works-123"})
+    url = f"{base(server)}/protected"
+    alice_page.goto(f"{live_url}/credentials/")
+
+    alice_page.get_by_role("button", name="Test stripe").focus()
+    alice_page.keyboard.press("Enter")
+    expect(alice_page.get_by_label("URL")).to_be_focused()
+    alice_page.keyboard.type(url)
+    alice_page.keyboard.press("Enter")
+
+    result = alice_page.locator("#test-result")
+    expect(result).to_have_text(f"✓ GET {url} answered 200 OK.")
+    expect(result).to_have_attribute("role", "status")
+    assert severe_violations(alice_page) == []
+    assert server.hits == ["/protected"]
+    assert "tok-e2e-works-123" not in alice_page.content()
+    assert page_errors == []
+
+
+def test_a_refused_token_and_a_missing_url_read_as_failures(
+    alice_page, live_url, alice, server, allow_loopback
+):
+    make_credential(alice, "stripe")
+    alice_page.goto(f"{live_url}/credentials/")
+    alice_page.get_by_role("button", name="Test stripe").click()
+
+    alice_page.get_by_role("button", name="Test", exact=True).click()
+    result = alice_page.locator("#test-result")
+    expect(result).to_have_text("✗ url: The URL to send a GET to with this credential.")
+    alice_page.get_by_label("URL").fill(f"{base(server)}/protected")
+    alice_page.get_by_role("button", name="Test", exact=True).click()
+    expect(result).to_contain_text("answered 401 Unauthorized")
+    expect(result).to_have_class("test-result failed")
+
+
+def test_a_mail_server_test_says_what_it_does_and_what_went_wrong(
+    alice_page, live_url, alice, closed_port, settings
+):
+    settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
+    Credential.objects.create(
+        created_by=alice,
+        name="relay",
+        kind="smtp",
+        public={
+            "host": "127.0.0.1",
+            "port": closed_port,
+            "security": "none",
+            "from_address": "flows@example.com",
+        },
+    )
+    make_credential(alice, "bag", "custom", {"values": {"a": "bcdef"}})
+    alice_page.goto(f"{live_url}/credentials/")
+
+    expect(alice_page.locator("tr.credential-row", has_text="relay")).to_contain_text(
+        "No password"
+    )
+    expect(alice_page.get_by_role("button", name="Test bag")).to_have_count(0)
+    alice_page.get_by_role("button", name="Test relay").click()
+    expect(alice_page.locator("#test-server-hint")).to_have_text(
+        f"Weir connects to 127.0.0.1:{closed_port}, says EHLO; no mail is sent."
+    )
+    expect(alice_page.get_by_label("URL")).to_be_hidden()
+    alice_page.get_by_role("button", name="Test", exact=True).click()
+
+    expect(alice_page.locator("#test-result")).to_have_text(
+        f"✗ 127.0.0.1 refused a connection on port {closed_port}."
+    )

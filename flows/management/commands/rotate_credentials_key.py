@@ -22,7 +22,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         rotated, failed = 0, []
-        for pk in Credential.objects.values_list("pk", flat=True):
+        # A server credential without a password holds nothing to re-encrypt.
+        stored = Credential.objects.exclude(encrypted="")
+        for pk in stored.values_list("pk", flat=True):
             with transaction.atomic():
                 credential = (
                     Credential.objects.select_for_update().filter(pk=pk).first()

@@ -38,6 +38,13 @@ ROUTES = [
         {"token": "new"},
         (404, 403, 403, 200, 200, 200),
     ),
+    # A loopback URL no allowlist names: an answer (ok false), nothing sent.
+    (
+        "post",
+        "/api/credentials/{credential}/test",
+        {"url": "http://127.0.0.1:9/"},
+        (404, 403, 403, 200, 200, 200),
+    ),
     ("get", "/api/workspaces/{team}/members", None, (404, 200, 200, 200, 200, 200)),
     (
         "post",

@@ -46,7 +46,68 @@ def test_a_postgres_credential_needs_its_database(api):
 
     assert response.status_code == 400
     details = response.json()["error"]["details"]
-    assert set(details) == {"database", "password"}
+    assert set(details) == {"database"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields"),
+    [
+        ("smtp", {"host": "relay.example.com", "from_address": "a@example.com"}),
+        (
+            "smtp",
+            {
+                "host": "relay.example.com",
+                "username": "flows",
+                "from_address": "a@example.com",
+            },
+        ),
+        ("postgres", {"host": "db.example.com", "database": "app", "username": "r"}),
+    ],
+)
+def test_a_server_credential_saves_without_a_password(api, kind, fields):
+    response = api.post(
+        "/api/credentials", {"name": "server", "kind": kind, **fields}, format="json"
+    )
+
+    assert response.status_code == 201, response.json()
+    assert response.json()["has_value"] is False
+    assert "port" not in response.json()  # unset: the default applies
+    stored = Credential.objects.get(name="server")
+    assert stored.secrets() == {}
+    assert stored.public == fields
+
+
+def test_a_password_added_later_is_kept(api):
+    created = api.post(
+        "/api/credentials",
+        {
+            "name": "db",
+            "kind": "postgres",
+            "host": "db.example.com",
+            "database": "app",
+            "username": "r",
+        },
+        format="json",
+    ).json()
+
+    response = api.patch(
+        f"/api/credentials/{created['id']}", {"password": "pw-later-1"}, format="json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["has_value"] is True
+    assert Credential.objects.get(name="db").secrets() == {"password": "pw-later-1"}
+
+
+def test_a_basic_credential_still_needs_its_password(api):
+    response = api.post(
+        "/api/credentials",
+        {"name": "legacy", "kind": "basic", "username": "ada"},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert set(response.json()["error"]["details"]) == {"password"}
 
 
 @pytest.mark.parametrize(

@@ -58,3 +58,22 @@ def test_a_value_no_key_opens_is_reported_and_left_alone(settings, alice):
         call_command("rotate_credentials_key", stdout=io.StringIO())
 
     assert stored(lost.pk).encrypted == before
+
+
+def test_a_server_credential_without_a_password_is_left_as_it_is(settings, alice):
+    settings.CREDENTIALS_KEY = OLD
+    relay = Credential.objects.create(
+        created_by=alice,
+        name="relay",
+        kind="smtp",
+        public={"host": "mail.example.com", "from_address": "a@example.com"},
+    )
+    make_credential(alice, "k")
+
+    settings.CREDENTIALS_KEY = f"{NEW},{OLD}"
+    out = io.StringIO()
+    call_command("rotate_credentials_key", stdout=out)
+
+    assert "Re-encrypted 1 credential(s)." in out.getvalue()
+    assert stored(relay.pk).encrypted == ""
+    assert stored(relay.pk).secrets() == {}
