@@ -52,10 +52,10 @@ format: $(VENV)/.installed
 	$(BIN)/ruff format .
 
 # The suite in three parts (docs/operations.md, "The test suite"): the
-# in-process tests (CPU-bound) and then the tests that start other processes
-# (mostly waiting on them), each spread over pytest-xdist workers with a test
-# database each; last, alone, the `timing` tests, which assert on wall-clock
-# time. Every part runs; any failing fails `make test` (exit 5, "no test
+# in-process tests (CPU-bound), the tests that start other processes (mostly
+# waiting on them) and the browser tests (Chromium against the production
+# server), each spread over pytest-xdist workers with a test database each;
+# last, alone, the `timing` tests, which assert on wall-clock time. Every part runs; any failing fails `make test` (exit 5, "no test
 # selected", is not a failure).
 TEST_WORKERS ?= 2
 
@@ -63,10 +63,13 @@ test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
 	@status=0; \
 	echo "In-process tests on $(TEST_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing" \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing and not e2e" \
 		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
 	echo "Tests that start processes, on $(TEST_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "processes and not timing" \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "processes and not timing and not e2e" \
+		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Browser tests (Chromium against python -m config.serve), on $(TEST_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "e2e and not timing" \
 		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
 	echo "Tests that measure time, one at a time"; \
 	WEIR_TESTING=1 $(BIN)/pytest -m timing $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
@@ -81,6 +84,10 @@ test: lint
 			tests/flows/engine/test_retention.py \
 			tests/flows/management/commands/test_backup_sqlite.py -q;; \
 	esac
+
+# The browser tests alone (also a stage of `make test`).
+e2e: $(VENV)/.installed
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m e2e $(PYTEST_ARGS)
 
 bench-engine: $(VENV)/.installed
 	WEIR_TESTING=1 $(PY) bench/engine.py

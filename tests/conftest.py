@@ -52,13 +52,17 @@ def django_db_modify_db_settings(
     django_db_modify_db_settings_parallel_suffix, tmp_path_factory
 ):
     """On SQLite the test database is a file, not memory: servers that tests
-    start in other processes (tests/gunicorn_server.py) open it too."""
+    start in other processes (tests/gunicorn_server.py) open it too. The
+    suite's own connections wait 1 s for a write lock, not production's 20:
+    a test that meets a lock held by its own open transaction fails in a
+    second instead of twenty (the tests that need a wait set their own)."""
     from django.conf import settings
 
     database = settings.DATABASES["default"]
     if database["ENGINE"] == "django.db.backends.sqlite3":
         path = tmp_path_factory.mktemp("db") / "test.sqlite3"
         database.setdefault("TEST", {})["NAME"] = str(path)
+        database["OPTIONS"]["timeout"] = 1
 
 
 @pytest.fixture(autouse=True)

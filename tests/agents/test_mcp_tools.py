@@ -194,6 +194,8 @@ def test_a_tool_is_given_past_60_seconds_when_server_and_turn_allow(
     assert 290 < left <= 300
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 @pytest.mark.parametrize("limit", ["deadline", "server"])
 def test_a_slow_tool_ends_at_the_smaller_of_deadline_and_server_timeout(
     alice, mcp_server, allow_loopback, limit

@@ -20,6 +20,8 @@ def many_keys(count: int) -> bytes:
     return json.dumps({f"k{i:05d}": i % 10 for i in range(count)}).encode()
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_body_of_70000_keys_is_refused_fast_without_a_run(client, hook_flow):
     body = many_keys(70_000)
     assert 700_000 < len(body) < 1_048_576  # within the byte limit
@@ -66,6 +68,8 @@ def test_commas_inside_strings_do_not_count(client, hook_flow, settings):
     assert webhook_runs(hook_flow) == 1
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 @pytest.mark.parametrize(
     "body",
     [

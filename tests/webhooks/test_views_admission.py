@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.factories import FlowFactory
 from tests.webhooks.conftest import post_webhook, webhook_runs
 
@@ -31,6 +33,8 @@ def test_a_full_process_answers_503_with_retry_after_and_runs_nothing(
     assert webhook_runs(hook_flow) == 0
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_flow_at_its_cap_answers_429_and_runs_nothing(client, hook_flow, hold_slots):
     hold_slots(hook_flow.created_by_id, hook_flow.pk)
 

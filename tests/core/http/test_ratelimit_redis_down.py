@@ -109,6 +109,8 @@ def signed(secret: str, msg_id: str, body: bytes) -> dict:
     }
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_webhooks_run_while_redis_is_down(closed_redis, alice, caplog):
     flow = webhook_flow(alice)
     post_webhook(flow)  # the first run of a process also starts its sandbox
@@ -132,6 +134,8 @@ def test_a_signed_webhook_runs_while_redis_is_down(closed_redis, alice, caplog):
     assert response.status_code == 200
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_webhooks_answer_quickly_while_redis_hangs(frozen_redis, alice, settings):
     settings.WEBHOOK_RATE_LIMIT = "1000/d"
     flow = webhook_flow(alice)

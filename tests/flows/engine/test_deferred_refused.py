@@ -79,6 +79,8 @@ def test_a_database_away_leaves_the_run_for_the_next_tick(two_pending):
     assert FlowRun.objects.filter(pk__in=[away.pk, other.pk]).count() == 2
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_slow_connect_of_the_lease_thread_does_not_hold_up_the_runs_end(
     two_pending, monkeypatch
 ):

@@ -31,6 +31,8 @@ def cut_off_listener() -> None:
         assert cursor.fetchone() == (True,)
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_wait_ends_as_soon_as_a_task_is_queued(wakeup, tmp_path):
     threading.Timer(0.2, note_pid.enqueue, [str(tmp_path / "notes")]).start()
 
@@ -51,6 +53,8 @@ def test_without_a_task_a_wait_lasts_the_poll_interval(wakeup):
     assert 0.25 < timed_wait(wakeup, 0.3) < 2
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_lost_listener_falls_back_to_polling_then_listens_again(wakeup, tmp_path):
     cut_off_listener()
 

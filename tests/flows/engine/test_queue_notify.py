@@ -64,6 +64,8 @@ def queue_a_run_among_others(flow):
         return queue_a_run(flow)
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_wait_ends_as_soon_as_a_202_run_is_queued_and_its_task_is_there(
     wakeup, notifier, flow
 ):

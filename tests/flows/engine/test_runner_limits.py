@@ -68,6 +68,8 @@ def test_results_over_the_run_cap_fail_the_run_with_output_too_large(settings):
     assert run.error["node_id"] == "copy2"
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_code_node_past_the_run_deadline_ends_the_run_timed_out(settings):
     settings.RUN_TIMEOUT_SECONDS = 0.3
     settings.CODE_TIMEOUT_MS = 5000

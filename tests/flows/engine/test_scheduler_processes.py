@@ -16,6 +16,8 @@ from tests.waiting import wait_until
 pytestmark = [needs_postgres]
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_a_per_second_schedule_runs_on_a_worker_within_2_s_of_each_tick(
     processes, alice
 ):

@@ -74,6 +74,8 @@ def test_map_sees_prev_as_the_upstream_output_not_the_array(alice):
     assert run.results["work"]["items"] == [100, 300, 600]
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_ten_thousand_elements_filter_in_one_sandbox_round_trip(alice, settings):
     settings.RUN_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
     many = [{"n": n} for n in range(10_000)]
