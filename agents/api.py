@@ -42,7 +42,6 @@ from agents.limits import ChatThrottled
 from agents.models import Agent, Conversation, may_edit
 from agents.pricing import BudgetExceeded
 from agents.stream import EventStreamRenderer, stream_chat, wants_stream
-from core.http.admission import admitted
 from core.http.conditional import etag, parse_if_match
 from core.http.errors import (
     Conflict,
@@ -50,6 +49,7 @@ from core.http.errors import (
     Throttled,
 )
 from core.http.pagination import PagePagination
+from flows.engine.admission import admitted
 
 
 class AgentSerializer(serializers.ModelSerializer):

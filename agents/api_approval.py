@@ -29,8 +29,8 @@ from agents.chat import ChatFailed
 from agents.models import Conversation
 from agents.resume import AlreadyDecided, CallNotFound, decide
 from agents.stream import EventStreamRenderer, stream_turn, wants_stream
-from core.http.admission import admitted
 from core.http.errors import Conflict, NotFound
+from flows.engine.admission import admitted
 
 MAX_REASON_CHARS = 2_000
 

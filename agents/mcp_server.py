@@ -40,7 +40,7 @@ from accounts import rights
 from accounts.workspaces.access import whose_work, workspace_ids_where
 from agents.providers import ToolCall
 from agents.tools import Toolbox
-from core.http.admission import admitted
+from flows.engine.admission import admitted
 from flows.models import Flow
 
 

@@ -33,8 +33,8 @@ from accounts.workspaces.access import whose_work
 from agents.chat import ChatCancelled, ChatFailed, start_turn
 from agents.limits import ChatThrottled
 from agents.pricing import BudgetExceeded
-from core.http.admission import admitted
 from core.http.errors import ApiError, Throttled
+from flows.engine.admission import admitted
 
 logger = logging.getLogger("weir.agents")
 

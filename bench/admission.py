@@ -38,8 +38,9 @@ from django.db import connection  # noqa: E402
 from django.test import Client, RequestFactory  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from core.http.admission import Slots, admitted  # noqa: E402
+from core.http.admission import Slots  # noqa: E402
 from flows.demo import webhook_code_graph  # noqa: E402
+from flows.engine.admission import admitted  # noqa: E402
 from flows.models import Flow  # noqa: E402
 
 ROUNDS = 400

@@ -36,7 +36,7 @@ PHASES = [
     ("rate limit", "webhooks.limits", "check_rate"),
     ("request_meta", "webhooks.request_meta", "request_meta"),
     ("idempotency lookup", "flows.engine.deliveries", "answered_from"),
-    ("admission (enter + exit)", "core.http.admission", "admitted"),
+    ("admission (enter + exit)", "flows.engine.admission", "admitted"),
     ("run_flow (all of it)", "flows.engine.runner", "run_flow"),
     ("  new run (model instance)", "flows.engine.store", "new_run"),
     ("  stored if it lasts (defer)", "flows.engine.deferred", "defer"),

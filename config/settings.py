@@ -341,7 +341,7 @@ WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
 # reads its flow.
 WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
 
-# Admission control (DESIGN section 7; core/http/admission.py). Synchronous
+# Admission control (DESIGN section 7; flows/engine/admission.py). Synchronous
 # runs and chat turns hold a web thread each; these bound them per process, so
 # the other threads always serve pages. A caller over a cap waits while a
 # holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are

@@ -141,7 +141,8 @@ def hold_slots(settings):
     """Small admission caps, and `hold(owner_id, flow_id=None, workspace_id=None)`
     to occupy a slot of this process as a run in progress would; all given
     back afterwards."""
-    from core.http.admission import SLOTS, caps_for
+    from core.http.admission import SLOTS
+    from flows.engine.admission import caps_for
 
     settings.SYNC_RUNS_PER_PROCESS = 3
     settings.SYNC_RUNS_PER_OWNER = 2

@@ -45,7 +45,6 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts import rights
 from accounts.rights import requires
 from accounts.workspaces.access import flow_work
-from core.http.admission import admitted
 from core.http.errors import (
     Conflict,
     MethodNotAllowed,
@@ -55,6 +54,7 @@ from core.http.errors import (
 )
 from core.http.respond_async import accepted, prefers_async
 from flows.engine import deliveries, fair_queue, run_flow, webhook_cache
+from flows.engine.admission import admitted
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.models import Flow, FlowRun

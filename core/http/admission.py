@@ -1,4 +1,8 @@
-"""Admission control: slow synchronous work cannot take the threads pages need.
+"""Admission control's slot counter: slow synchronous work cannot take every thread.
+
+This module counts slots under caps and knows no app; which caps a piece of
+work counts under (process, account, workspace or person, flow) is the
+engine's policy, flows/engine/admission.py, whose `admitted()` wraps the work.
 
 A synchronous run (a webhook answered when its flow completes, `POST
 /api/flows/:id/run`) or a chat turn holds a web thread until it ends. Without a
@@ -45,8 +49,6 @@ import itertools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -272,78 +274,17 @@ def arrived_at(request: HttpRequest) -> float | None:
     return min(known) if known else None
 
 
-def _waited(request: HttpRequest, now: float) -> float:
+def waited(request: HttpRequest, now: float) -> float:
     arrival = arrived_at(request)
     return 0.0 if arrival is None else now - arrival
 
 
 def check_queue_wait(request: HttpRequest, *, now: float | None = None) -> None:
     """503 when the request waited past `REQUEST_QUEUE_TIMEOUT_SECONDS`."""
-    waited = _waited(request, time.time() if now is None else now)
-    if waited > settings.REQUEST_QUEUE_TIMEOUT_SECONDS:
+    so_far = waited(request, time.time() if now is None else now)
+    if so_far > settings.REQUEST_QUEUE_TIMEOUT_SECONDS:
         raise Unavailable(
             settings.ADMISSION_RETRY_AFTER_SECONDS,
-            f"The request waited {waited:.1f} s for the server; it was not run "
+            f"The request waited {so_far:.1f} s for the server; it was not run "
             "late. Try again.",
         )
-
-
-def caps_for(
-    owner_id=None, flow_id=None, workspace_id=None, account_id=None
-) -> list[Cap]:
-    """The process's cap, the account's (if known), the owner's (the
-    workspace's when given, else the user's) and the flow's, if any."""
-    caps = [Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS)]
-    if account_id is not None:
-        caps.append(
-            Cap(f"account:{account_id}", settings.SYNC_RUNS_PER_ACCOUNT, "This account")
-        )
-    if workspace_id is not None:
-        owner = Cap(
-            f"workspace:{workspace_id}", settings.SYNC_RUNS_PER_OWNER, "This workspace"
-        )
-    else:
-        owner = Cap(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")
-    caps.append(owner)
-    if flow_id is not None:
-        caps.append(Cap(f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "This flow"))
-    return caps
-
-
-@contextmanager
-def admitted(
-    request: HttpRequest,
-    *,
-    owner_id=None,
-    flow_id=None,
-    workspace_id=None,
-    account_id=None,
-    slots: Slots = SLOTS,
-) -> Iterator[None]:
-    """Hold a synchronous-work slot for the block, or refuse (503/429) before it.
-
-    `workspace_id` is whose work a flow's run is (the flow's workspace: its
-    members share the cap), else `owner_id` (the person chatting or saving);
-    `flow_id` the flow being run, if any; `account_id` the person whose
-    account the work is part of (all their workspaces share it). Waiting for
-    a slot counts as waiting in the queue: it ends, at the latest, at
-    `REQUEST_QUEUE_TIMEOUT_SECONDS`.
-    """
-    check_queue_wait(request)
-    if owner_id is None and workspace_id is None:
-        # A workspace token's caller is no person (no id): its work counts
-        # under its workspace, never under one "user" every such token shares.
-        workspace_id = getattr(
-            getattr(request, "user", None), "token_workspace_id", None
-        )
-    caps = caps_for(owner_id, flow_id, workspace_id, account_id)
-    budget = settings.REQUEST_QUEUE_TIMEOUT_SECONDS - _waited(request, time.time())
-    ticket = slots.take(
-        caps,
-        slow_after=settings.ADMISSION_SLOW_SECONDS,
-        give_up_at=time.monotonic() + budget,
-    )
-    try:
-        yield
-    finally:
-        slots.give_back(ticket, caps)

@@ -30,7 +30,6 @@ from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import WorkspaceRole, allows, require
 from accounts.workspaces.personal import default_workspace
 from accounts.workspaces.roles import FLOWS_EDIT, RUNS_DATA
-from core.http.admission import admitted
 from core.http.body import object_body
 from core.http.conditional import etag, parse_if_match
 from core.http.errors import ValidationFailed
@@ -52,6 +51,7 @@ from flows.api.versions import IF_MATCH, VersionsMixin, stale
 from flows.api.warnings import flow_warnings
 from flows.credentials.usage import check_owned
 from flows.engine import fair_queue, run_flow
+from flows.engine.admission import admitted
 from flows.engine.background import enqueue_run
 from flows.graph import validate_graph
 from flows.graph.pins import pin_problems

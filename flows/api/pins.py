@@ -20,12 +20,12 @@ from rest_framework.response import Response
 from accounts import rights
 from accounts.workspaces.access import flow_work
 from accounts.workspaces.permissions import allows
-from core.http.admission import admitted
 from core.http.body import object_body
 from core.http.errors import NotFound
 from core.storable import check_storable_body
 from flows.api.runs import RunResultSerializer
 from flows.engine import run_flow
+from flows.engine.admission import admitted
 from flows.graph.pins import upstream_of
 from flows.models import FlowRun
 

@@ -18,11 +18,11 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts.workspaces.access import whose_work
-from core.http.admission import admitted
 from core.http.conditional import etag
 from core.http.errors import NotFound, PreconditionFailed, ValidationFailed
 from core.http.pagination import PagePagination
 from flows.credentials.literals import LiteralSecrets
+from flows.engine.admission import admitted
 from flows.history.diff import diff
 from flows.history.models import FlowVersion
 from flows.history.restore import restored_fields

@@ -14,15 +14,9 @@ import time
 import pytest
 from django.test import RequestFactory
 
-from core.http.admission import (
-    QUEUED_AT_KEY,
-    Slots,
-    admitted,
-    arrived_at,
-    caps_for,
-    check_queue_wait,
-)
+from core.http.admission import QUEUED_AT_KEY, Slots, arrived_at, check_queue_wait
 from core.http.errors import Throttled, Unavailable
+from flows.engine.admission import admitted, caps_for
 
 
 @pytest.fixture(autouse=True)

@@ -13,8 +13,9 @@ import time
 import pytest
 
 from accounts.models import Membership, Workspace
-from core.http.admission import Slots, caps_for
+from core.http.admission import Slots
 from core.http.errors import Throttled
+from flows.engine.admission import caps_for
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
 

@@ -11,8 +11,9 @@ import time
 import pytest
 
 from core.http import admission
-from core.http.admission import Slots, caps_for
+from core.http.admission import Slots
 from core.http.errors import Throttled, Unavailable
+from flows.engine.admission import caps_for
 from tests.core.http.test_admission import admission_caps, hold  # noqa: F401
 
 
