@@ -29,8 +29,9 @@ class FormField:
     `path` is where the value lives in the node ("data.<key>") and is also the
     `field` that validation errors name, so an error lands next to its input.
     `widget` is how the builder edits it: text, textarea, code, number,
-    number-or-template, select (from `options`), keyvalue, json (any JSON value,
-    or plain text), or agent (a select filled from GET /api/agents).
+    number-or-template, select (from `options`), keyvalue, pairs (a list of
+    `{name, value}` where a name may repeat), json (any JSON value, or plain
+    text), or agent (a select filled from GET /api/agents).
     """
 
     path: str
