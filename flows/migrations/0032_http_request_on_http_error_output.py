@@ -45,6 +45,4 @@ def keep_error_answers(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [("flows", "0031_workspaces_and_audit_move_to_accounts")]
 
-    operations = [
-        migrations.RunPython(keep_error_answers, migrations.RunPython.noop)
-    ]
+    operations = [migrations.RunPython(keep_error_answers, migrations.RunPython.noop)]
