@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from flows.engine import run_flow
-from tests.factories import FlowFactory
+from tests.factories import FlowFactory, make_credential
 from tests.flows.graphs import chain, node, trigger
 from tests.http_answers import ITEMS
 from tests.http_server import base
@@ -13,12 +13,15 @@ from tests.http_server import base
 pytestmark = pytest.mark.django_db
 
 
-def run_paged(server, path, pagination, **data):
+def run_paged(server, path, pagination, owner=None, **data):
     call = node(
         "call", "http_request", url=base(server) + path, pagination=pagination, **data
     )
     nodes, edges = chain(trigger(), call)
-    return run_flow(FlowFactory(nodes=nodes, edges=edges), {}, "manual")
+    flow = FlowFactory(
+        nodes=nodes, edges=edges, **({"created_by": owner} if owner else {})
+    )
+    return run_flow(flow, {}, "manual")
 
 
 def paths(server) -> list[str]:
@@ -31,6 +34,32 @@ def test_link_mode_follows_rel_next_and_gathers_every_page(api_server, allow_loo
     assert run.status == "succeeded"
     assert run.results["call"] == {"items": ITEMS, "pages": 3, "more": False}
     assert paths(api_server) == ["/link", "/link?page=2", "/link?page=3"]
+
+
+def test_link_mode_sends_the_credential_to_every_page(
+    api_server, allow_loopback, alice
+):
+    key = make_credential(alice, "k", "query", {"value": "s3cr3t"}, param_name="key")
+    bearer = make_credential(alice, "b", secrets={"token": "tok-9f8e7d6c5b4a"})
+
+    for credential in (key, bearer):
+        run = run_paged(
+            api_server,
+            "/link",
+            {"mode": "link"},
+            owner=alice,
+            credential_id=str(credential.id),
+        )
+        assert run.results["call"]["pages"] == 3
+
+    assert paths(api_server)[:3] == [
+        "/link?key=s3cr3t",
+        "/link?page=2&key=s3cr3t",
+        "/link?page=3&key=s3cr3t",
+    ]
+    assert [hit["headers"]["Authorization"] for hit in api_server.seen[3:]] == [
+        "Bearer tok-9f8e7d6c5b4a"
+    ] * 3
 
 
 def test_link_mode_refuses_a_next_page_on_another_origin(api_server, allow_loopback):
