@@ -1,5 +1,10 @@
 """An http_request response body as the node outputs it: JSON, text, or base64.
 
+`response_format` says which: `auto` parses JSON when the content type says
+JSON (a body that does not parse stays text), `json` always parses (an empty
+body is null; anything else that does not parse is a `BodyError`), `text`
+never does.
+
 The response's `charset` picks the codec, but only from `TEXT_CODECS`: Python's
 codec registry also holds codecs that are not character sets at all and cost far
 more than a pass over the bytes (`punycode` took 22-25 s of CPU on 1 MiB, past
@@ -48,30 +53,62 @@ TEXT_CODECS = frozenset(
 )
 
 
+RESPONSE_FORMATS = ("auto", "json", "text")
+
+
 class BodyError(Exception):
-    """The body cannot be output (JSON nested past Python's recursion limit)."""
+    """The body cannot be output: `invalid_json` (format `json` and the body
+    is not JSON) or `invalid_output` (JSON nested past Python's recursion limit)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
 
 
-def decode_body(raw: bytes, content_type: str) -> dict[str, Any]:
+def decode_body(
+    raw: bytes, content_type: str, response_format: str = "auto"
+) -> dict[str, Any]:
     """`{"body": ...}` for the node's output, plus `"body_encoding": "base64"`
     when the charset named is not a text codec of `TEXT_CODECS`."""
     codec = _codec(content_type)
     if codec is None:
+        if response_format == "json":
+            raise BodyError(
+                "invalid_json",
+                f"The response is labelled {content_type!r}, a character set the "
+                "node does not decode, so it cannot be read as JSON.",
+            )
         return {
             "body": base64.b64encode(raw).decode("ascii"),
             "body_encoding": "base64",
         }
     # A binary body's NUL bytes would make the run unstorable (core/storable.py).
     text_body = storable_text(raw.decode(codec, errors="replace"))
+    if response_format == "json":
+        return {"body": _parsed(text_body) if text_body.strip() else None}
     media_type = content_type.split(";")[0].strip().lower()
-    if media_type == "application/json" or media_type.endswith("+json"):
+    if response_format == "auto" and (
+        media_type == "application/json" or media_type.endswith("+json")
+    ):
         try:
-            return {"body": json.loads(text_body)}
-        except RecursionError:
-            raise BodyError("The response's JSON is nested too deep.") from None
-        except ValueError:
-            pass
+            return {"body": _parsed(text_body)}
+        except BodyError as error:
+            if error.code != "invalid_json":
+                raise
     return {"body": text_body}
+
+
+def _parsed(text_body: str) -> Any:
+    try:
+        return json.loads(text_body)
+    except RecursionError:
+        raise BodyError(
+            "invalid_output", "The response's JSON is nested too deep."
+        ) from None
+    except ValueError as error:
+        raise BodyError(
+            "invalid_json", f"The response is not valid JSON ({error})."
+        ) from None
 
 
 def _codec(content_type: str) -> str | None:

@@ -72,10 +72,18 @@ class OutboundTimeout(OutboundError):
 
 
 def request(
-    method: str, url: str, headers: dict, body: Any, deadline: float, *, hops: int = 1
+    method: str,
+    url: str,
+    headers: dict,
+    body: Any,
+    deadline: float,
+    *,
+    hops: int = 1,
+    response_format: str = "auto",
 ) -> dict:
     """`{status, headers, body}` of one request, redirects followed and checked.
 
+    The answer's body is read as `response_format` says (core/net/http_body.py).
     `body` is sent as is when it is text, as JSON otherwise (None: no body);
     `headers` gain a User-Agent and, for a JSON body, a Content-Type unless
     they name their own. `deadline` is a `time.monotonic()` value. `hops`
@@ -88,7 +96,7 @@ def request(
         headers["User-Agent"] = USER_AGENT
     encoded = _encode_body(body, headers)
     try:
-        return _fetch(method, url, headers, encoded, deadline)
+        return _fetch(method, url, headers, encoded, deadline, response_format)
     except TimeoutError as error:
         raise OutboundTimeout() from error
     except ssl.SSLError as error:
@@ -113,7 +121,14 @@ def _encode_body(body: Any, headers: dict) -> bytes | None:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
-def _fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: float):
+def _fetch(
+    method: str,
+    url: str,
+    headers: dict,
+    body: bytes | None,
+    deadline: float,
+    response_format: str,
+):
     """Do the request, following redirects ourselves with every hop re-checked."""
     for _ in range(MAX_REDIRECTS + 1):
         response, raw = _one_hop(method, url, headers, body, deadline)
@@ -132,9 +147,11 @@ def _fetch(method: str, url: str, headers: dict, body: bytes | None, deadline: f
             url = target
             continue
         try:
-            body = decode_body(raw, response.getheader("Content-Type", ""))
+            body = decode_body(
+                raw, response.getheader("Content-Type", ""), response_format
+            )
         except BodyError as error:
-            raise OutboundError("invalid_output", str(error)) from None
+            raise OutboundError(error.code, str(error)) from None
         return {"status": response.status, "headers": _headers(response), **body}
     raise OutboundError("too_many_redirects", f"More than {MAX_REDIRECTS} redirects.")
 

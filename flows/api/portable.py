@@ -32,10 +32,13 @@ def export_node_data(node: dict) -> dict:
 
     The one place an export touches node data. Today it blanks the values of
     secret-looking headers of an `http_request` node (a literal `Authorization:
-    Bearer ...` typed into the node). Credential references become `{name,
-    kind}` in `export_flow`, which needs the workspace's credentials.
+    Bearer ...` typed into the node), and writes out its `on_http_error` (see
+    `imported_nodes`). Credential references become `{name, kind}` in
+    `export_flow`, which needs the workspace's credentials.
     """
     data = dict(node.get("data") or {})
+    if node.get("type") == "http_request":
+        data.setdefault("on_http_error", "fail")
     headers = data.get("headers")
     if node.get("type") == "http_request" and isinstance(headers, dict):
         data["headers"] = {
@@ -48,6 +51,23 @@ def export_node_data(node: dict) -> dict:
             for name, value in headers.items()
         }
     return data
+
+
+def imported_nodes(nodes: list) -> list:
+    """An imported graph's nodes, each http_request node without
+    `on_http_error` given `"output"`: every export since that setting exists
+    writes it out, so a node without it comes from an older file, made when
+    an error answer was the node's output (migration 0032 did the same to
+    the flows saved then)."""
+    return [
+        {**node, "data": {**node["data"], "on_http_error": "output"}}
+        if isinstance(node, dict)
+        and node.get("type") == "http_request"
+        and isinstance(node.get("data"), dict)
+        and "on_http_error" not in node["data"]
+        else node
+        for node in nodes
+    ]
 
 
 def _blanked(node: dict, data: dict) -> list[dict]:

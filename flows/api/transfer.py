@@ -21,6 +21,7 @@ from flows.api.portable import (
     FORMAT_VERSION,
     export_filename,
     export_flow,
+    imported_nodes,
 )
 from flows.credentials.portable import import_nodes
 
@@ -82,7 +83,7 @@ class TransferMixin:
         fields["workspace"] = workspace.pk
         if isinstance(fields.get("nodes"), list):
             fields["nodes"] = self._with_own_credentials(
-                document, fields["nodes"], workspace.pk
+                document, imported_nodes(fields["nodes"]), workspace.pk
             )
         serializer = self.get_serializer(data=fields)
         try:

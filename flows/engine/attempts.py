@@ -126,7 +126,7 @@ def attempt_node(
             wait = policy.delay_after(len(attempts))
             if (
                 len(attempts) < policy.max_attempts
-                and policy.covers(failure.code)
+                and _covered(policy, failure)
                 and time.monotonic() + wait < deadline
             ):
                 if defer and wait >= DEFER_AFTER_SECONDS:
@@ -142,6 +142,15 @@ def attempt_node(
             return Outcome(output=output)  # no attempts kept for one
         attempts.append(_attempt(len(attempts) + 1, clock))
         return Outcome(output=output, attempts=attempts)
+
+
+def _covered(policy, failure: NodeError) -> bool:
+    """Whether the policy retries this failure: by its code, or by the HTTP
+    status an http_request node's `http_error` carries (`on: [503]`)."""
+    status = failure.details.get("status")
+    return policy.covers(failure.code) or (
+        isinstance(status, int) and policy.retried_status(status)
+    )
 
 
 def _cancelled_during(run: FlowRun, wait: float) -> bool:

@@ -259,6 +259,7 @@ class Execution(FinalWrite, StepLog):
                 check=self.checked_output,
                 redact=self.redactor.text,
                 describe=lambda failure: {
+                    **self.redactor.redact(failure.details),
                     "node_id": node_id,
                     "code": failure.code,
                     "message": storable_text(self.redactor.text(failure.message)),

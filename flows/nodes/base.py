@@ -30,9 +30,9 @@ class FormField:
     `field` that validation errors name, so an error lands next to its input.
     `widget` is how the builder edits it: text, textarea, code, number,
     number-or-template, select (from `options`), choices (several of
-    `options`, a list), lines (a list of texts, one per line), keyvalue, json
-    (any JSON value, or plain text), or agent (a select filled from GET
-    /api/agents).
+    `options`, a list), lines (a list of texts, one per line), keyvalue, pairs
+    (a list of `{name, value}` where a name may repeat), json (any JSON value,
+    or plain text), or agent (a select filled from GET /api/agents).
     """
 
     path: str

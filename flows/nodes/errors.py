@@ -7,14 +7,20 @@ from sandbox import SandboxError
 
 
 class NodeError(Exception):
-    """A node failed; the run stops with `error: {node_id, code, message}`."""
+    """A node failed; the run stops with `error: {node_id, code, message}`.
+
+    `details` are more facts stored beside those three (the http_request
+    node's `status` and `body` excerpt), so an error output, an error flow or
+    a retry policy can act on them without parsing the message.
+    """
 
     timed_out = False
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, details: dict | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details or {}
 
 
 class NodeTimeout(NodeError):

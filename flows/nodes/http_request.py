@@ -1,8 +1,10 @@
-"""The http_request node: one outbound HTTP call through `core.net.outbound`.
+"""The http_request node: outbound HTTP calls through `core.net.outbound`.
 
-The node reads and renders its `data`, gives the call the earlier of its
+The node reads and renders its `data`, gives its calls the earlier of its
 `timeout_ms` and the run's deadline, and turns the client's failures into node
-errors; the SSRF wall, redirects and limits live in `core.net.outbound`.
+errors; the SSRF wall, redirects and limits live in `core.net.outbound`, the
+`Retry-After` waits and `on_http_error` in `flows.nodes.http_call`, the
+`pagination` loop in `flows.nodes.http_paging`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from django.conf import settings
 
 from core.net import outbound
+from core.net.http_body import RESPONSE_FORMATS
 from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,
@@ -24,6 +27,9 @@ from flows.nodes.base import (
     NodeTimeout,
 )
 from flows.nodes.checks import integer_between, string_map, text
+from flows.nodes.http_call import HttpCall
+from flows.nodes.http_checks import ON_HTTP_ERROR, answer_settings
+from flows.nodes.http_paging import fetch_pages
 from flows.nodes.templates import as_text
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
@@ -33,7 +39,10 @@ DEFAULT_TIMEOUT_MS = 10_000
 class HttpRequestNode(NodeKind):
     type = "http_request"
     label = "HTTP request"
-    description = "Calls a URL and outputs status, headers and body."
+    description = (
+        "Calls a URL and outputs status, headers and body; "
+        "with pagination, every page's items."
+    )
     form_fields = (
         FormField("data.method", "Method", widget="select", options=METHODS),
         FormField(
@@ -41,6 +50,12 @@ class HttpRequestNode(NodeKind):
             "URL",
             mono=True,
             help="Templates allowed: https://api.example.com/{{ input.id }}",
+        ),
+        FormField(
+            "data.query",
+            "Query parameters",
+            widget="pairs",
+            help="Added to the URL's query string. Templates allowed in values.",
         ),
         FormField("data.headers", "Headers", widget="keyvalue"),
         FormField(
@@ -58,6 +73,33 @@ class HttpRequestNode(NodeKind):
             help="Sent as its header, bearer token, basic auth or query parameter. "
             "Manage them on the Credentials page.",
         ),
+        FormField(
+            "data.on_http_error",
+            "On HTTP error",
+            widget="select",
+            options=ON_HTTP_ERROR,
+            help="fail: a 4xx/5xx answer fails the node with http_error (its "
+            "status and the start of its body), so retries and the error output "
+            "apply. output: the answer is the output; branch on its status.",
+        ),
+        FormField(
+            "data.response_format",
+            "Response format",
+            widget="select",
+            options=RESPONSE_FORMATS,
+            help="auto: JSON when the content type says JSON, else text. "
+            "json: always parsed (invalid JSON fails the node). text: never parsed.",
+        ),
+        FormField(
+            "data.pagination",
+            "Pagination",
+            widget="json",
+            help='Empty: one request. {"mode": "link"} follows Link rel="next"; '
+            '{"mode": "cursor", "next": "meta.next", "param": "cursor"}; '
+            '{"mode": "page", "param": "page", "start": 1} until an empty page. '
+            'Add "items": "data" (where each page\'s list is) and "max_pages" '
+            "(default 100). Output: {items, pages, more}.",
+        ),
     )
     default_data = {
         "method": "GET",
@@ -66,6 +108,10 @@ class HttpRequestNode(NodeKind):
         "body": None,
         "timeout_ms": DEFAULT_TIMEOUT_MS,
         "credential_id": None,
+        "query": [],
+        "on_http_error": "fail",
+        "response_format": "auto",
+        "pagination": None,
     }
 
     def validate_data(self, data: dict) -> list[FieldError]:
@@ -92,30 +138,53 @@ class HttpRequestNode(NodeKind):
             int(settings.RUN_TIMEOUT_SECONDS * 1000),
             required=False,
         )
-        return problems
+        return problems + answer_settings(data)
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
         method = data.get("method", "GET")
         url = ctx.render(data["url"])
         if not isinstance(url, str) or not outbound.is_http_url(url):
             raise NodeError("invalid_url", f"Not an http(s) URL: {str(url)[:200]!r}.")
+        url = with_query(url, ctx.render(data.get("query") or []))
         headers = {
             name: as_text(value)
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
         # The same on every attempt: a resumed run may repeat this node
         # (at least once per node, docs/engine.md), and receivers can dedupe.
-        if not any(name.lower() == "idempotency-key" for name in headers):
+        own_key = any(name.lower() == "idempotency-key" for name in headers)
+        if not own_key:
             headers["Idempotency-Key"] = ctx.idempotency_key
         body = ctx.render(data.get("body"))
+        params: list = []
         if data.get("credential_id"):
-            url, headers = with_credential(ctx, data["credential_id"], url, headers)
+            url, headers, params = with_credential(
+                ctx, data["credential_id"], url, headers
+            )
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
-        deadline = min(node_deadline, ctx.deadline)
+        pagination = data.get("pagination")
+        call = HttpCall(
+            method,
+            headers,
+            body,
+            deadline=min(node_deadline, ctx.deadline),
+            hops=ctx.hops + 1,
+            response_format=data.get("response_format", "auto"),
+            # A page that is an error answer holds no items: paging always
+            # fails on it (docs/decisions.md).
+            fail_on_error=bool(pagination)
+            or data.get("on_http_error", "fail") == "fail",
+        )
         try:
-            return outbound.request(
-                method, url, headers, body, deadline, hops=ctx.hops + 1
+            if not pagination:
+                return call.answer(url)
+            return fetch_pages(
+                page_fetcher(call, None if own_key else ctx.idempotency_key),
+                url,
+                pagination,
+                link_params=params,
+                max_bytes=settings.RUN_MAX_OUTPUT_BYTES,
             )
         except outbound.OutboundTimeout as error:
             if ctx.deadline <= node_deadline:
@@ -132,9 +201,40 @@ class HttpRequestNode(NodeKind):
             raise NodeError(error.code, error.message) from error
 
 
+def page_fetcher(call: HttpCall, idempotency_key: str | None):
+    """`fetch(url, number)` for `fetch_pages`. With the node's own
+    `idempotency_key` (None: the flow set its own header), page 2 on sends
+    `<key>:<page>`: a receiver deduping by key must not answer page 2 with
+    page 1's answer."""
+
+    def fetch(url: str, number: int) -> dict:
+        if idempotency_key is None or number == 1:
+            return call.answer(url)
+        key = f"{idempotency_key}:{number}"
+        return call.answer(url, {**call.headers, "Idempotency-Key": key})
+
+    return fetch
+
+
+def with_query(url: str, pairs) -> str:
+    """`url` with the node's rendered `query` pairs added after its own query
+    (a name may repeat; a value that is a list adds the name once per item)."""
+    params = []
+    for pair in pairs:
+        values = pair.get("value")
+        for value in values if isinstance(values, list) else [values]:
+            params.append((as_text(pair["name"]), as_text(value)))
+    if not params:
+        return url
+    parts = urlsplit(url)
+    query = urlencode(params)
+    return urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
+
+
 def with_credential(ctx: NodeContext, credential_id, url: str, headers: dict):
     """`url` and `headers` with the credential applied (header, bearer, basic,
-    query); a header the credential sets replaces one the node wrote."""
+    query), and the query parameters it added; a header the credential sets
+    replaces one the node wrote."""
     credential, secrets = ctx.credential(credential_id)
     added: dict = {}
     params: list = []
@@ -146,4 +246,4 @@ def with_credential(ctx: NodeContext, credential_id, url: str, headers: dict):
         parts = urlsplit(url)
         query = urlencode(params)
         url = urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
-    return url, headers
+    return url, headers, params

@@ -6,13 +6,18 @@ import { codeMirrorEditor } from "./code_editor.js";
 import { cronWidget, timezoneWidget } from "./schedule_widgets.js";
 import { casesEditor, flowSelect } from "./flow_widgets.js";
 
-export function keyValueEditor(value, onChange) {
+// `asPairs`: the value is a list of {name, value} where a name may repeat (an
+// HTTP query), not an object.
+export function keyValueEditor(value, onChange, { asPairs = false } = {}) {
   const rows = h("div", { class: "kv-rows" });
   const emit = () => {
-    const result = {};
+    const result = asPairs ? [] : {};
     rows.querySelectorAll(".kv-row").forEach((row) => {
       const [keyInput, valueInput] = row.querySelectorAll("input");
-      if (keyInput.value.trim()) result[keyInput.value.trim()] = valueInput.value;
+      const key = keyInput.value.trim();
+      if (!key) return;
+      if (asPairs) result.push({ name: key, value: valueInput.value });
+      else result[key] = valueInput.value;
     });
     onChange(result);
   };
@@ -29,7 +34,8 @@ export function keyValueEditor(value, onChange) {
     rows.append(row);
     return keyInput;
   };
-  for (const [key, text] of Object.entries(value || {})) addRow(key, text);
+  if (asPairs) for (const pair of Array.isArray(value) ? value : []) addRow(pair?.name ?? "", pair?.value ?? "");
+  else for (const [key, text] of Object.entries(value || {})) addRow(key, text);
   const add = h("button", { type: "button", class: "small", text: "Add row", onclick: () => addRow().focus() });
   return { element: h("div", { class: "kv" }, rows, add), input: rows };
 }
@@ -84,6 +90,8 @@ export function fieldWidget(field, value, onChange, wrapper) {
     }
     case "keyvalue":
       return keyValueEditor(value, onChange);
+    case "pairs":
+      return keyValueEditor(value, onChange, { asPairs: true });
     case "cases":
       return casesEditor(value, onChange);
     case "flow":

@@ -52,3 +52,25 @@ def test_any_other_charset_is_kept_as_base64(charset):
 def test_json_nested_past_the_recursion_limit_is_an_error():
     with pytest.raises(BodyError):
         decode_body(b"[" * 100_000 + b"]" * 100_000, "application/json")
+
+
+def test_json_format_parses_whatever_the_content_type():
+    assert decode_body(b'{"a": [1]}', "text/plain", "json") == {"body": {"a": [1]}}
+
+
+def test_json_format_refuses_a_body_that_is_not_json():
+    with pytest.raises(BodyError) as raised:
+        decode_body(b"<html>", "text/html", "json")
+
+    assert raised.value.code == "invalid_json"
+
+
+def test_json_format_refuses_a_charset_it_does_not_decode():
+    with pytest.raises(BodyError) as raised:
+        decode_body(b"{}", "application/json; charset=punycode", "json")
+
+    assert raised.value.code == "invalid_json"
+
+
+def test_text_format_keeps_json_as_text():
+    assert decode_body(b'{"a": 1}', "application/json", "text") == {"body": '{"a": 1}'}

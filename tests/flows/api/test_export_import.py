@@ -74,6 +74,43 @@ def test_export_is_the_portable_flow_without_any_secret(api, signed_flow):
     )
 
 
+def test_export_writes_out_on_http_error_so_an_import_can_tell_its_age(
+    api, signed_flow
+):
+    nodes = [*signed_flow.nodes, node("post", "http_request", url="https://x.test/")]
+    nodes[3]["data"]["on_http_error"] = "output"
+    signed_flow.nodes = nodes
+    signed_flow.save()
+
+    body = api.get(f"/api/flows/{signed_flow.id}/export").json()
+
+    assert [n["data"]["on_http_error"] for n in body["nodes"][2:]] == [
+        "fail",
+        "output",
+    ]
+    signed_flow.refresh_from_db()
+    assert "on_http_error" not in signed_flow.nodes[2]["data"]
+
+
+def test_an_http_node_of_an_older_export_keeps_error_answers_as_output(api):
+    document = {
+        "weir_version": 1,
+        "name": "From last year",
+        "nodes": [
+            trigger(),
+            node("old", "http_request", url="https://x.test/"),
+            node("new", "http_request", url="https://x.test/", on_http_error="fail"),
+        ],
+        "edges": [edge("trigger", "old"), edge("old", "new")],
+    }
+
+    response = api.post("/api/flows/import", document, format="json")
+
+    assert response.status_code == 201
+    nodes = Flow.objects.get(pk=response.json()["id"]).nodes
+    assert [n["data"]["on_http_error"] for n in nodes[1:]] == ["output", "fail"]
+
+
 def test_export_of_another_users_flow_is_not_found(api, bob_flow):
     response = api.get(f"/api/flows/{bob_flow.id}/export")
 

@@ -22,7 +22,11 @@ def test_templated_and_ordinary_headers_are_kept():
     headers = {"Authorization": "{{ input.token }}", "Accept": "text/plain"}
     node = {"type": "http_request", "data": {"headers": headers, "url": "x"}}
 
-    assert export_node_data(node) == {"headers": headers, "url": "x"}
+    assert export_node_data(node) == {
+        "headers": headers,
+        "url": "x",
+        "on_http_error": "fail",
+    }
 
 
 def test_other_kinds_keep_their_data_as_is():

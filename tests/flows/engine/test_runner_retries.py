@@ -28,7 +28,12 @@ def with_retry(step: dict, **retry) -> dict:
 def test_a_503_listed_in_on_is_retried_until_the_service_answers(
     server, allow_loopback
 ):
-    call = node("call", "http_request", url=base(server) + "/flaky?fail=2")
+    call = node(
+        "call",
+        "http_request",
+        url=base(server) + "/flaky?fail=2",
+        on_http_error="output",
+    )
 
     run = run_one(with_retry(call, max_attempts=3, delay_ms=10, on=[503]))
 
@@ -50,7 +55,12 @@ def test_a_503_listed_in_on_is_retried_until_the_service_answers(
 def test_when_attempts_run_out_the_node_fails_with_the_last_error(
     server, allow_loopback
 ):
-    call = node("call", "http_request", url=base(server) + "/flaky?fail=9")
+    call = node(
+        "call",
+        "http_request",
+        url=base(server) + "/flaky?fail=9",
+        on_http_error="output",
+    )
 
     run = run_one(with_retry(call, max_attempts=2, on=["5xx"]))
 
@@ -61,12 +71,44 @@ def test_when_attempts_run_out_the_node_fails_with_the_last_error(
 
 
 def test_a_status_not_listed_is_an_answer_not_a_failure(server, allow_loopback):
-    call = node("call", "http_request", url=base(server) + "/flaky?fail=9")
+    call = node(
+        "call",
+        "http_request",
+        url=base(server) + "/flaky?fail=9",
+        on_http_error="output",
+    )
 
     run = run_one(with_retry(call, max_attempts=3, on=["http_error"]))
 
     assert run.status == "succeeded"
     assert run.results["call"]["status"] == 503
+    assert len(server.hits) == 1
+
+
+def test_a_failing_http_node_is_retried_on_a_status_listed_in_on(
+    server, allow_loopback
+):
+    call = node("call", "http_request", url=base(server) + "/flaky?fail=2")
+
+    run = run_one(with_retry(call, max_attempts=3, delay_ms=10, on=["5xx"]))
+
+    assert run.status == "succeeded"
+    assert run.results["call"]["body"] == {"call": 3}
+    attempts = run.steps.get(node_id="call").attempts
+    assert [a["status"] for a in attempts] == ["failed", "failed", "succeeded"]
+    assert attempts[0]["error"]["code"] == "http_error"
+    assert len(server.hits) == 3
+
+
+def test_a_failing_http_node_is_not_retried_on_a_status_not_listed(
+    server, allow_loopback
+):
+    call = node("call", "http_request", url=base(server) + "/flaky?fail=2")
+
+    run = run_one(with_retry(call, max_attempts=3, delay_ms=10, on=[429]))
+
+    assert run.status == "failed"
+    assert (run.error["code"], run.error["status"]) == ("http_error", 503)
     assert len(server.hits) == 1
 
 

@@ -44,12 +44,30 @@ def test_a_text_response_stays_text(server, allow_loopback):
     assert run.results["call"]["body"] == "héllo"
 
 
-def test_an_error_status_is_an_output_not_a_failure(server, allow_loopback):
-    run = run_request(url=base(server) + "/missing")
+def test_an_error_status_is_the_output_when_on_http_error_is_output(
+    server, allow_loopback
+):
+    run = run_request(url=base(server) + "/missing", on_http_error="output")
 
     assert run.status == "succeeded"
     assert run.results["call"]["status"] == 404
     assert run.results["call"]["body"] == {"error": "nope"}
+
+
+def test_an_error_status_fails_the_node_by_default_with_status_and_body(
+    server, allow_loopback
+):
+    run = run_request(url=base(server) + "/missing")
+
+    assert run.status == "failed"
+    assert run.error == {
+        "node_id": "call",
+        "code": "http_error",
+        "message": 'The server answered HTTP 404. Body: {"error":"nope"}',
+        "status": 404,
+        "body": '{"error":"nope"}',
+    }
+    assert run.results == {"trigger": {}}
 
 
 def test_url_headers_and_body_are_templated(server, allow_loopback):
