@@ -52,5 +52,6 @@ SPECTACULAR_SETTINGS = {
         "MessageRoleEnum": "agents.models.Message.Role",
         "TokenScopeEnum": "accounts.tokens.models.SCOPES",
         "WorkspaceTokenScopeEnum": "accounts.tokens.models.WORKSPACE_SCOPES",
+        "WebhookSignatureSchemeEnum": "flows.models.Flow.SignatureScheme",
     },
 }
