@@ -5,7 +5,15 @@ import { flow } from "./context.js";
 import { $, copyText, showText } from "./dom.js";
 import { adoptVersionIfGraphUnchanged } from "./save.js";
 
-export const webhookState = { enabled: flow.webhook_enabled, signed: flow.webhook_signed, secret: "" };
+export const webhookState = {
+  enabled: flow.webhook_enabled,
+  signed: flow.webhook_signed,
+  scheme: flow.webhook_signature_scheme || "standard",
+  secret: "",
+};
+const SCHEME_NAMES = { standard: "Standard Webhooks", github: "GitHub", stripe: "Stripe", slack: "Slack" };
+// Stripe and Slack make the secret: it is pasted here. Weir makes the others'.
+const GIVEN_BY_PROVIDER = ["stripe", "slack"];
 
 /**
  * A ready-to-paste example. For a signed flow it computes the Standard Webhooks
@@ -14,6 +22,12 @@ export const webhookState = { enabled: flow.webhook_enabled, signed: flow.webhoo
  */
 export function renderCurl() {
   const url = flow.webhook_url;
+  if (webhookState.signed && webhookState.scheme !== "standard") {
+    $("webhook-curl").textContent =
+      `# ${SCHEME_NAMES[webhookState.scheme]} signs each delivery with the secret.\n` +
+      `# Set this URL as the webhook's endpoint there:\n${url}`;
+    return;
+  }
   const lines = webhookState.signed
     ? [
       `SECRET='${webhookState.secret || "whsec_…"}'  # your signing secret`,
@@ -36,7 +50,11 @@ export function renderCurl() {
 
 export function renderSigning() {
   const signing = $("signing-state");
-  signing.textContent = webhookState.signed ? "Signed" : "Unsigned";
+  signing.textContent = webhookState.signed
+    ? (webhookState.scheme === "standard" ? "Signed" : `Signed (${SCHEME_NAMES[webhookState.scheme]})`)
+    : "Unsigned";
+  $("secret-scheme").value = webhookState.scheme;
+  $("secret-given").hidden = !GIVEN_BY_PROVIDER.includes($("secret-scheme").value);
   signing.className = webhookState.signed ? "pill on" : "pill off";
   signing.title = webhookState.signed
     ? "Calls must carry a valid signature made with the secret."
@@ -65,10 +83,15 @@ $("secret-create").addEventListener("click", async () => {
   showText($("webhook-error"), "");
   if (webhookState.signed && !window.confirm("Rotate the signing secret? Senders using the old one will be refused.")) return;
   let created = null;
+  const scheme = $("secret-scheme").value;
+  const given = $("secret-given").value.trim();
+  const request = given ? { scheme, secret: given } : { scheme };
   try {
-    created = await api("POST", `/api/flows/${flow.id}/webhook-secret`);
+    created = await api("POST", `/api/flows/${flow.id}/webhook-secret`, request);
     webhookState.signed = true;
+    webhookState.scheme = created.scheme;
     webhookState.secret = created.secret;
+    $("secret-given").value = "";
     $("secret-value").value = created.secret;
     $("secret-once").hidden = false;
     await adoptVersionIfGraphUnchanged();
@@ -90,6 +113,7 @@ $("secret-remove").addEventListener("click", async () => {
   try {
     await api("DELETE", `/api/flows/${flow.id}/webhook-secret`);
     webhookState.signed = false;
+    webhookState.scheme = "standard";
     webhookState.secret = "";
     $("secret-once").hidden = true;
     $("secret-value").value = "";
@@ -98,6 +122,10 @@ $("secret-remove").addEventListener("click", async () => {
     showText($("webhook-error"), error.message);
   }
   renderSigning();
+});
+
+$("secret-scheme").addEventListener("change", () => {
+  $("secret-given").hidden = !GIVEN_BY_PROVIDER.includes($("secret-scheme").value);
 });
 
 document.querySelectorAll("[data-copy]").forEach((button) => {
