@@ -240,3 +240,28 @@ def test_a_delete_rolled_back_keeps_the_bytes(alice_flow, _run_files_folder):
 
     assert RunFile.objects.exists()
     assert on_disk(_run_files_folder, marker).read_bytes() == b"a"
+
+
+def test_exports_and_versions_never_carry_a_files_bytes(api, alice_flow):
+    """Pins (the builder's test data) may hold a marker; exports and version
+    history hold no pins, and no marker ever holds bytes."""
+    run = FlowRunFactory(flow=alice_flow)
+    marker = files.store(
+        workspace_id=alice_flow.workspace_id,
+        name="secret.txt",
+        content_type="text/plain",
+        data=b"TOP-SECRET-BYTES",
+        run_id=run.pk,
+    )
+    alice_flow.pins = {"greet": {"file": marker}}
+    alice_flow.save()
+
+    exported = api.get(f"/api/flows/{alice_flow.pk}/export")
+    versions = api.get(f"/api/flows/{alice_flow.pk}/versions/1")
+
+    for response in (exported, versions):
+        assert response.status_code == 200
+        text = response.content.decode()
+        assert "TOP-SECRET-BYTES" not in text
+        assert marker["$file"]["id"] not in text
+    assert exported.json()["nodes"]  # the flow itself is there
