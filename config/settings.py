@@ -258,7 +258,7 @@ RUN_MAX_RESULT_BYTES = env.int("RUN_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
 # Files in runs' data (docs/engine.md, "Files"): bytes on disk, or in an S3
 # store once RUN_FILES_S3_BUCKET is set; limits per file and per run (413, or
 # a node's `file_too_large`); a file no run claimed goes after an hour.
-RUN_FILES_DIR = env.path("RUN_FILES_DIR", default=BASE_DIR / "var" / "run_files")
+RUN_FILES_DIR = Path(env("RUN_FILES_DIR", default="") or BASE_DIR / "var" / "run_files")
 STORAGES["run_files"] = storage_settings.run_files_storage(env, RUN_FILES_DIR)
 RUN_FILE_MAX_BYTES = env.int("RUN_FILE_MAX_BYTES", default=25 * 1024 * 1024)
 RUN_FILES_MAX_BYTES = env.int("RUN_FILES_MAX_BYTES", default=100 * 1024 * 1024)
