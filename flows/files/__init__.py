@@ -19,7 +19,7 @@ is a `RunFile`. The API, one module per job:
 from flows.files.claims import claim
 from flows.files.errors import FileError, FileMissing, FileRefused, FileTooLarge
 from flows.files.markers import files_in, is_file
-from flows.files.reading import find, open, open_bytes  # noqa: A004
+from flows.files.reading import find, open, open_bytes
 from flows.files.run_files import RunFiles
 from flows.files.saving import store
 

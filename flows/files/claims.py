@@ -24,6 +24,8 @@ def claim(markers, run_id) -> int:
     ids = [file_id(item) for item in items if is_file(item)]
     if not ids:
         return 0
+    # The run model through the foreign key: flows.models imports this
+    # package's model, so this package never imports flows.models.
     runs = RunFile._meta.get_field("run").related_model.objects
     workspace = runs.filter(pk=run_id).values("flow__workspace_id")
     return RunFile.objects.filter(

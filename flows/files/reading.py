@@ -34,7 +34,7 @@ def open_file(row: RunFile) -> IO[bytes]:
         raise FileMissing(f"The bytes of file {row.name!r} are gone.") from error
 
 
-def open(marker, *, workspace_id) -> IO[bytes]:  # noqa: A001 - as io.open reads
+def open(marker, *, workspace_id) -> IO[bytes]:  # named as io.open: a file to read
     """The bytes of the workspace's file `marker` names, as a binary file."""
     return open_file(find(marker, workspace_id=workspace_id))
 
