@@ -229,3 +229,13 @@ def test_writing_to_the_file_url_is_not_allowed(api, run):
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "method_not_allowed"
     assert RunFile.objects.count() == 1
+
+
+def test_head_answers_the_headers_of_the_download(api, run):
+    marker = stored(run)
+
+    response = api.head(url(run, marker))
+
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="report.csv"'
+    assert response["Content-Length"] == "8"

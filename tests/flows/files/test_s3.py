@@ -147,3 +147,22 @@ def test_a_store_that_is_away_is_a_clear_error(settings, alice_flow, closed_port
 
     assert refused.value.code == "file_store_failed"
     assert not RunFile.objects.exists()
+
+
+def test_the_api_streams_a_file_from_the_bucket(s3, api, alice_flow):
+    run = FlowRunFactory(flow=alice_flow)
+    data = bytes(range(256)) * 4096  # 1 MiB
+    marker = files.store(
+        workspace_id=alice_flow.workspace_id,
+        name="data.bin",
+        content_type="application/octet-stream",
+        data=data,
+        run_id=run.pk,
+    )
+
+    response = api.get(f"/api/runs/{run.pk}/files/{marker['$file']['id']}")
+
+    assert response.status_code == 200
+    assert response["Content-Length"] == str(len(data))
+    assert response["Content-Disposition"] == 'attachment; filename="data.bin"'
+    assert b"".join(response.streaming_content) == data
