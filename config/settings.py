@@ -13,7 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from config import api_settings, csp_settings, env_values
+from config import api_settings, csp_settings, env_values, storage_settings
 from core.telemetry import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -255,6 +255,14 @@ HTTP_NODE_ALLOWLIST = env.list("HTTP_NODE_ALLOWLIST", default=[])
 # Size caps (bytes of JSON): one node's output, and the whole run's results.
 RUN_MAX_OUTPUT_BYTES = env.int("RUN_MAX_OUTPUT_BYTES", default=1024 * 1024)
 RUN_MAX_RESULT_BYTES = env.int("RUN_MAX_RESULT_BYTES", default=4 * 1024 * 1024)
+# Files in runs' data (docs/engine.md, "Files"): bytes on disk, or in an S3
+# store once RUN_FILES_S3_BUCKET is set; limits per file and per run (413, or
+# a node's `file_too_large`); a file no run claimed goes after an hour.
+RUN_FILES_DIR = Path(env("RUN_FILES_DIR", default="") or BASE_DIR / "var" / "run_files")
+STORAGES["run_files"] = storage_settings.run_files_storage(env, RUN_FILES_DIR)
+RUN_FILE_MAX_BYTES = env.int("RUN_FILE_MAX_BYTES", default=25 * 1024 * 1024)
+RUN_FILES_MAX_BYTES = env.int("RUN_FILES_MAX_BYTES", default=100 * 1024 * 1024)
+RUN_FILES_UNCLAIMED_SECONDS = env.int("RUN_FILES_UNCLAIMED_SECONDS", default=3600)
 # Console lines a run stores across all its steps (characters); past it, dropped.
 RUN_MAX_LOG_CHARS = env.int("RUN_MAX_LOG_CHARS", default=1024 * 1024)
 # What an http_request node reads of a response body before failing.

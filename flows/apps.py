@@ -7,7 +7,7 @@ class FlowsConfig(AppConfig):
 
     def ready(self):
         from django.contrib.auth import get_user_model
-        from django.db.models.signals import post_save
+        from django.db.models.signals import post_delete, post_save
 
         from accounts.workspaces.personal import on_user_saved
         from core.telemetry.health import Check, register_check
@@ -17,12 +17,18 @@ class FlowsConfig(AppConfig):
             calls,  # noqa: F401  (plugs child runs into the runner)
             error_flows,  # noqa: F401  (connects its receiver)
         )
+        from flows.files.models import RunFile
+        from flows.files.removal import delete_bytes_with_row
         from flows.metrics import QueueCollector
         from flows.models import FlowRun
         from sandbox.health import check_sandbox
 
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))
         register_check(Check("sandbox", check_sandbox))
+        # A run file's bytes go when its row does, by whatever path.
+        post_delete.connect(
+            delete_bytes_with_row, sender=RunFile, dispatch_uid="run_file_bytes"
+        )
         post_save.connect(
             on_user_saved, sender=get_user_model(), dispatch_uid="personal_workspace"
         )

@@ -392,7 +392,8 @@ class RunStep(models.Model):
         return f"{self.node_id} · {self.status}"
 
 
-# Credentials and flow versions live in their own packages; importing their
-# models here registers them with the flows app.
+# Credentials, flow versions and run files live in their own packages;
+# importing their models here registers them with the flows app.
 from flows.credentials.models import Credential  # noqa: E402, F401
+from flows.files.models import RunFile  # noqa: E402, F401
 from flows.history.models import FlowVersion  # noqa: E402, F401

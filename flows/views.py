@@ -26,6 +26,7 @@ from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
 from flows.engine.waits import wait_of
+from flows.files import files_in
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
 from flows.run_stats import RANGES
@@ -154,6 +155,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
         if not shows_data:
             step.output, step.logs, step.error, step.attempts = None, [], None, []
         step.output_json = pretty_json(step.output)
+        # Its files as download links (their markers stay in the JSON).
+        step.files = [marker["$file"] for marker in files_in(step.output)]
         step.error_text = readable_error(step.error)
     names = {step.node_id: step.node_name for step in steps}
     names.update(

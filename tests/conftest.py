@@ -66,6 +66,24 @@ def django_db_modify_db_settings(
         database["OPTIONS"]["timeout"] = 1
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _run_files_folder(tmp_path_factory):
+    """Run files' bytes in a temporary folder, never the checkout's var/
+    (tests/flows/files/test_s3.py points them at an S3 server instead)."""
+    from django.test import override_settings
+
+    folder = tmp_path_factory.mktemp("run_files")
+    storages = {
+        **settings.STORAGES,
+        "run_files": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(folder), "base_url": None},
+        },
+    }
+    with override_settings(STORAGES=storages, RUN_FILES_DIR=folder):
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def _no_target_cache(settings):
     """Tests change flows inside a transaction that never commits, so PostgreSQL

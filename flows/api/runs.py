@@ -3,6 +3,9 @@ the chart's statistics and cancel; the run serializers the flow API shares."""
 
 from __future__ import annotations
 
+import uuid
+
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -18,11 +21,13 @@ from accounts import rights
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.workspaces.permissions import WorkspaceRole, allows
-from core.http.errors import ValidationFailed
+from core.http.errors import NotFound, ValidationFailed
 from core.http.pagination import PagePagination
 from core.redact import redact_shapes
+from flows.api.run_files import AnyAccept, file_response
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.engine.waits import wait_of
+from flows.files import FileMissing
 from flows.models import FlowRun, RunStep
 from flows.run_stats import RANGES
 
@@ -227,12 +232,16 @@ class RunViewSet(
         "stats": rights.FLOWS_VIEW,
         "retrieve": rights.FLOWS_VIEW,
         "cancel": rights.RUNS_START,
+        # A file's bytes are run data: never a viewer's.
+        "file": rights.RUNS_DATA,
     }
 
     def get_queryset(self):
         runs = FlowRun.objects.for_user(self.request.user)
         if self.action == "retrieve":
             return runs.prefetch_related("steps")
+        if self.action == "file":
+            return runs
         filters = parse_run_filters(self.request.query_params)
         runs = runs.select_related("flow").order_by("-created_at", "-id")
         return apply_run_filters(runs, filters)
@@ -275,3 +284,25 @@ class RunViewSet(
             changes={"status_before": run.status},
         )
         return Response(self.get_serializer(self.get_object()).data)
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="files/(?P<file_id>[^/]+)",
+        content_negotiation_class=AnyAccept,
+    )
+    def file(self, request, pk=None, file_id=None):
+        """A file of the run's data (its `$file` marker's id), as a download.
+        Only a role (and token) holding runs.data: a viewer gets 403."""
+        run = self.get_object()
+        try:
+            found = run.files.filter(pk=uuid.UUID(file_id)).first()
+        except ValueError:
+            found = None
+        if found is None:
+            raise NotFound("The run has no such file.")
+        try:
+            return file_response(found)
+        except FileMissing as missing:  # the row outlived its bytes
+            raise NotFound(missing.message) from None

@@ -22,6 +22,7 @@ from typing import Any
 from core.redact import redact_shapes
 from flows.engine import lease
 from flows.engine.plan import PlannedNode
+from flows.files import FileError
 from flows.models import FlowRun
 from flows.nodes import NodeContext, NodeError
 from flows.nodes.errors import FlowControl
@@ -57,6 +58,8 @@ def as_node_error(
     its traceback redacted like the run's outputs (`redact`)."""
     if isinstance(exception, NodeError):
         return exception
+    if isinstance(exception, FileError):  # file_too_large, file_missing, ...
+        return NodeError(exception.code, exception.message)
     logger.error(
         "Node %s of run %s raised\n%s",
         node_id,

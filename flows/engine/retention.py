@@ -12,6 +12,11 @@ wait on the prune (new rows are never among the locked ones). Between two
 batches a run may become pinned or be resumed: the lock re-checks
 `prunable()`, so such a run is skipped, never half-deleted.
 
+A run's files go with it: their rows in the same transaction, their bytes
+once it commits (flows/files/removal.py). The same pass deletes the files
+no run claimed within RUN_FILES_UNCLAIMED_SECONDS (an upload whose run was
+never written, a node's file whose process died).
+
 Short transactions keep webhooks from waiting on locks, but the deletes still
 take CPU and disk from them. So the prune paces itself: after each batch it
 sleeps long enough that it works at most `PRUNE_WORK_SHARE` of the time (0.25:
@@ -32,6 +37,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from flows.files.models import RunFile
+from flows.files.removal import delete_files_of_runs, delete_unclaimed
 from flows.models import FlowRun, RunStep
 
 BATCH_SIZE = 500
@@ -42,6 +49,7 @@ class PruneReport:
     runs_by_age: int = 0
     runs_by_count: int = 0
     steps: int = 0
+    unclaimed_files: int = 0
 
     @property
     def runs(self) -> int:
@@ -115,6 +123,7 @@ def delete_in_batches(
                 return deleted_runs, deleted_steps
             ids = [pk for pk, _ in batch]
             deleted_steps += RunStep.objects.filter(run_id__in=ids).delete()[0]
+            delete_files_of_runs(ids)  # rows now, bytes once this commits
             # _raw_delete: one DELETE by id. `delete()` would first load every
             # column of each run (inputs, results) to collect cascades the
             # line above has already done.
@@ -167,6 +176,14 @@ def prune(
             report.steps += steps
         report.runs_by_count += runs
         progress(f"{runs} runs of flow {flow_id} beyond its newest runs")
+    if dry_run:
+        report.unclaimed_files = RunFile.objects.unclaimed_before(
+            (now or timezone.now())
+            - timedelta(seconds=settings.RUN_FILES_UNCLAIMED_SECONDS)
+        ).count()
+    else:
+        report.unclaimed_files = delete_unclaimed(now)
+    progress(f"{report.unclaimed_files} files no run claimed")
     return report
 
 

@@ -54,6 +54,7 @@ from flows.engine.plan import (
 from flows.engine.signals import run_ended
 from flows.engine.step_log import StepLog
 from flows.engine.stops import Stopped, cancelled_at
+from flows.files import RunFiles
 from flows.graph import ERROR_HANDLE
 from flows.models import Flow, FlowRun, RunStep
 from flows.nodes import NodeContext
@@ -88,6 +89,7 @@ class Execution(FinalWrite, StepLog):
         retry_state: dict | None = None,
         pins: dict | None = None,
         only: set[str] | None = None,
+        files: RunFiles | None = None,
     ):
         self.flow = flow
         self.run = run
@@ -101,6 +103,9 @@ class Execution(FinalWrite, StepLog):
         # is redacted.
         self.secrets = RunSecrets(flow.workspace_id)
         self.redactor = self.secrets.redactor
+        # The run's files (flows/files): a webhook's uploads come with it.
+        self.files = files or RunFiles(flow.workspace_id)
+        self.files.run = run
         # A background run stores each step as it completes, to be resumed.
         self.step_by_step = run.background
         self.retry_state = retry_state  # a node's attempts before a deferred retry
@@ -147,6 +152,7 @@ class Execution(FinalWrite, StepLog):
             # (flows/engine/waits.py). Not ended, so no error flow either.
             if not waits.park(self, parked):
                 self.taken_over()
+            self.files.claim_pending()
             return self.run
         except (OperationalError, InterfaceError):
             # The database went away mid-run (a restart): not the flow's fault.
@@ -174,6 +180,7 @@ class Execution(FinalWrite, StepLog):
         if self.stopped is not None and status == FlowRun.Status.SUCCEEDED:
             status, error = self.stopped.ending()
         self.finish(status, error)
+        self.files.claim_pending()  # stored now, unless the write failed
         run_ended.send(sender=FlowRun, run=self.run)
         return self.run
 
@@ -243,6 +250,7 @@ class Execution(FinalWrite, StepLog):
             node_id=node_id,
             run_values=self.run_values,
             resume=self.resumed_at(node_id),
+            files=self.files,
         )
         started_at = timezone.now()
         clock = time.perf_counter()
@@ -354,6 +362,7 @@ def run_flow(
     pins: dict | None = None,
     only: set[str] | None = None,
     called_by: FlowRun | None = None,
+    files: RunFiles | None = None,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -371,7 +380,9 @@ def run_flow(
     `pins` (node id -> output) stand in for those nodes, and `only` limits the
     run to these nodes: the builder's test runs (flows/graph/pins.py).
     `called_by` is the run whose call_flow or for_each node started this one
-    (flows/engine/calls.py).
+    (flows/engine/calls.py). `files` holds what was stored for the run
+    before it began (a webhook's uploads, flows/files/run_files.py): they
+    count towards its files' limit and are claimed with it.
     """
     try:
         check_storable(input, what="The run's input")
@@ -386,7 +397,14 @@ def run_flow(
         run = new_run(flow, trigger, input, request_meta or {}, called_by=called_by)
         deferred.defer(run)
     execution = Execution(
-        flow, run, deadline=deadline, depth=depth, hops=hops, pins=pins, only=only
+        flow,
+        run,
+        deadline=deadline,
+        depth=depth,
+        hops=hops,
+        pins=pins,
+        only=only,
+        files=files,
     )
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}

@@ -108,6 +108,9 @@ class NodeContext:
     # None where no run can start one (a node tested on its own).
     calls: Any = None
     background: bool = False  # the run is a worker's: it may ContinueLater
+    # The run's files (flows.files.RunFiles; None outside a run): `store`,
+    # `open`, `open_bytes`, `find`, `files_in` (docs/engine.md, "Files").
+    files: Any = None
 
     @property
     def variables(self) -> dict:

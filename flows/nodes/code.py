@@ -15,14 +15,15 @@ MAX_CODE_CHARS = 100_000
 class CodeNode(NodeKind):
     type = "code"
     label = "Code"
-    description = "Runs JavaScript; returns any JSON value."
+    description = "Runs JavaScript; returns any JSON value (files too)."
     form_fields = (
         FormField(
             "data.code",
             "JavaScript",
             widget="code",
             help="Use input, prev and results; return any JSON value. "
-            "console.log lines appear in the run's logs.",
+            "console.log lines appear in the run's logs. A file: "
+            "{$file: {name, type, text}} (or base64 instead of text).",
         ),
     )
     default_data = {
@@ -56,4 +57,7 @@ class CodeNode(NodeKind):
             raise sandbox_failure(error) from error
         ctx.logs.extend(result.logs)
         ctx.logs_truncated = result.logs_truncated
-        return result.value
+        if ctx.files is None:  # tested on its own, outside a run
+            return result.value
+        # Files it made are stored now; its output holds their markers.
+        return ctx.files.keep_made(result.value)

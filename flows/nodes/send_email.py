@@ -11,6 +11,12 @@ The `Message-ID` is derived from the run and node (`ctx.idempotency_key`), so
 a node that runs again after a crash (every node runs at least once) sends a
 message with the same id, which a mail client or a receiver can spot.
 The connection itself (checked address, pinning, TLS) is core/net/smtp.py.
+
+`attachments` is a template giving a run file's marker or a list of them
+(docs/engine.md, "Files"): each is attached with its stored name and type,
+read from the run's workspace only (a marker naming another workspace's
+file fails the node `file_missing`). At most `MAX_ATTACHMENTS` files and
+`MAX_ATTACHMENT_BYTES` together (`file_too_large`).
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ TEXT_FIELDS = ("subject", "text", "html")
 MAX_RECIPIENTS = 50
 MAX_BODY_BYTES = 1024 * 1024
 DEFAULT_TIMEOUT_MS = 10_000
+MAX_ATTACHMENTS = 20
+MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024  # what most mail servers accept
 BREAKS = ("\r", "\n", "\x00")
 
 
@@ -103,6 +111,11 @@ class SendEmailNode(NodeKind):
         FormField("data.subject", "Subject", help="Templates allowed."),
         FormField("data.text", "Text", widget="textarea", help="The plain-text body."),
         FormField("data.html", "HTML", widget="textarea", help="Optional HTML body."),
+        FormField(
+            "data.attachments",
+            "Attachments",
+            help="A file or a list of files, as a template: {{ results.report.file }}.",
+        ),
         FormField("data.timeout_ms", "Timeout (ms)", widget="number", min=1),
     )
     default_data = {
@@ -114,6 +127,7 @@ class SendEmailNode(NodeKind):
         "subject": "",
         "text": "",
         "html": "",
+        "attachments": "",
         "timeout_ms": DEFAULT_TIMEOUT_MS,
     }
 
@@ -133,6 +147,12 @@ class SendEmailNode(NodeKind):
                 problems.append(
                     FieldError(f"data.{key}", "A header holds no line break.")
                 )
+        if not isinstance(data.get("attachments", ""), str | list | type(None)):
+            problems.append(
+                FieldError(
+                    "data.attachments", "attachments must be a template or a list."
+                )
+            )
         run_ms = int(settings.RUN_TIMEOUT_SECONDS * 1000)
         problems += integer_between(data, "timeout_ms", 1, run_ms, required=False)
         return problems
@@ -145,6 +165,7 @@ class SendEmailNode(NodeKind):
             {key: data.get(key) or "" for key in ADDRESS_FIELDS + TEXT_FIELDS}
         )
         message = self.message(values, credential.public, ctx.idempotency_key)
+        attach(message, ctx.render(data.get("attachments") or ""), ctx)
         rate = ratelimit.Rate.parse(settings.EMAIL_NODE_RATE)
         if ratelimit.hit(f"email-owner:{ctx.owner_id}", rate) is not None:
             raise NodeError(
@@ -201,6 +222,36 @@ class SendEmailNode(NodeKind):
         if texts["html"]:
             message.add_alternative(texts["html"], subtype="html")
         return message
+
+
+def attach(message: EmailMessage, value: Any, ctx: NodeContext) -> None:
+    """Attach the run files `value` names (a marker or a list of them)."""
+    if value is None or value == "" or value == []:
+        return
+    if ctx.files is None:
+        raise NodeError("file_missing", "Attachments need a run's files.")
+    markers = ctx.files.as_file_list(value, "attachments")
+    if len(markers) > MAX_ATTACHMENTS:
+        raise NodeError(
+            "too_many_attachments",
+            f"{len(markers)} attachments; at most {MAX_ATTACHMENTS} per message.",
+        )
+    rows = [ctx.files.find(marker) for marker in markers]
+    total = sum(row.size for row in rows)
+    if total > MAX_ATTACHMENT_BYTES:
+        raise NodeError(
+            "file_too_large",
+            f"The attachments are {total} bytes together; at most "
+            f"{MAX_ATTACHMENT_BYTES} per message.",
+        )
+    for marker, row in zip(markers, rows, strict=True):
+        maintype, _, subtype = row.content_type.split(";", 1)[0].partition("/")
+        message.add_attachment(
+            ctx.files.open_bytes(marker),
+            maintype=maintype,
+            subtype=subtype or "octet-stream",
+            filename=row.name,
+        )
 
 
 def json_text(value: Any) -> str:

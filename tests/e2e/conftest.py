@@ -106,13 +106,19 @@ def provider_settings(url: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def weir_server(django_db_setup, django_db_blocker, llm_backend):
-    """`python -m config.serve`, as production runs it, on the test database:
-    one per pytest worker, for all its browser tests (each test's rows are
-    committed, then flushed: `transactional_db`)."""
+def weir_server(django_db_setup, django_db_blocker, llm_backend, _run_files_folder):
+    """`python -m config.serve`, as production runs it, on the test database
+    and the tests' run-file folder: one per pytest worker, for all its
+    browser tests (each test's rows are committed, then flushed:
+    `transactional_db`)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**SERVER_SETTINGS, **provider_settings(llm_backend.url), "BASE_URL": url}
+    env = {
+        **SERVER_SETTINGS,
+        **provider_settings(llm_backend.url),
+        "BASE_URL": url,
+        "RUN_FILES_DIR": str(_run_files_folder),
+    }
 
     def command(threads, workers):
         argv, server_env = granian_command(threads, workers, port=port)

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import Membership, Workspace
+from flows import files
 from flows.engine import run_flow
 from flows.engine.waits import resume_path
 from flows.models import Flow, FlowRun, RunStep
@@ -232,3 +233,47 @@ def test_a_runner_may_cancel_a_waiting_run_from_its_page(alice, bob):
     page.force_login(bob)
 
     assert "Cancel run" in page.get(f"/runs/{run.pk}/").content.decode()
+
+
+def run_with_a_file(flow):
+    run = FlowRunFactory(flow=flow)
+    marker = files.store(
+        workspace_id=flow.workspace_id,
+        name='<b>"report".csv',
+        content_type="text/csv",
+        data=b"a,b\n",
+        run_id=run.pk,
+    )
+    run.steps.create(
+        node_id="n",
+        node_type="code",
+        status="succeeded",
+        position=0,
+        output={"report": marker},
+    )
+    return run, marker
+
+
+def test_the_run_page_links_each_file_of_a_step(alice_client, alice):
+    run, marker = run_with_a_file(FlowFactory(created_by=alice))
+
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+    href = f"/api/runs/{run.pk}/files/{marker['$file']['id']}"
+    assert f'<a href="{href}" download="&lt;b&gt;&quot;report&quot;.csv">' in html
+    assert "text/csv · 4\xa0bytes" in html
+    assert "<b>" not in html
+
+
+def test_a_viewer_sees_no_file_links(alice, bob):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="owner")
+    Membership.objects.create(workspace=team, user=bob, role="viewer")
+    run, marker = run_with_a_file(FlowFactory(created_by=alice, workspace=team))
+    page = Client()
+    page.force_login(bob)
+
+    html = page.get(f"/runs/{run.pk}/").content.decode()
+
+    assert "Your role does not show run data" in html
+    assert marker["$file"]["id"] not in html

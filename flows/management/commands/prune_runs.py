@@ -65,3 +65,8 @@ class Command(BaseCommand):
             f"{report.runs_by_count} beyond the newest "
             f"{settings.RUN_RETENTION_MAX_PER_FLOW} of their flow."
         )
+        if report.unclaimed_files:
+            self.stdout.write(
+                f"{verb} {report.unclaimed_files} files no run claimed within "
+                f"{settings.RUN_FILES_UNCLAIMED_SECONDS} s."
+            )

@@ -2,6 +2,7 @@
 // it paints on the canvas. Used by the run panel and by history.
 import { container, dfIdOfNode, emit, nodeElement, records, state } from "./context.js";
 import { formatDuration, h, prettyJson } from "./dom.js";
+import { fileList, withFilesAsText } from "./run_files.js";
 
 export const RUN_CLASSES = ["run-succeeded", "run-failed", "run-skipped", "run-pending", "run-running"];
 
@@ -95,7 +96,11 @@ export function showRun(target, run, steps = stepsOf(run, run)) {
         h("pre", { class: "step-logs", text: step.logs.map((line) => (typeof line === "string" ? line : prettyJson(line))).join("\n") }));
     }
     if (step.status === "succeeded" || step.output !== null && step.output !== undefined) {
-      item.append(h("div", { class: "step-label", text: "Output" }), h("pre", { class: "step-output", text: prettyJson(step.output) }));
+      item.append(...[
+        h("div", { class: "step-label", text: "Output" }),
+        fileList(runId, step.output),
+        h("pre", { class: "step-output", text: prettyJson(withFilesAsText(step.output)) }),
+      ].filter(Boolean));
     }
     list.append(item);
   }

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 
 from django.core.management import call_command
+from django.utils import timezone
 
+from flows import files
+from flows.files.models import RunFile
 from flows.models import FlowRun
 from tests.flows.engine.test_retention import run_aged
 
@@ -38,3 +42,16 @@ def test_a_dry_run_says_what_would_go_and_keeps_it(alice_flow, settings):
 
     assert output.startswith("Would delete 1 runs and 2 steps")
     assert FlowRun.objects.filter(pk=old.pk).exists()
+
+
+def test_it_says_how_many_unclaimed_files_went(alice_flow, settings):
+    settings.RUN_FILES_UNCLAIMED_SECONDS = 3600
+    files.store(
+        workspace_id=alice_flow.workspace_id, name="a", content_type="", data=b"a"
+    )
+    RunFile.objects.update(created_at=timezone.now() - timedelta(hours=2))
+
+    output = prune()
+
+    assert output.endswith("Deleted 1 files no run claimed within 3600 s.\n")
+    assert not RunFile.objects.exists()
