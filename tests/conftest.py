@@ -22,6 +22,7 @@ if not settings.TESTING:
 pytest_plugins = [
     "tests.llm_server",
     "tests.http_server",
+    "tests.oauth_provider",
     "tests.mcp_server",
     "tests.gunicorn_server",
     "tests.openapi_contract",

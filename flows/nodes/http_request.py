@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 
@@ -54,8 +53,9 @@ class HttpRequestNode(NodeKind):
             "data.credential_id",
             "Credential",
             widget="credential",
-            kinds=("bearer", "header", "basic", "query", "custom"),
-            help="Sent as its header, bearer token, basic auth or query parameter. "
+            kinds=("bearer", "header", "basic", "query", "custom", "oauth2"),
+            help="Sent as its header, bearer token, basic auth, query parameter "
+            "or OAuth2 access token. "
             "Manage them on the Credentials page.",
         ),
     )
@@ -108,15 +108,19 @@ class HttpRequestNode(NodeKind):
         if not any(name.lower() == "idempotency-key" for name in headers):
             headers["Idempotency-Key"] = ctx.idempotency_key
         body = ctx.render(data.get("body"))
-        if data.get("credential_id"):
-            url, headers = with_credential(ctx, data["credential_id"], url, headers)
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
         deadline = min(node_deadline, ctx.deadline)
-        try:
+
+        def send(url, headers):
             return outbound.request(
                 method, url, headers, body, deadline, hops=ctx.hops + 1
             )
+
+        try:
+            if data.get("credential_id"):
+                return ctx.send_signed(data["credential_id"], url, headers, send)
+            return send(url, headers)
         except outbound.OutboundTimeout as error:
             if ctx.deadline <= node_deadline:
                 raise NodeTimeout(
@@ -130,20 +134,3 @@ class HttpRequestNode(NodeKind):
             ) from error
         except outbound.OutboundError as error:
             raise NodeError(error.code, error.message) from error
-
-
-def with_credential(ctx: NodeContext, credential_id, url: str, headers: dict):
-    """`url` and `headers` with the credential applied (header, bearer, basic,
-    query); a header the credential sets replaces one the node wrote."""
-    credential, secrets = ctx.credential(credential_id)
-    added: dict = {}
-    params: list = []
-    credential.apply(secrets, added, params)
-    replaced = {name.lower() for name in added}
-    headers = {k: v for k, v in headers.items() if k.lower() not in replaced}
-    headers.update(added)
-    if params:
-        parts = urlsplit(url)
-        query = urlencode(params)
-        url = urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
-    return url, headers
