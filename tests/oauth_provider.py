@@ -236,9 +236,10 @@ def build_app(provider: Provider) -> Flask:
 
     @app.post("/authorize")
     def decide():
+        grant = server.get_consent_grant(end_user=USER)
         allowed = request.form.get("answer") == "allow"
         return server.create_authorization_response(
-            grant_user=USER if allowed else None
+            grant_user=USER if allowed else None, grant=grant
         )
 
     @app.post("/token")

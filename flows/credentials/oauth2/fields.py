@@ -88,8 +88,12 @@ class OAuth2Fields(serializers.Serializer):
     )
     connected = serializers.BooleanField(read_only=True)
     reconnect_needed = serializers.SerializerMethodField()
-    expires_at = serializers.DateTimeField(source="token_expires_at", read_only=True)
-    granted_scopes = serializers.ListField(read_only=True)
+    expires_at = serializers.DateTimeField(
+        source="token_expires_at", read_only=True, allow_null=True
+    )
+    granted_scopes = serializers.ListField(
+        child=serializers.CharField(), read_only=True
+    )
 
     OAUTH2_ANSWER = ("connected", "reconnect_needed", "expires_at", "granted_scopes")
 
@@ -141,8 +145,10 @@ class OAuth2Fields(serializers.Serializer):
         credential.granted_scopes = []
 
     def oauth2_answer(self, credential, data: dict) -> dict:
-        """`data` without another kind's connection fields."""
-        if credential.kind != credential.Kind.OAUTH2:
-            for field in self.OAUTH2_ANSWER:
+        """`data` without an oauth2 field left unset (rather than shown as
+        ""). The connection fields are always there: other kinds are never
+        connected."""
+        for field in OAUTH2_FIELDS:
+            if field not in self.OAUTH2_ANSWER and field not in credential.public:
                 data.pop(field, None)
         return data
