@@ -30,6 +30,8 @@ logger = logging.getLogger("weir.credentials")
 # expire on its way to the API.
 LEEWAY = timedelta(seconds=60)
 AUTHORIZATION_CODE = "authorization_code"
+# The columns a change of tokens writes.
+TOKEN_FIELDS = ("encrypted", "token_status", "token_expires_at", "granted_scopes")
 CLIENT_CREDENTIALS = "client_credentials"
 
 
@@ -82,7 +84,7 @@ def renew(credential: Credential, stale: str | None) -> dict:
         renewed_meanwhile = current and current != stale
         if not (renewed_meanwhile and is_current(locked, secrets)):
             problem = _ask_provider(locked, secrets)
-    for field in ("encrypted", "token_status", "token_expires_at", "granted_scopes"):
+    for field in TOKEN_FIELDS:
         setattr(credential, field, getattr(locked, field))
     if problem is not None:
         raise problem
@@ -101,7 +103,7 @@ def _ask_provider(credential: Credential, secrets: dict) -> TokenProblem | None:
                 f"Credential {name!r} is not connected: press Connect on the "
                 "Credentials page.",
             )
-        _needs_reconnect(credential, secrets)
+        forget_tokens(credential, Credential.TokenStatus.RECONNECT_NEEDED)
         return TokenProblem(
             "credential_expired",
             f"Credential {name!r} has expired and cannot be refreshed: press "
@@ -127,7 +129,7 @@ def _ask_provider(credential: Credential, secrets: dict) -> TokenProblem | None:
             credential.pk,
             refused.error,
         )
-        _needs_reconnect(credential, secrets)
+        forget_tokens(credential, Credential.TokenStatus.RECONNECT_NEEDED)
         return TokenProblem(
             "credential_expired",
             f"Credential {name!r} has expired: the provider refused to refresh "
@@ -166,10 +168,6 @@ def store_tokens(credential: Credential, secrets: dict, token: dict) -> None:
     credential.save(update_fields=[*TOKEN_FIELDS, "updated_at"])
 
 
-# The columns a change of tokens writes.
-TOKEN_FIELDS = ("encrypted", "token_status", "token_expires_at", "granted_scopes")
-
-
 def forget_tokens(credential: Credential, status: str) -> None:
     """Drop the stored tokens (the client secret stays) and set `status`."""
     secrets = credential.secrets() if credential.encrypted else {}
@@ -180,7 +178,3 @@ def forget_tokens(credential: Credential, status: str) -> None:
     credential.token_expires_at = None
     credential.granted_scopes = []
     credential.save(update_fields=[*TOKEN_FIELDS, "updated_at"])
-
-
-def _needs_reconnect(credential: Credential, secrets: dict) -> None:
-    forget_tokens(credential, Credential.TokenStatus.RECONNECT_NEEDED)

@@ -133,6 +133,7 @@ def _exchange(request, credential: Credential, verifier: str) -> HttpResponse:
         return not_connected(request, str(error), 502, credential)
     with transaction.atomic():
         locked = Credential.objects.select_for_update().get(pk=credential.pk)
+        locked.granted_scopes = []  # a new grant: what this answer says
         store_tokens(locked, locked.secrets(), token)
         record(
             "credential.connected",
