@@ -395,5 +395,6 @@ class RunStep(models.Model):
 # Credentials, flow versions and run files live in their own packages;
 # importing their models here registers them with the flows app.
 from flows.credentials.models import Credential  # noqa: E402, F401
+from flows.credentials.oauth2.state import OAuthState  # noqa: E402, F401
 from flows.files.models import RunFile  # noqa: E402, F401
 from flows.history.models import FlowVersion  # noqa: E402, F401

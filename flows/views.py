@@ -25,6 +25,7 @@ from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
+from flows.credentials.oauth2 import views as oauth2_views
 from flows.engine.waits import wait_of
 from flows.files import files_in
 from flows.models import Credential, Flow, FlowRun
@@ -249,4 +250,8 @@ def credentials(request: HttpRequest) -> HttpResponse:
         many=True,
         context={"request": request},
     ).data
-    return render(request, "credentials/list.html", {"credentials": data})
+    return render(
+        request,
+        "credentials/list.html",
+        {"credentials": data, "oauth_redirect_uri": oauth2_views.redirect_uri()},
+    )

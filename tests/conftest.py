@@ -23,6 +23,7 @@ pytest_plugins = [
     "tests.llm_server",
     "tests.http_server",
     "tests.http_answers",
+    "tests.oauth_provider",
     "tests.mcp_server",
     "tests.gunicorn_server",
     "tests.openapi_contract",

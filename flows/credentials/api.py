@@ -26,7 +26,7 @@ from accounts.workspaces.permissions import WorkspaceRole, require
 from accounts.workspaces.personal import default_workspace
 from accounts.workspaces.roles import CREDENTIALS_EDIT
 from core.http import ratelimit
-from core.http.errors import Conflict, Throttled
+from core.http.errors import Conflict, Throttled, ValidationFailed
 from core.net import outbound
 from flows.credentials.models import (
     HTTP_KINDS,
@@ -35,6 +35,8 @@ from flows.credentials.models import (
     SECRET_FIELDS,
     Credential,
 )
+from flows.credentials.oauth2 import tokens
+from flows.credentials.oauth2.fields import OAUTH2_FIELDS, OAuth2Fields
 from flows.credentials.probe import probe
 from flows.credentials.usage import flows_using
 
@@ -62,7 +64,7 @@ def secret_field() -> serializers.CharField:
     return serializers.CharField(write_only=True, required=False, trim_whitespace=False)
 
 
-class CredentialSerializer(serializers.ModelSerializer):
+class CredentialSerializer(OAuth2Fields, serializers.ModelSerializer):
     header_name = serializers.CharField(required=False, max_length=200)
     username = serializers.CharField(
         required=False, allow_blank=True, max_length=MAX_SECRET_BYTES
@@ -122,6 +124,7 @@ class CredentialSerializer(serializers.ModelSerializer):
             "token",
             "password",
             "values",
+            *OAUTH2_FIELDS,
             "has_value",
             "last_used_at",
             "created_at",
@@ -141,7 +144,7 @@ class CredentialSerializer(serializers.ModelSerializer):
                 data[field] = ""
             else:  # another kind's, or unset so its default applies
                 data.pop(field, None)
-        return data
+        return self.oauth2_answer(credential, data)
 
     def validate_name(self, value):
         if not NAME_PATTERN.match(value):
@@ -218,6 +221,9 @@ class CredentialSerializer(serializers.ModelSerializer):
             optional.update({"username", "password"})
         if kind == Credential.Kind.POSTGRES:
             optional.add("password")
+        if kind == Credential.Kind.OAUTH2:  # what it needs depends on its grant
+            optional.update(wanted)
+            errors.update(self.oauth2_problems(attrs))
         wanted = [field for field in wanted if field not in optional]
         for field in wanted:
             if field in attrs:
@@ -234,6 +240,7 @@ class CredentialSerializer(serializers.ModelSerializer):
         kind = attrs.get("kind") or self.instance.kind
         spec = KIND_FIELDS[kind]
         public = dict(self.instance.public) if self.instance else {}
+        before = dict(public)
         sent_public = [f for f in spec["public"] if f in attrs]
         public.update({f: attrs.pop(f) for f in sent_public})
         sent = {f: attrs.pop(f) for f in spec["secret"] if f in attrs}
@@ -246,6 +253,8 @@ class CredentialSerializer(serializers.ModelSerializer):
             secrets = credential.secrets() if self.instance else {}
             secrets.update(sent)
             credential.set_secrets(secrets)
+        if self.instance is not None:
+            self.forget_another_clients_tokens(credential, before)
         for field, value in attrs.items():
             setattr(credential, field, value)
         actor = Actor.from_request(self.context["request"])
@@ -317,6 +326,7 @@ class CredentialViewSet(viewsets.ModelViewSet):
         "create": rights.CREDENTIALS_EDIT,
         "partial_update": rights.CREDENTIALS_EDIT,
         "destroy": rights.CREDENTIALS_EDIT,
+        "disconnect": rights.CREDENTIALS_EDIT,
         # Whoever may make a flow use it (docs/credentials.md, "Testing").
         "test": rights.FLOWS_EDIT,
     }
@@ -374,3 +384,16 @@ class CredentialViewSet(viewsets.ModelViewSet):
         body.is_valid(raise_exception=True)
         count_test(request.user)
         return Response(probe(credential, body.validated_data.get("url")))
+
+    @extend_schema(request=None)
+    @action(detail=True, methods=["post"])
+    def disconnect(self, request, pk=None):
+        """oauth2: forget the tokens (runs then fail until it is connected again)."""
+        credential = self.get_object()
+        if credential.kind != Credential.Kind.OAUTH2:
+            raise ValidationFailed(f"{credential.name} is not an OAuth2 credential.")
+        with transaction.atomic():
+            locked = Credential.objects.select_for_update().get(pk=credential.pk)
+            tokens.forget_tokens(locked, Credential.TokenStatus.NONE)
+            record("credential.disconnected", Actor.from_request(request), locked)
+        return Response(self.get_serializer(locked).data)

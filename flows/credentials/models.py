@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import uuid
 from typing import Any
-from urllib.parse import quote, quote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import models
@@ -34,9 +34,23 @@ KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
         "public": ("host", "port", "database", "username", "sslmode"),
         "secret": ("password",),
     },
+    # An OAuth 2.0 client (flows/credentials/oauth2/). Its tokens are stored
+    # encrypted beside client_secret, but are no field: nobody types or reads them.
+    "oauth2": {
+        "public": (
+            "grant",
+            "authorize_url",
+            "token_url",
+            "client_id",
+            "scopes",
+            "authorize_params",
+            "client_auth",
+        ),
+        "secret": ("client_secret",),
+    },
 }
 # The kinds that sign an HTTP request (`Credential.apply`).
-HTTP_KINDS = ("header", "bearer", "basic", "query")
+HTTP_KINDS = ("header", "bearer", "basic", "query", "oauth2")
 PUBLIC_FIELDS = (
     "header_name",
     "username",
@@ -47,8 +61,17 @@ PUBLIC_FIELDS = (
     "from_address",
     "database",
     "sslmode",
+    "grant",
+    "authorize_url",
+    "token_url",
+    "client_id",
+    "scopes",
+    "authorize_params",
+    "client_auth",
 )
-SECRET_FIELDS = ("value", "token", "password", "values")
+SECRET_FIELDS = ("value", "token", "password", "values", "client_secret")
+# The encrypted values an oauth2 credential gains by connecting (never fields).
+TOKEN_KEYS = ("access_token", "refresh_token")
 # Shorter values would be found inside ordinary words when redacting.
 MIN_REDACTED_CHARS = 4
 
@@ -77,6 +100,14 @@ class Credential(models.Model):
         CUSTOM = "custom"
         SMTP = "smtp"
         POSTGRES = "postgres"
+        OAUTH2 = "oauth2"
+
+    class TokenStatus(models.TextChoices):
+        """oauth2 only: whether the stored tokens can be used."""
+
+        NONE = "", "not connected"
+        CONNECTED = "connected"
+        RECONNECT_NEEDED = "reconnect_needed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     created_by = models.ForeignKey(
@@ -100,6 +131,12 @@ class Credential(models.Model):
     public = models.JSONField(default=dict, blank=True)
     encrypted = models.TextField(editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # oauth2: the state of the tokens kept (encrypted) in `encrypted`.
+    token_status = models.CharField(
+        max_length=16, choices=TokenStatus.choices, default="", blank=True
+    )
+    token_expires_at = models.DateTimeField(null=True, blank=True)
+    granted_scopes = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -126,6 +163,11 @@ class Credential(models.Model):
     def has_value(self) -> bool:
         return bool(self.encrypted)
 
+    @property
+    def connected(self) -> bool:
+        """oauth2: tokens are stored and the provider has not refused them."""
+        return self.token_status == self.TokenStatus.CONNECTED
+
     def set_secrets(self, values: dict) -> None:
         self.encrypted = crypto.encrypt(values)
 
@@ -139,6 +181,8 @@ class Credential(models.Model):
             return {"username": self.public.get("username", ""), **secrets}
         if self.kind == self.Kind.CUSTOM:
             return secrets.get("values", {})
+        if self.kind == self.Kind.OAUTH2:
+            return secrets.get("access_token")
         return secrets.get("token", secrets.get("value"))
 
     def apply(self, secrets: dict, headers: dict, params: list) -> None:
@@ -147,6 +191,8 @@ class Credential(models.Model):
             headers[self.public["header_name"]] = secrets["value"]
         elif self.kind == self.Kind.BEARER:
             headers["Authorization"] = f"Bearer {secrets['token']}"
+        elif self.kind == self.Kind.OAUTH2:
+            headers["Authorization"] = f"Bearer {secrets['access_token']}"
         elif self.kind == self.Kind.BASIC:
             pair = f"{self.public.get('username', '')}:{secrets['password']}"
             encoded = base64.b64encode(pair.encode()).decode("ascii")
@@ -156,7 +202,8 @@ class Credential(models.Model):
 
     def signed(self, secrets: dict, url: str, headers: dict) -> tuple[str, dict]:
         """`url` and `headers` with this credential applied: its header
-        replaces one of the same name, its query parameter is appended."""
+        replaces one of the same name, and its query parameter one of the same
+        name (a next page's link often repeats the first request's query)."""
         added: dict = {}
         params: list = []
         self.apply(secrets, added, params)
@@ -165,8 +212,13 @@ class Credential(models.Model):
         headers.update(added)
         if params:
             parts = urlsplit(url)
-            query = "&".join(filter(None, (parts.query, urlencode(params))))
-            url = urlunsplit(parts._replace(query=query))
+            names = {name for name, _ in params}
+            kept = [
+                pair
+                for pair in parse_qsl(parts.query, keep_blank_values=True)
+                if pair[0] not in names
+            ]
+            url = urlunsplit(parts._replace(query=urlencode(kept + params)))
         return url, headers
 
     def redaction_values(self, secrets: dict) -> list[str]:

@@ -6,9 +6,11 @@ gives (`core.net.outbound`, its SSRF wall and redirect rules included), an
 SMTP credential connects, greets, secures and logs in without sending
 (`core.net.smtp.check`), a PostgreSQL credential connects and runs `SELECT 1`
 (`core.net.postgres.check_connection`). A failure is an answer, not an error:
-`ok` false with a sentence a person can act on. No message ever carries a
-stored secret: every one is passed through the credential's own redaction
-forms, since a server or a library may echo what it was sent.
+`ok` false with a sentence a person can act on. An oauth2 credential is
+sent with the token a run would send, renewed first when it is about to
+expire. No message ever carries a stored secret: every one is passed through
+the credential's own redaction forms, since a server or a library may echo
+what it was sent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from http import HTTPStatus
 
 from core.net import outbound, postgres, smtp
 from flows.credentials.models import HTTP_KINDS, Credential
+from flows.credentials.oauth2 import tokens
 
 # How long one test may take, connecting included: a person is waiting.
 TIMEOUT_SECONDS = 10
@@ -28,6 +31,11 @@ def probe(credential: Credential, url: str | None = None) -> dict:
     sends its GET; the API checks it is there)."""
     secrets = credential.secrets()
     deadline = time.monotonic() + TIMEOUT_SECONDS
+    if credential.kind == Credential.Kind.OAUTH2:
+        try:  # the token a run would send, renewed as a run would renew it
+            secrets = tokens.usable_secrets(credential)
+        except tokens.TokenProblem as problem:
+            return {"ok": False, "message": problem.message}
     if credential.kind in HTTP_KINDS:
         ok, message = _http(credential, secrets, url, deadline)
     elif credential.kind == Credential.Kind.SMTP:

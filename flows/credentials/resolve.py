@@ -4,6 +4,11 @@ Nothing is read or decrypted until a node asks: `credential(id)` for an
 http_request node's `credential_id`, `template_values()` for a node whose own
 template or code mentions `secrets`. Each decrypted credential is added to the
 run's `Redactor` and stamped with its last use.
+
+An oauth2 credential opened by id has a current access token (renewed first
+when it is about to expire, flows/credentials/oauth2/tokens.py), and
+`send_signed` renews it once more when the API answers 401; every token it
+ever held in the run is redacted. Templates read its token as stored.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from django.utils import timezone
 from core.crypto import UndecryptableValue
 from core.redact import Redactor
 from flows.credentials.models import Credential
+from flows.credentials.oauth2 import tokens
 from flows.nodes.errors import NodeError
 
 
@@ -48,7 +54,48 @@ class RunSecrets:
                 f"Node {node_label} uses a credential that does not exist "
                 "(deleted, or not of this workspace); pick another one.",
             ) from None
-        return credential, self._open(credential, node_label)
+        secrets = self._open(credential, node_label)
+        if credential.kind == Credential.Kind.OAUTH2:
+            secrets = self._renewed(credential, node_label, tokens.usable_secrets)
+        return credential, secrets
+
+    def send_signed(self, credential_id, node_label: str, url, headers, send):
+        """`send(url, headers)` with the credential applied (its header
+        replacing one of the same name, its query parameter appended). An
+        oauth2 credential refused with a 401 is renewed and the request sent
+        once more, when it can be renewed without a person."""
+        credential, secrets = self.credential(credential_id, node_label)
+        answer = send(*credential.signed(secrets, url, headers))
+        if (
+            answer.get("status") == 401
+            and credential.kind == Credential.Kind.OAUTH2
+            and tokens.can_renew(credential, secrets)
+        ):
+            refused = secrets.get("access_token")
+            secrets = self._renewed(
+                credential, node_label, lambda c: tokens.renew(c, stale=refused)
+            )
+            answer = send(*credential.signed(secrets, url, headers))
+        return answer
+
+    def _renewed(self, credential: Credential, node_label: str, get) -> dict:
+        """`get(credential)`'s secrets, their new token redacted from now on;
+        a token problem fails the node with its code, naming the credential."""
+        try:
+            secrets = get(credential)
+        except tokens.TokenProblem as problem:
+            raise NodeError(
+                problem.code, f"Node {node_label}: {problem.message}"
+            ) from None
+        except UndecryptableValue as error:
+            raise NodeError(
+                "credential_undecryptable",
+                f"Node {node_label}: credential {credential.name!r} cannot be "
+                f"decrypted. {error}",
+            ) from error
+        self.redactor.add(credential.name, credential.redaction_values(secrets))
+        self._opened[credential.pk] = secrets
+        return secrets
 
     def template_values(self, node_label: str) -> dict:
         """`secrets` for templates and code: every credential's value by name."""

@@ -132,6 +132,13 @@ class NodeContext:
             raise NodeError("credential_missing", "Credentials need a run.")
         return self.secrets.credential(credential_id, self.label)
 
+    def send_signed(self, credential_id, url: str, headers: dict, send) -> Any:
+        """`send(url, headers)` with the credential applied; an oauth2 one is
+        renewed and the request sent once more after a 401 (RunSecrets)."""
+        if self.secrets is None:
+            raise NodeError("credential_missing", "Credentials need a run.")
+        return self.secrets.send_signed(credential_id, self.label, url, headers, send)
+
     def credential_of_kind(
         self, credential_id, kind: str, what: str, label: str
     ) -> tuple[Any, dict]:

@@ -39,21 +39,20 @@ class HttpCall:
     response_format: str = "auto"
     fail_on_error: bool = True  # on_http_error: "fail"
     sleep: Callable[[float], None] = field(default=time.sleep)
+    # `sign(url, headers, send)`: the answer of `send` with the node's
+    # credential applied (NodeContext.send_signed); None without one.
+    sign: Callable | None = None
 
     def answer(self, url: str, headers: dict | None = None) -> dict:
         """`{status, headers, body}` for `url` (with `headers` instead of the
         call's own when given); raises `http_error` as described above."""
+        headers = self.headers if headers is None else headers
         waits = 0
         while True:
-            answer = outbound.request(
-                self.method,
-                url,
-                self.headers if headers is None else headers,
-                self.body,
-                self.deadline,
-                hops=self.hops,
-                response_format=self.response_format,
-            )
+            if self.sign is None:
+                answer = self._send(url, headers)
+            else:
+                answer = self.sign(url, headers, self._send)
             status = answer["status"]
             wait = None
             if status in RETRY_AFTER_STATUSES and waits < MAX_RETRY_AFTER_WAITS:
@@ -72,6 +71,17 @@ class HttpCall:
             if status >= 400 and self.fail_on_error:
                 raise http_error(answer)
             return answer
+
+    def _send(self, url: str, headers: dict) -> dict:
+        return outbound.request(
+            self.method,
+            url,
+            headers,
+            self.body,
+            self.deadline,
+            hops=self.hops,
+            response_format=self.response_format,
+        )
 
 
 def http_error(answer: dict, note: str = "") -> NodeError:

@@ -38,13 +38,12 @@ def fetch_pages(
     url: str,
     pagination: dict,
     *,
-    link_params: list[tuple[str, str]] = (),
     max_bytes: int,
 ) -> dict:
     """Fetch page after page with `fetch(url, page_number)` and gather their
-    items. `link_params` are set again on every followed link (a query
-    credential); `max_bytes` bounds the items gathered (the node's output
-    cap), checked page by page so a long listing stops early."""
+    items (`fetch` signs each request with the node's credential);
+    `max_bytes` bounds the items gathered (the node's output cap), checked
+    page by page so a long listing stops early."""
     mode = pagination["mode"]
     max_pages = pagination.get("max_pages") or DEFAULT_MAX_PAGES
     number = pagination.get("start", 1)
@@ -65,7 +64,7 @@ def fetch_pages(
             )
         items.extend(found)
         if mode == "link":
-            following = _next_link(answer, page_url, url, link_params)
+            following = _next_link(answer, page_url, url)
         elif mode == "cursor":
             following, cursor = _next_cursor(answer, pagination, url, cursor)
         else:
@@ -125,7 +124,7 @@ def with_params(url: str, params: list[tuple[str, Any]]) -> str:
     return urlunsplit(parts._replace(query="&".join(kept + added)))
 
 
-def _next_link(answer: dict, page_url: str, first_url: str, link_params) -> str | None:
+def _next_link(answer: dict, page_url: str, first_url: str) -> str | None:
     target = next_link(answer["headers"].get("link"), page_url)
     if target is None:
         return None
@@ -136,7 +135,7 @@ def _next_link(answer: dict, page_url: str, first_url: str, link_params) -> str 
             "the node follows links only on the first request's origin, where "
             "its headers and credential belong.",
         )
-    return with_params(target, list(link_params)) if link_params else target
+    return target
 
 
 def _next_cursor(answer: dict, pagination: dict, url: str, previous):

@@ -69,8 +69,9 @@ class HttpRequestNode(NodeKind):
             "data.credential_id",
             "Credential",
             widget="credential",
-            kinds=("bearer", "header", "basic", "query", "custom"),
-            help="Sent as its header, bearer token, basic auth or query parameter. "
+            kinds=("bearer", "header", "basic", "query", "custom", "oauth2"),
+            help="Sent as its header, bearer token, basic auth, query parameter "
+            "or OAuth2 access token. "
             "Manage them on the Credentials page.",
         ),
         FormField(
@@ -156,11 +157,7 @@ class HttpRequestNode(NodeKind):
         if not own_key:
             headers["Idempotency-Key"] = ctx.idempotency_key
         body = ctx.render(data.get("body"))
-        params: list = []
-        if data.get("credential_id"):
-            url, headers, params = with_credential(
-                ctx, data["credential_id"], url, headers
-            )
+        credential_id = data.get("credential_id")
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
         pagination = data.get("pagination")
@@ -175,6 +172,13 @@ class HttpRequestNode(NodeKind):
             # fails on it (docs/decisions.md).
             fail_on_error=bool(pagination)
             or data.get("on_http_error", "fail") == "fail",
+            # Each request (each page, each retry) signed anew; an OAuth2
+            # token refused with a 401 is renewed and the request sent again.
+            sign=(
+                (lambda *request: ctx.send_signed(credential_id, *request))
+                if credential_id
+                else None
+            ),
         )
         try:
             if not pagination:
@@ -183,7 +187,6 @@ class HttpRequestNode(NodeKind):
                 page_fetcher(call, None if own_key else ctx.idempotency_key),
                 url,
                 pagination,
-                link_params=params,
                 max_bytes=settings.RUN_MAX_OUTPUT_BYTES,
             )
         except outbound.OutboundTimeout as error:
@@ -229,21 +232,3 @@ def with_query(url: str, pairs) -> str:
     parts = urlsplit(url)
     query = urlencode(params)
     return urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
-
-
-def with_credential(ctx: NodeContext, credential_id, url: str, headers: dict):
-    """`url` and `headers` with the credential applied (header, bearer, basic,
-    query), and the query parameters it added; a header the credential sets
-    replaces one the node wrote."""
-    credential, secrets = ctx.credential(credential_id)
-    added: dict = {}
-    params: list = []
-    credential.apply(secrets, added, params)
-    replaced = {name.lower() for name in added}
-    headers = {k: v for k, v in headers.items() if k.lower() not in replaced}
-    headers.update(added)
-    if params:
-        parts = urlsplit(url)
-        query = urlencode(params)
-        url = urlunsplit(parts._replace(query=f"{parts.query}&{query}".lstrip("&")))
-    return url, headers, params

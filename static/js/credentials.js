@@ -3,14 +3,29 @@
 import { api } from "./api.js";
 import { cell, describe, showError } from "./list_page.js";
 
-const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom", smtp: "SMTP", postgres: "PostgreSQL" };
-const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"], smtp: ["password"], postgres: ["password"] };
+const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom", smtp: "SMTP", postgres: "PostgreSQL", oauth2: "OAuth2" };
+const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"], smtp: ["password"], postgres: ["password"], oauth2: ["client_secret"] };
 // Kinds that sign an HTTP request: a test sends a GET to a URL the user gives.
-const HTTP_KINDS = ["bearer", "header", "basic", "query"];
+const HTTP_KINDS = ["bearer", "header", "basic", "query", "oauth2"];
 const PUBLIC_FIELDS = {
   bearer: [], header: ["header_name"], basic: ["username"], query: ["param_name"], custom: [],
   smtp: ["host", "port", "security", "username", "from_address"],
   postgres: ["host", "port", "database", "username", "sslmode"],
+  oauth2: ["grant", "authorize_url", "token_url", "client_id", "scopes", "authorize_params"],
+};
+// oauth2 fields typed as text but sent as JSON: scopes as a list, extra parameters as an object.
+const OAUTH2_TEXT = {
+  scopes: { show: (value) => (value || []).join(" "), parse: (text) => text.split(/\s+/).filter(Boolean) },
+  authorize_params: {
+    show: (value) => (value ? JSON.stringify(value) : ""),
+    parse: (text) => {
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        throw new Error("Extra authorize parameters must be a JSON object, like {\"access_type\": \"offline\"}.");
+      }
+    },
+  },
 };
 
 let credentials = JSON.parse(document.getElementById("credentials-data").textContent);
@@ -41,6 +56,11 @@ function button(label, action, extra = "", name = "") {
 }
 
 function valueText(credential) {
+  if (credential.kind === "oauth2") {
+    if (credential.reconnect_needed) return "Reconnect needed";
+    if (credential.connected) return credential.expires_at ? `Connected (token until ${new Date(credential.expires_at).toLocaleString()})` : "Connected";
+    return credential.grant === "client_credentials" ? "Token fetched on first use" : "Not connected";
+  }
   if (credential.has_value) return "Saved (hidden)";
   return ["smtp", "postgres"].includes(credential.kind) ? "No password" : "Empty";
 }
@@ -51,7 +71,7 @@ function render() {
       const tr = document.createElement("tr");
       tr.dataset.id = credential.id;
       tr.className = "credential-row";
-      const detail = credential.host || credential.header_name || credential.param_name || credential.username || "";
+      const detail = credential.host || credential.client_id || credential.header_name || credential.param_name || credential.username || "";
       tr.append(
         cell(credential.name),
         cell(KIND_LABELS[credential.kind] + (detail ? ` · ${detail}` : "")),
@@ -61,6 +81,16 @@ function render() {
       const actions = document.createElement("td");
       actions.className = "actions";
       // A custom credential's values go into templates: nothing to test alone.
+      if (credential.kind === "oauth2" && credential.grant === "authorization_code") {
+        // A link, not a form: the provider's page is another origin.
+        const connect = document.createElement("a");
+        connect.className = "button small primary";
+        connect.href = `/oauth/connect/${credential.id}`;
+        connect.textContent = credential.connected || credential.reconnect_needed ? "Reconnect" : "Connect";
+        connect.setAttribute("aria-label", `${connect.textContent} ${credential.name}`);
+        actions.append(connect);
+      }
+      if (credential.kind === "oauth2" && credential.connected) actions.append(button("Disconnect", "disconnect", "", `Disconnect ${credential.name}`));
       if (credential.kind !== "custom") actions.append(button("Test", "test", "", `Test ${credential.name}`));
       actions.append(button("Edit", "edit"), button("Delete", "delete", "danger"));
       tr.append(actions);
@@ -73,8 +103,10 @@ function render() {
 
 function showKindFields() {
   const kind = form.elements.kind.value;
+  const grant = form.elements.grant.value;
   for (const block of form.querySelectorAll("[data-kind]")) {
-    block.hidden = !block.dataset.kind.split(" ").includes(kind);
+    const otherGrant = block.dataset.grant && block.dataset.grant !== grant;
+    block.hidden = !block.dataset.kind.split(" ").includes(kind) || Boolean(otherGrant);
   }
 }
 
@@ -84,11 +116,15 @@ function openForm(credential) {
   showError(formError, "");
   document.getElementById("credential-form-title").textContent = credential ? `Edit ${credential.name}` : "New credential";
   form.elements.kind.disabled = Boolean(credential);
+  form.elements.grant.disabled = Boolean(credential);
   document.getElementById("credential-keep-hint").hidden = !credential;
   if (credential) {
     form.elements.name.value = credential.name;
     form.elements.kind.value = credential.kind;
-    for (const field of PUBLIC_FIELDS[credential.kind]) form.elements[field].value = credential[field] || "";
+    for (const field of PUBLIC_FIELDS[credential.kind]) {
+      const text = OAUTH2_TEXT[field];
+      form.elements[field].value = text ? text.show(credential[field]) : credential[field] || "";
+    }
   }
   showKindFields();
   dialog.showModal();
@@ -101,6 +137,12 @@ function formBody() {
   if (!editing) body.kind = kind;
   for (const field of PUBLIC_FIELDS[kind]) {
     const value = form.elements[field].value.trim();
+    if (kind === "oauth2") {
+      // Only what this grant has; empty optional fields are left out.
+      if (form.elements[field].closest("[data-kind]").hidden || (editing && field === "grant")) continue;
+      if (value) body[field] = OAUTH2_TEXT[field] ? OAUTH2_TEXT[field].parse(value) : value;
+      continue;
+    }
     if (value || (!editing && field !== "port")) body[field] = value;  // no port: the default
   }
   for (const field of SECRET_FIELDS[kind]) {
@@ -120,6 +162,7 @@ function formBody() {
 }
 
 form.elements.kind.addEventListener("change", showKindFields);
+form.elements.grant.addEventListener("change", showKindFields);
 document.getElementById("new-credential").addEventListener("click", () => openForm(null));
 document.getElementById("credential-cancel").addEventListener("click", () => dialog.close());
 
@@ -154,6 +197,7 @@ rows.addEventListener("click", (event) => {
   const credential = credentials.find((c) => c.id === row.dataset.id);
   if (action === "edit") openForm(credential);
   if (action === "test") openTest(credential);
+  if (action === "disconnect") disconnect(credential);
   if (action === "delete") {
     deleting = credential;
     forceDelete = false;
@@ -164,6 +208,16 @@ rows.addEventListener("click", (event) => {
     deleteDialog.showModal();
   }
 });
+
+async function disconnect(credential) {
+  try {
+    const saved = await api("POST", `/api/credentials/${credential.id}/disconnect`);
+    credentials = credentials.map((c) => (c.id === saved.id ? saved : c));
+    render();
+  } catch (error) {
+    window.alert(describe(error));
+  }
+}
 
 // What a test of a server credential does, said before it runs.
 function serverHint(credential) {
