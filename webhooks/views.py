@@ -49,7 +49,7 @@ from core.http.errors import (
     Conflict,
     MethodNotAllowed,
     NotAuthenticated,
-    UnsupportedMediaType,
+    PayloadTooLarge,
     ValidationFailed,
 )
 from core.http.respond_async import accepted, prefers_async
@@ -57,6 +57,7 @@ from flows.engine import deliveries, fair_queue, run_flow, webhook_cache
 from flows.engine.admission import admitted
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
+from flows.files import FileTooLarge, RunFiles, claim, files_in, is_file
 from flows.models import Flow, FlowRun
 from flows.nodes.webhook import methods_of, webhook_settings
 from webhooks import bodies, limits, metrics, provider_signatures, signatures
@@ -123,7 +124,38 @@ def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
     return key
 
 
-def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
+def _with_files(parsed: bodies.Parsed, files: RunFiles):
+    """The input, each uploaded file stored as a run file and its marker in
+    its place; 413 past a file limit."""
+    if not parsed.uploads:
+        return parsed.value
+    try:
+        markers = [
+            files.store(
+                name=upload.name, content_type=upload.content_type, data=upload.data
+            )
+            for upload in parsed.uploads
+        ]
+    except FileTooLarge as error:
+        raise PayloadTooLarge(
+            error.message, details={"limit": error.limit, "setting": error.limit_name}
+        ) from None
+    return parsed.with_files(markers)
+
+
+def _by_content(value):
+    """`value` with each file marker standing for its bytes' digest: a
+    repeated delivery's uploads are stored anew, under new ids."""
+    if is_file(value):
+        return {"$file": value["$file"].get("sha256")}
+    if isinstance(value, dict):
+        return {key: _by_content(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_by_content(item) for item in value]
+    return value
+
+
+def _answer_repeat(existing: FlowRun | None, payload) -> HttpResponse:
     """The stored answer of the delivery's finished run, or 409."""
     if existing is not None and existing.trigger != FlowRun.Trigger.WEBHOOK:
         # Only a webhook caller could have made the original delivery.
@@ -133,7 +165,7 @@ def _answer_repeat(existing: FlowRun | None, payload: dict) -> HttpResponse:
             "This delivery is still running; retry once it has finished to get "
             "its answer."
         )
-    if existing.input != payload:
+    if _by_content(existing.input) != _by_content(payload):
         raise Conflict(
             "This delivery id was already used with a different body; send a "
             "new id for a new event."
@@ -184,14 +216,10 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
     body = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     msg_id = _verify_signature(flow, request, body)
     parsed = bodies.parse(request, body)
-    if parsed.uploads:
-        raise UnsupportedMediaType(
-            "Files arrive as run files, which this server does not store yet: "
-            "send JSON, a form without files or text."
-        )
-    payload = parsed.value
     delivery_id = _delivery_id(request, msg_id)
     limits.check_rate(str(flow.pk))
+    files = RunFiles(flow.workspace_id)
+    payload = _with_files(parsed, files)
     meta = request_meta(
         request,
         len(body),
@@ -213,6 +241,7 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
                 request_meta={**meta, "hops": hops},
                 delivery_id=delivery_id,
             )
+            claim(files_in(payload), run.id)
             return accepted(run.id, run.status)
         repeat = answered_from(flow, delivery_id, payload)
         if repeat is not None:
@@ -225,6 +254,7 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
                 request_meta=meta,
                 delivery_id=delivery_id,
                 hops=hops,
+                files=files,
             )
     except DeliveryExists as repeat:
         return _answer_repeat(repeat.run, payload)

@@ -7,14 +7,18 @@ large or streamed went through this server.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
+import os
 import socket
 import time
 from pathlib import Path
 
 from django.test import Client
 
+from flows.engine import run_flow
+from flows.files import store as store_file
 from flows.models import FlowRun
 from tests.factories import AgentFactory, FlowFactory
 from tests.flows.graphs import chain, code, trigger
@@ -78,6 +82,31 @@ def test_a_700_kb_static_file_and_its_head(granian):
     assert head.status == 200
     assert head.body == b""
     assert int(head.headers["content-length"]) == len(expected)
+
+
+def test_a_25_mb_run_file_downloads_whole(granian, alice, _run_files_folder):
+    flow = big_result_flow(alice)
+    run = run_flow(flow, {"pairs": 1}, FlowRun.Trigger.MANUAL)
+    data = os.urandom(25 * 1024 * 1024)
+    marker = store_file(
+        workspace_id=flow.workspace_id,
+        name="export.bin",
+        content_type="application/octet-stream",
+        data=data,
+        run_id=run.id,
+    )
+    server = granian(threads=2, RUN_FILES_DIR=_run_files_folder)
+
+    answer = server.request(
+        "GET",
+        f"/api/runs/{run.id}/files/{marker['$file']['id']}",
+        headers=session_headers(alice),
+        timeout=120,
+    )
+
+    assert answer.status == 200, answer.body[:300]
+    assert len(answer.body) == len(data)
+    assert hashlib.sha256(answer.body).digest() == hashlib.sha256(data).digest()
 
 
 def open_chat(server, agent, user, content: str):
