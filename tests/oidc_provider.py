@@ -13,8 +13,8 @@ endpoint. Tests add the people it knows with their claims:
 
 and `provider.sign_in(authorize_url, "ada")` does what a browser does on its
 login page, returning the callback URL it redirects to. `client_secret`,
-`userinfo_extra`, `id_token_extra` and `redirect_uris` may be changed between steps to make it
-misbehave.
+`userinfo_extra`, `id_token_extra` and `redirect_uris` may be changed
+between steps to make it misbehave.
 """
 
 from __future__ import annotations
