@@ -40,16 +40,25 @@ def groups_in(claims: dict) -> set[str]:
     return {str(group) for group in value if isinstance(group, str | int)}
 
 
-def wanted_roles(groups: set[str]) -> dict[str, str]:
-    """{workspace as the mapping names it: highest role the groups give},
-    with None for the workspaces the mapping names that no group gives."""
-    wanted: dict[str, str | None] = {}
-    for group, workspace, role in settings.OIDC_GROUP_ROLES:
-        wanted.setdefault(workspace, None)
-        best = wanted[workspace]
-        if group in groups and (best is None or ROLES.index(role) > ROLES.index(best)):
+def wanted_roles(groups: set[str]) -> dict[Workspace, str | None]:
+    """{workspace the mapping names: the highest role `groups` give there},
+    None where they give none. A query per workspace the mapping names."""
+    found: dict[str, Workspace | None] = {}
+    wanted: dict[Workspace, str | None] = {}
+    for group, named, role in settings.OIDC_GROUP_ROLES:
+        if named not in found:
+            found[named] = _workspace(named)
+        workspace = found[named]
+        if workspace is None:
+            continue
+        best = wanted.setdefault(workspace, None)
+        if group in groups and (best is None or rank(role) > rank(best)):
             wanted[workspace] = role
     return wanted
+
+
+def rank(role: str) -> int:
+    return ROLES.index(role)
 
 
 def _workspace(named: str) -> Workspace | None:
@@ -70,10 +79,7 @@ def apply(user, claims: dict, request) -> None:
     if not settings.OIDC_GROUP_ROLES:
         return
     actor = replace(Actor.from_request(request), user=None, label="OIDC_GROUP_ROLES")
-    for named, role in wanted_roles(groups_in(claims)).items():
-        workspace = _workspace(named)
-        if workspace is None:
-            continue
+    for workspace, role in wanted_roles(groups_in(claims)).items():
         with transaction.atomic():
             membership = (
                 Membership.objects.select_for_update()
