@@ -258,11 +258,13 @@ class OidcProvider:
             if request.method == "GET":
                 return login_page(grant.client.client_id)
             if request.form.get("action") == "deny":
-                return server.create_authorization_response(grant_user=None)
+                return server.create_authorization_response(
+                    grant_user=None, grant=grant
+                )
             person = provider.people.get(request.form.get("username", ""))
             if person is None or person.password != request.form.get("password"):
                 return login_page(grant.client.client_id, "Wrong username or password.")
-            return server.create_authorization_response(grant_user=person)
+            return server.create_authorization_response(grant_user=person, grant=grant)
 
         @app.post("/token")
         def token():

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.workspaces.models import Membership, Workspace
+from tests.e2e.accessibility import severe_violations
 from tests.factories import UserFactory
 from tests.oidc_provider import CLIENT_ID, CLIENT_SECRET, PASSWORD, OidcProvider
 
@@ -39,6 +40,7 @@ def sso_url(provider, granian):
 def sign_in_at_the_provider(page, url, username):
     page.goto(f"{url}/")
     expect(page).to_have_url(f"{url}/login/?next=/")
+    assert severe_violations(page) == []
     page.get_by_role("link", name="Sign in with Test provider").click()
     expect(page.get_by_role("heading", name="Test provider")).to_be_visible()
     page.get_by_label("Username").fill(username)
@@ -76,6 +78,7 @@ def test_an_unverified_address_shows_why_and_signs_nobody_in(page, provider, sso
     expect(page.get_by_role("alert")).to_contain_text(
         "The provider has not verified ada@example.com"
     )
+    assert severe_violations(page) == []
     page.get_by_role("link", name="Back to sign in").click()
     page.goto(f"{sso_url}/")
     expect(page).to_have_url(f"{sso_url}/login/?next=/")

@@ -3,6 +3,7 @@ trip, each refusal's page, state/nonce/PKCE, two-factor and signing out."""
 
 from __future__ import annotations
 
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pyotp
@@ -17,9 +18,13 @@ from tests.factories import UserFactory
 from tests.oidc_provider import callback_path
 
 
-def turn_on_two_factor(user) -> None:
-    secret = two_factor.start_setup(user)
-    assert two_factor.confirm(user, pyotp.TOTP(secret).now(), Actor.system())
+def turn_on_two_factor(user) -> pyotp.TOTP:
+    """Two-factor on, confirmed with the last window's code (the current
+    one stays unused); the user's authenticator."""
+    app = pyotp.TOTP(two_factor.start_setup(user))
+    last_window = int(time.time()) - two_factor.STEP_SECONDS
+    assert two_factor.confirm(user, app.at(last_window), Actor.system())
+    return app
 
 
 @pytest.fixture
@@ -282,13 +287,16 @@ def test_signing_out_ends_the_weir_session(sso, sign_in_with, visitor, ada):
 def test_two_factor_is_asked_when_the_provider_did_no_second_factor(
     sso, sign_in_with, visitor, ada
 ):
-    turn_on_two_factor(ada)
+    app = turn_on_two_factor(ada)
     sso.add_person("ada", amr=["pwd"])
 
     answer = sign_in_with("ada", next_url="/flows/")
 
     assert answer["Location"] == "/login/code/"
     assert signed_in_user(visitor) is None
+    after_code = visitor.post("/login/code/", {"code": app.now()})
+    assert after_code["Location"] == "/flows/"
+    assert signed_in_user(visitor) == "ada"
 
 
 @pytest.mark.parametrize("method", ["mfa", "otp", "hwk"])
