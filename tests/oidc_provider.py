@@ -130,6 +130,8 @@ class OidcProvider:
         self.client_secret = CLIENT_SECRET
         self.userinfo_extra: dict = {}
         self.id_token_extra: dict = {}
+        self.discovery_extra: dict = {}
+        self.discovery_requests = 0
         self.token_requests: list[dict] = []
         self.key = RSAKey.generate_key(
             2048, parameters={"kid": secrets.token_hex(4), "use": "sig"}
@@ -235,7 +237,8 @@ class OidcProvider:
 
         @app.get("/.well-known/openid-configuration")
         def discovery():
-            return jsonify(
+            provider.discovery_requests += 1
+            document = dict(
                 issuer=provider.url,
                 authorization_endpoint=f"{provider.url}/authorize",
                 token_endpoint=f"{provider.url}/token",
@@ -247,6 +250,7 @@ class OidcProvider:
                 code_challenge_methods_supported=["S256"],
                 scopes_supported=list(SCOPES),
             )
+            return jsonify({**document, **provider.discovery_extra})
 
         @app.get("/jwks")
         def jwks():
