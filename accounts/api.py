@@ -11,7 +11,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from accounts import login_throttle, rights, sign_in_events
+from accounts import login_throttle, password_sign_in, rights, sign_in_events
 from accounts.authentication import enforce_csrf
 from accounts.rights import requires
 from accounts.two_factor import service as two_factor
@@ -71,9 +71,11 @@ def login_view(request):
         username=username,
         password=serializer.validated_data["password"],
     )
-    if user is None:
+    if user is None or not password_sign_in.allows(user):
         sign_in_events.sign_in_failed(request._request, username)
-        raise ApiError("Wrong username or password.", code="invalid_credentials")
+        raise ApiError(
+            password_sign_in.wrong_password_message(), code="invalid_credentials"
+        )
     login_throttle.attempt_succeeded(attempt)
     if two_factor.is_on(user):
         _check_code(request._request, user, serializer.validated_data.get("code"))

@@ -14,16 +14,19 @@ from accounts.audit.actor import Actor
 from accounts.audit.record import record
 
 
-def signed_in(request, user) -> None:
+def signed_in(request, user, via: str = "") -> None:
+    """`via` names a way in other than the password ("oidc")."""
     # The request is still anonymous: the actor is who just signed in.
     actor = replace(Actor.from_request(request), user=user, label=user.get_username())
-    record("auth.login", actor, user)
+    record("auth.login", actor, user, changes={"via": via} if via else None)
 
 
-def sign_in_failed(request, username: str) -> None:
+def sign_in_failed(request, username: str, reason: dict | None = None) -> None:
+    """`reason`: why a single sign-on was refused ({"via", "code"})."""
     record(
         "auth.login_failed",
         Actor.from_request(request),
         target_type="user",
         target_label=username,
+        changes=reason,
     )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView, LogoutView
 from django.shortcuts import redirect, render
 
-from accounts import login_throttle, sign_in_events
+from accounts import login_throttle, password_sign_in, sign_in_events
+from accounts.oidc import discovery
 from accounts.two_factor import service as two_factor
 from accounts.two_factor import sign_in as second_step
 
@@ -48,7 +50,10 @@ class ThrottledLoginMixin:
 
 
 class SignInForm(ThrottledLoginMixin, AuthenticationForm):
-    pass
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        if not password_sign_in.allows(user):
+            raise self.get_invalid_login_error()
 
 
 class SignInView(LoginView):
@@ -57,6 +62,14 @@ class SignInView(LoginView):
 
     form_class = SignInForm
     redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(
+            oidc_on=discovery.is_configured(),
+            oidc_name=settings.OIDC_NAME,
+            password_sign_in=settings.PASSWORD_SIGN_IN,
+            **kwargs,
+        )
 
     def form_valid(self, form):
         if form.needs_code:

@@ -59,3 +59,28 @@ def fernet_key_from(secret: str) -> str:
     """A Fernet key derived from SECRET_KEY: DEBUG's and the tests' stand-in for
     CREDENTIALS_KEY, which production must set itself."""
     return base64.urlsafe_b64encode(hashlib.sha256(secret.encode()).digest()).decode()
+
+
+# The roles OIDC_GROUP_ROLES may grant: owners are made by people, never by
+# a group (accounts/workspaces/roles.py has the full list).
+GROUP_ROLES = ("viewer", "runner", "editor", "admin")
+
+
+def group_roles(env, name: str) -> list[tuple[str, str, str]]:
+    """`group:workspace:role` entries, comma-separated, as (group, workspace,
+    role); the workspace is a name or a slug."""
+    found = []
+    for item in env.list(name, default=[]):
+        parts = [part.strip() for part in item.split(":")]
+        if len(parts) != 3 or not all(parts):
+            raise ImproperlyConfigured(
+                f"{name} holds {item!r}: each entry is group:workspace:role "
+                "(weir-ops:Ops:editor)."
+            )
+        if parts[2] not in GROUP_ROLES:
+            raise ImproperlyConfigured(
+                f"{name} holds {item!r}: the role must be one of "
+                f"{', '.join(GROUP_ROLES)}."
+            )
+        found.append(tuple(parts))
+    return found

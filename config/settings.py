@@ -198,6 +198,30 @@ REQUIRE_2FA_FOR_STAFF = env.bool(
 TWO_FACTOR_ISSUER = env("TWO_FACTOR_ISSUER", default="Weir")  # the app's label
 TWO_FACTOR_PENDING_SECONDS = 300  # from the right password to the code
 
+# Single sign-on with OpenID Connect (docs/operations.md, "Single sign-on"):
+# on when OIDC_ISSUER is set; endpoints come from its discovery document.
+OIDC_ISSUER = env("OIDC_ISSUER", default="").rstrip("/")
+OIDC_CLIENT_ID = env("OIDC_CLIENT_ID", default="")
+OIDC_CLIENT_SECRET = env("OIDC_CLIENT_SECRET", default="")
+OIDC_SCOPES = env("OIDC_SCOPES", default="openid email profile")
+OIDC_NAME = env("OIDC_NAME", default="single sign-on")  # "Sign in with <name>"
+# A verified e-mail with no account makes one (with its personal workspace).
+OIDC_CREATE_USERS = env.bool("OIDC_CREATE_USERS", default=False)
+# `group:workspace name or slug:role`, comma-separated; the claim it reads.
+OIDC_GROUP_ROLES = env_values.group_roles(env, "OIDC_GROUP_ROLES")
+OIDC_GROUPS_CLAIM = env("OIDC_GROUPS_CLAIM", default="groups")
+OIDC_TIMEOUT_SECONDS = env.float("OIDC_TIMEOUT_SECONDS", default=10)
+if OIDC_ISSUER and not (OIDC_CLIENT_ID and OIDC_CLIENT_SECRET):
+    raise ImproperlyConfigured(
+        "OIDC_ISSUER is set: set OIDC_CLIENT_ID and OIDC_CLIENT_SECRET too."
+    )
+# False: only superusers sign in with a password (the break-glass account).
+PASSWORD_SIGN_IN = env.bool("PASSWORD_SIGN_IN", default=True)
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "accounts.oidc.backend.OidcBackend",
+]
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -44,6 +44,7 @@ urlpatterns = [
     path("metrics", telemetry_views.metrics, name="metrics"),
     path(settings.ADMIN_URL, admin.site.urls),
     path("", include("accounts.urls")),
+    path("", include("accounts.oidc.urls")),
     path("", include("accounts.two_factor.urls")),
     path("", include("agents.urls")),
     path("", include("flows.urls")),

@@ -4,7 +4,9 @@ two-factor sign-in reaches nothing but the page that sets it up.
 Pages redirect there (with `next`); the API answers 403
 `two_factor_setup_required`. Signing out, the sign-in endpoints and static
 files stay reachable. Requests signed with a bearer token carry no session
-user here and are not held: tokens are the way programs sign in.
+user here and are not held: tokens are the way programs sign in. Nor is a
+session begun by a single sign-on whose provider did a second factor itself
+(its `amr`): the provider holds that account's second factor.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from accounts.two_factor import service
+from accounts.two_factor import service, sign_in
 from core.http.errors import ApiError, error_response_for
 
 
@@ -51,6 +53,7 @@ class RequireStaffTwoFactorMiddleware:
             and user.is_staff
             and not request.path.startswith(_open_paths())
             and not service.is_on(user)
+            and not sign_in.signed_in_by_provider_mfa(request)
         ):
             if request.path.startswith("/api/"):
                 return error_response_for(TwoFactorSetupRequired())

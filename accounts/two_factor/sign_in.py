@@ -20,6 +20,20 @@ from accounts.audit.actor import Actor
 from accounts.two_factor import service
 
 PENDING_KEY = "two_factor_pending"
+# Set by a single sign-on whose provider did a second factor itself (`amr`).
+PROVIDER_MFA_KEY = "two_factor_by_provider"
+# `amr` values (RFC 8176) that say the provider asked for more than a password.
+PROVIDER_MFA_METHODS = frozenset({"mfa", "otp", "hwk"})
+
+
+def provider_did_mfa(amr) -> bool:
+    """Whether an ID token's `amr` claim names a second factor."""
+    return isinstance(amr, list) and bool(PROVIDER_MFA_METHODS & set(map(str, amr)))
+
+
+def signed_in_by_provider_mfa(request) -> bool:
+    """This session began with a single sign-on that did a second factor."""
+    return bool(request.session.get(PROVIDER_MFA_KEY))
 
 
 class WrongCode(Exception):

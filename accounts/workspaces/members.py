@@ -70,10 +70,20 @@ def _label(membership: Membership) -> str:
     return f"{membership.user.get_username()} in {membership.workspace.name}"
 
 
-def add_member(workspace: Workspace, user, role: str, actor: Actor) -> Membership:
+def add_member(
+    workspace: Workspace,
+    user,
+    role: str,
+    actor: Actor,
+    source: str = Membership.Source.PEOPLE,
+) -> Membership:
     with transaction.atomic():
         membership = Membership.objects.create(
-            workspace=workspace, user=user, role=role, invited_by=actor.user
+            workspace=workspace,
+            user=user,
+            role=role,
+            invited_by=actor.user,
+            source=source,
         )
         record(
             "member.added",

@@ -68,6 +68,14 @@ class Membership(models.Model):
         ADMIN = "admin"
         OWNER = "owner"
 
+    class Source(models.TextChoices):
+        """Who keeps the membership: people (the members page and API), or
+        OIDC_GROUP_ROLES at each single sign-on, which changes and removes
+        only the memberships it made (accounts/oidc/group_roles.py)."""
+
+        PEOPLE = "people"
+        GROUPS = "oidc_groups"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(
         Workspace, on_delete=models.CASCADE, related_name="memberships"
@@ -76,6 +84,9 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(max_length=16, choices=Role.choices)
+    source = models.CharField(
+        max_length=16, choices=Source.choices, default=Source.PEOPLE
+    )
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
