@@ -13,7 +13,7 @@ from django.conf import settings
 from flows.demo import fulfilment_graph, orders_graph
 from flows.engine import background, waits
 from flows.models import Flow, FlowRun
-from tests.flows.nodes.test_send_email import inbox, mail_server  # noqa: F401
+from tests.flows.nodes.conftest import inbox, mail_server  # noqa: F401
 
 EXAMPLES = Path(settings.BASE_DIR) / "docs" / "examples.md"
 
@@ -112,3 +112,89 @@ def test_the_whole_example_1_mails_a_link_waits_and_retries_the_failed_orders(
     assert (retry["count"], retry["failed"]) == (1, 1)  # order 2 still has no sku
     calls = FlowRun.objects.filter(flow=fulfil, called_by=run)
     assert calls.count() == 3  # two orders, then the one retried
+
+
+def example(name: str) -> dict:
+    return next(graph for graph in graphs() if graph.get("name") == name)
+
+
+def test_the_slack_slash_command_answers_a_request_slack_signed(api, client):
+    import time
+
+    from slack_sdk.signature import SignatureVerifier
+
+    created = api.post("/api/flows", example("Weather command"), format="json")
+    assert created.status_code == 201, created.json()
+    flow = Flow.objects.get(pk=created.json()["id"])
+    secret = "8f742231b10e8888abcd99yyyzzz85a5"
+    api.post(
+        f"/api/flows/{flow.id}/webhook-secret",
+        {"scheme": "slack", "secret": secret},
+        format="json",
+    )
+    body = b"command=%2Fweather&text=Paris&user_name=ada"
+    timestamp = str(int(time.time()))
+    signature = SignatureVerifier(secret).generate_signature(
+        timestamp=timestamp, body=body
+    )
+
+    answer = client.generic(
+        "POST",
+        flow.webhook_path,
+        body,
+        content_type="application/x-www-form-urlencoded",
+        HTTP_X_SLACK_REQUEST_TIMESTAMP=timestamp,
+        HTTP_X_SLACK_SIGNATURE=signature,
+    )
+    forged = client.generic(
+        "POST",
+        flow.webhook_path,
+        body,
+        content_type="application/x-www-form-urlencoded",
+        HTTP_X_SLACK_REQUEST_TIMESTAMP=timestamp,
+        HTTP_X_SLACK_SIGNATURE="v0=" + "0" * 64,
+    )
+
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "response_type": "in_channel",
+        "text": "ada asked for the weather in Paris.",
+    }
+    assert forged.status_code == 401
+
+
+def test_the_github_issue_flow_keeps_opened_issues_and_ignores_the_rest(api, client):
+    import hashlib
+    import hmac
+
+    created = api.post("/api/flows", example("Issues to tasks"), format="json")
+    assert created.status_code == 201, created.json()
+    flow = Flow.objects.get(pk=created.json()["id"])
+    secret = api.post(
+        f"/api/flows/{flow.id}/webhook-secret", {"scheme": "github"}, format="json"
+    ).json()["secret"]
+
+    def deliver(event: str, payload: dict, delivery: str):
+        body = json.dumps(payload).encode()
+        digest = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+        return client.generic(
+            "POST",
+            flow.webhook_path,
+            body,
+            content_type="application/json",
+            HTTP_X_GITHUB_EVENT=event,
+            HTTP_X_GITHUB_DELIVERY=delivery,
+            HTTP_X_HUB_SIGNATURE_256=f"sha256={digest}",
+        )
+
+    issue = {"title": "Crash on save", "labels": [{"name": "bug"}, {"name": "p1"}]}
+    opened = deliver("issues", {"action": "opened", "issue": issue}, "d-1")
+    again = deliver("issues", {"action": "opened", "issue": issue}, "d-1")
+    starred = deliver("watch", {"action": "started"}, "d-2")
+
+    assert opened.status_code == 201
+    assert opened.json() == {"title": "Crash on save", "labels": ["bug", "p1"]}
+    assert again["Idempotent-Replayed"] == "true"
+    assert starred.status_code == 202
+    assert starred.json() == {"ignored": True}
+    assert FlowRun.objects.filter(flow=flow).count() == 2
