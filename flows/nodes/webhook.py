@@ -69,7 +69,7 @@ class WebhookNode(NodeKind):
             "Authorization are kept only when named here.",
         ),
     )
-    default_data = {"methods": list(DEFAULT_METHODS)}
+    default_data = {"methods": list(DEFAULT_METHODS), "keep_headers": []}
 
     def validate_data(self, data: dict) -> list[FieldError]:
         errors = []
