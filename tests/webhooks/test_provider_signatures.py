@@ -184,9 +184,7 @@ def test_setting_a_github_secret_makes_one_and_says_the_scheme(api, alice):
     )
 
 
-def test_a_github_delivery_id_past_the_id_limit_is_400_and_runs_nothing(
-    client, alice
-):
+def test_a_github_delivery_id_past_the_id_limit_is_400_and_runs_nothing(client, alice):
     # X-GitHub-Delivery is not signed: a replayer picks any text for it.
     flow = signed_flow(alice, "github")
     headers = {**github_headers(BODY), "HTTP_X_GITHUB_DELIVERY": "x" * 300}

@@ -12,9 +12,9 @@ from rest_framework.test import APIClient
 
 from accounts.audit.actor import Actor
 from accounts.models import Membership
+from accounts.tokens.models import ApiToken
 from accounts.workspaces import members as members_api
 from accounts.workspaces.access import account_of, forget_accounts
-from accounts.tokens.models import ApiToken
 from flows.models import Credential, Flow, FlowRun
 from tests.factories import FlowFactory, FlowRunFactory, make_credential
 from tests.flows.graphs import chain, chain_flow, code, node, trigger
@@ -256,9 +256,7 @@ def test_a_maker_who_makes_someone_else_owner_and_steps_down_still_pays(alice, b
     assert account_of(team.pk) == alice.pk
 
 
-def test_an_owner_added_later_never_becomes_the_account_by_the_order_of_ids(
-    alice, bob
-):
+def test_an_owner_added_later_never_becomes_the_account_by_the_order_of_ids(alice, bob):
     team = _team_made_by(alice)
     # Ids are random: an owner added later may well sort before the maker.
     Membership.objects.create(
