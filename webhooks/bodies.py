@@ -15,7 +15,6 @@ Texts are UTF-8 unless they name another charset Python knows.
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -94,16 +93,23 @@ def check_charset(request: HttpRequest) -> None:
     elif _is_text(kind):
         charset = request.content_params.get("charset", "utf-8")
         try:
-            codecs.lookup(charset)
+            # Decoding a byte, not just a lookup: Python also knows
+            # bytes-to-bytes codecs (base64, zlib, rot13) that hold no text,
+            # and decodes no bytes without asking the codec at all.
+            b"a".decode(charset)
+        except UnicodeError:
+            pass  # a text encoding; the body itself is checked as it is read
         except LookupError:
-            raise UnsupportedMediaType(f"The charset {charset!r} is unknown.") from None
+            raise UnsupportedMediaType(
+                f"The charset {charset!r} is not a text encoding Weir knows."
+            ) from None
 
 
 def _text(request: HttpRequest, body: bytes) -> str:
     charset = request.content_params.get("charset", "utf-8")
     try:
         return body.decode(charset)
-    except UnicodeDecodeError:
+    except UnicodeError:  # idna and punycode raise more than UnicodeDecodeError
         raise ValidationFailed(f"The body is not valid {charset} text.") from None
 
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import (
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParser, MultiPartParserError
@@ -39,10 +43,15 @@ def parse(
 ) -> tuple[list[tuple[str, str]], list[Upload]]:
     """The form's (name, value) fields in order, and its files."""
     meta = {**request.META, "CONTENT_LENGTH": str(len(body))}
-    parser = MultiPartParser(meta, io.BytesIO(body), [_InMemory()], "utf-8")
-    try:
+    try:  # the parser refuses a missing boundary as it is made
+        parser = MultiPartParser(meta, io.BytesIO(body), [_InMemory()], "utf-8")
         data, files = parser.parse()
-    except (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent) as problem:
+    except (
+        MultiPartParserError,
+        RequestDataTooBig,
+        TooManyFieldsSent,
+        TooManyFilesSent,
+    ) as problem:
         raise ValidationFailed(
             f"The multipart body cannot be read: {problem}"
         ) from None

@@ -11,7 +11,7 @@ check first, then runs the flow once. The order is part of the contract:
 5. flow has a secret and the signature (its scheme's: Standard Webhooks,
    GitHub, Stripe or Slack) is missing, wrong or stale → 401
 6. body not valid for its type (JSON, form, multipart) or too deep;
-   Idempotency-Key too long → 400
+   a delivery id (Idempotency-Key, X-GitHub-Delivery) too long → 400
 7. over the flow's rate limit → 429 with Retry-After
 8. a delivery id already used: its run's stored answer (`Idempotent-Replayed`),
    or 409 while that run is still going or when the body differs; before any
@@ -109,13 +109,15 @@ def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
     """The id that makes a retry of this delivery run once: the signed
     webhook-id, else the optional Idempotency-Key; "" without either."""
     key = signed_id
+    name = "The delivery id"  # a scheme's own header (X-GitHub-Delivery)
     if key is None:
         key = request.headers.get(IDEMPOTENCY_HEADER, "")
-        if len(key) > signatures.MAX_ID_LENGTH:
-            raise ValidationFailed(
-                f"{IDEMPOTENCY_HEADER} is longer than {signatures.MAX_ID_LENGTH} "
-                "characters."
-            )
+        name = IDEMPOTENCY_HEADER
+    # Checked whatever its header: GitHub signs the body, not its delivery id.
+    if len(key) > signatures.MAX_ID_LENGTH:
+        raise ValidationFailed(
+            f"{name} is longer than {signatures.MAX_ID_LENGTH} characters."
+        )
     if deliveries.is_internal(key):
         raise ValidationFailed(
             f"A delivery id may not start with {key.split(':')[0]}: (reserved "

@@ -105,27 +105,28 @@ def flow_work(flow) -> dict:
     }
 
 
-# workspace id -> account id, per process: a workspace's first owner changes
+# workspace id -> account id, per process: a workspace's earliest member changes
 # rarely, and a stale entry only moves whose cap a run counts under.
 _ACCOUNTS: dict = {}
 ACCOUNTS_KEPT = 4096
 
 
 def account_of(workspace_id) -> int | None:
-    """The person whose account a workspace is part of: its first owner (for
-    a personal workspace, its person). One account's workspaces share one
-    admission cap (docs/operations.md, "One account, one share"), so nobody
-    takes every synchronous slot by spreading flows over workspaces."""
+    """The person whose account a workspace is part of: its earliest member,
+    whatever their role now (its maker while they stay; for a personal
+    workspace, its person). One account's workspaces share one admission cap
+    (docs/operations.md, "One account, one share"), so nobody takes every
+    synchronous slot by spreading flows over workspaces, nor charges their
+    runs to someone they make owner and then step down for (ids are random:
+    they order nothing)."""
     if workspace_id is None:
         return None
     if workspace_id not in _ACCOUNTS:
         if len(_ACCOUNTS) >= ACCOUNTS_KEPT:
             _ACCOUNTS.clear()
         _ACCOUNTS[workspace_id] = (
-            Membership.objects.filter(
-                workspace_id=workspace_id, role=Membership.Role.OWNER
-            )
-            .order_by("pk")
+            Membership.objects.filter(workspace_id=workspace_id)
+            .order_by("created_at", "pk")
             .values_list("user_id", flat=True)
             .first()
         )

@@ -7,7 +7,7 @@ under every cap the work counts against, or refuses with 503/429 before the
 work starts:
 
 - the process (`SYNC_RUNS_PER_PROCESS`: threads - 2, so pages always have two);
-- the account (`SYNC_RUNS_PER_ACCOUNT`): every workspace a person owns first,
+- the account (`SYNC_RUNS_PER_ACCOUNT`): every workspace a person made,
   with their own chats and saves (docs/operations.md, "One account, one share");
 - the flow's workspace (its members share it) or, for a person's own work,
   the person (`SYNC_RUNS_PER_OWNER`);

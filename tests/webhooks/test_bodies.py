@@ -209,3 +209,36 @@ def test_keep_headers_keeps_exactly_the_named_ones_in_lower_case(client, alice):
         "authorization": "Bearer abc",
         "x-shop-id": "7",
     }
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/plain; charset=base64",
+        "text/plain; charset=rot13",
+        "application/x-www-form-urlencoded; charset=zlib",
+    ],
+)
+def test_a_charset_that_is_no_text_encoding_is_415_and_runs_nothing(
+    client, alice, content_type
+):
+    # Python knows these codecs, but they turn bytes into bytes, not text.
+    flow = echo_flow(alice)
+
+    response = post_webhook(client, flow, b"aGVsbG8=", content_type=content_type)
+
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+    assert not FlowRun.objects.filter(flow=flow).exists()
+
+
+def test_text_its_charset_cannot_decode_is_400(client, alice):
+    # The idna codec fails with a UnicodeError that is no UnicodeDecodeError.
+    flow = echo_flow(alice)
+
+    response = post_webhook(
+        client, flow, b"xn--zz-", content_type="text/plain; charset=idna"
+    )
+
+    assert response.status_code == 400
+    assert "idna" in response.json()["error"]["message"]

@@ -182,3 +182,15 @@ def test_setting_a_github_secret_makes_one_and_says_the_scheme(api, alice):
         True,
         "github",
     )
+
+
+def test_a_github_delivery_id_past_the_id_limit_is_400_and_runs_nothing(client, alice):
+    # X-GitHub-Delivery is not signed: a replayer picks any text for it.
+    flow = signed_flow(alice, "github")
+    headers = {**github_headers(BODY), "HTTP_X_GITHUB_DELIVERY": "x" * 300}
+
+    response = post_webhook(client, flow, BODY, **headers)
+
+    assert response.status_code == 400
+    assert "256" in response.json()["error"]["message"]
+    assert webhook_runs(flow) == 0

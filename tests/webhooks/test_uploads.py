@@ -123,3 +123,34 @@ def test_a_queued_runs_uploads_are_claimed_by_it(client, alice):
     run = FlowRun.objects.get(pk=response.json()["run_id"])
     marker = run.input["file"]["$file"]
     assert RunFile.objects.get(pk=marker["id"]).run_id == run.id
+
+
+def _parts(count: int) -> bytes:
+    part = (
+        b'--BB\r\nContent-Disposition: form-data; name="f%d"; filename="a.txt"'
+        b"\r\n\r\nx\r\n"
+    )
+    return b"".join(part % index for index in range(count)) + b"--BB--\r\n"
+
+
+def test_a_multipart_body_without_a_boundary_is_400(client, alice):
+    flow = plain_flow(alice)
+
+    response = post_webhook(client, flow, _parts(1), content_type="multipart/form-data")
+
+    assert response.status_code == 400
+    assert "multipart" in response.json()["error"]["message"]
+    assert webhook_runs(flow) == 0
+
+
+def test_a_multipart_body_of_too_many_files_is_400(client, alice, settings):
+    flow = plain_flow(alice)
+    count = settings.DATA_UPLOAD_MAX_NUMBER_FILES + 1
+
+    response = post_webhook(
+        client, flow, _parts(count), content_type="multipart/form-data; boundary=BB"
+    )
+
+    assert response.status_code == 400
+    assert webhook_runs(flow) == 0
+    assert not RunFile.objects.exists()

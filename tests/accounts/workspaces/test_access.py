@@ -3,14 +3,18 @@ right are refused (403), and each role sees and does what its rights say."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.audit.actor import Actor
 from accounts.models import Membership
 from accounts.tokens.models import ApiToken
+from accounts.workspaces import members as members_api
+from accounts.workspaces.access import account_of, forget_accounts
 from flows.models import Credential, Flow, FlowRun
 from tests.factories import FlowFactory, FlowRunFactory, make_credential
 from tests.flows.graphs import chain, chain_flow, code, node, trigger
@@ -232,3 +236,32 @@ def test_a_demoted_editors_token_loses_write_on_the_next_request(
     assert refused.status_code == 403
     assert script.get(url).status_code == 200  # still reads, as a viewer
     assert Flow.objects.get(pk=team_flow.pk).name == "Saved"
+
+
+# The account cap (SYNC_RUNS_PER_ACCOUNT) is charged to account_of: nobody
+# may move their workspaces' runs onto someone else's share.
+
+
+def _team_made_by(maker):
+    return members_api.create_workspace("Mallory's team", maker, Actor.system())
+
+
+def test_a_maker_who_makes_someone_else_owner_and_steps_down_still_pays(alice, bob):
+    team = _team_made_by(alice)
+    members_api.add_member(team, bob, Membership.Role.OWNER, Actor.system())
+    own = Membership.objects.get(workspace=team, user=alice)
+    members_api.change_role(own, Membership.Role.ADMIN, Actor.system())
+    forget_accounts()
+
+    assert account_of(team.pk) == alice.pk
+
+
+def test_an_owner_added_later_never_becomes_the_account_by_the_order_of_ids(alice, bob):
+    team = _team_made_by(alice)
+    # Ids are random: an owner added later may well sort before the maker.
+    Membership.objects.create(
+        id=uuid.UUID(int=0), workspace=team, user=bob, role=Membership.Role.OWNER
+    )
+    forget_accounts()
+
+    assert account_of(team.pk) == alice.pk
