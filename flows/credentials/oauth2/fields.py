@@ -16,9 +16,13 @@ from flows.credentials.oauth2.tokens import AUTHORIZATION_CODE, CLIENT_CREDENTIA
 
 GRANTS = (AUTHORIZATION_CODE, CLIENT_CREDENTIALS)
 CLIENT_AUTH_METHODS = ("client_secret_basic", "client_secret_post")
-# Parameters Connect sets itself; `authorize_params` may not replace them.
+# Parameters Connect sets itself, or its client's keyword arguments (`url`,
+# `code_verifier`: passed twice they were a 500); `authorize_params` may not
+# hold them.
 RESERVED_PARAMS = frozenset(
     {
+        "url",
+        "code_verifier",
         "response_type",
         "client_id",
         "redirect_uri",

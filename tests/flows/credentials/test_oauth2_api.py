@@ -51,6 +51,8 @@ def test_it_creates_an_authorization_code_credential_not_yet_connected(api, alic
         ({"client_id": None}, "client_id"),
         ({"scopes": ["has space"]}, "scopes"),
         ({"authorize_params": {"state": "mine"}}, "authorize_params"),
+        ({"authorize_params": {"code_verifier": "x"}}, "authorize_params"),
+        ({"authorize_params": {"url": "https://evil.example"}}, "authorize_params"),
         ({"client_auth": "private_key_jwt"}, "client_auth"),
     ],
 )
