@@ -41,11 +41,8 @@ from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
-from flows.api.runs import (
-    RUN_FILTER_PARAMETERS,
-    RunResultSerializer,
-    RunSummarySerializer,
-)
+from flows.api.run_result import RunResultSerializer
+from flows.api.runs import RUN_FILTER_PARAMETERS, RunSummarySerializer
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale

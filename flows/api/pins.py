@@ -24,7 +24,7 @@ from core.http.admission import admitted
 from core.http.body import object_body
 from core.http.errors import NotFound
 from core.storable import check_storable_body
-from flows.api.runs import RunResultSerializer
+from flows.api.run_result import RunResultSerializer
 from flows.engine import run_flow
 from flows.graph.pins import upstream_of
 from flows.models import FlowRun

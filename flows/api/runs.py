@@ -21,7 +21,8 @@ from accounts.workspaces.permissions import WorkspaceRole, allows
 from core.http.errors import ValidationFailed
 from core.http.pagination import PagePagination
 from core.redact import redact_shapes
-from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.api.run_again import RunAgainMixin
+from flows.api.run_filters import FILTERS, apply_run_filters, parse_run_filters
 from flows.engine.waits import wait_of
 from flows.models import FlowRun, RunStep
 from flows.run_stats import RANGES
@@ -131,6 +132,10 @@ class RunSerializer(RunSummarySerializer):
         source="called_by_id", read_only=True, allow_null=True
     )
     called_runs = serializers.SerializerMethodField()
+    retry_of = serializers.UUIDField(
+        source="retry_of_id", read_only=True, allow_null=True
+    )
+    retries = serializers.SerializerMethodField()
 
     class Meta(RunSummarySerializer.Meta):
         fields = [
@@ -143,6 +148,8 @@ class RunSerializer(RunSummarySerializer):
             "error_runs",
             "called_by",
             "called_runs",
+            "retry_of",
+            "retries",
         ]
 
     def to_representation(self, run) -> dict:
@@ -156,6 +163,13 @@ class RunSerializer(RunSummarySerializer):
         return [
             str(pk)
             for pk in run.error_runs.order_by("created_at").values_list("pk", flat=True)
+        ]
+
+    def get_retries(self, run) -> list[str]:
+        """Ids of the runs that retried this one from its failed node (oldest first)."""
+        return [
+            str(pk)
+            for pk in run.retries.order_by("created_at").values_list("pk", flat=True)
         ]
 
     def get_called_runs(self, run) -> list[dict]:
@@ -178,29 +192,9 @@ class RunSerializer(RunSummarySerializer):
 HIDDEN_RUN_DATA = {"input": None, "results": None, "response": None, "steps": []}
 
 
-class RunResultSerializer(serializers.Serializer):
-    """The run result of docs/api.md, section 3 (documentation only)."""
-
-    success = serializers.BooleanField()
-    run_id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=FlowRun.Status.choices)
-    results = serializers.DictField()
-    duration = serializers.FloatField(help_text="Milliseconds.")
-    error = serializers.DictField(allow_null=True)
-
-
 RUN_FILTER_PARAMETERS = [
     OpenApiParameter(name, str, description=description)
-    for name, description in zip(
-        FILTER_NAMES,
-        (
-            "A run status, e.g. failed.",
-            "manual, webhook, agent or schedule.",
-            "From this date or ISO 8601 time (inclusive).",
-            "Up to this date (inclusive) or ISO 8601 time (exclusive).",
-        ),
-        strict=True,
-    )
+    for name, description in FILTERS.items()
 ]
 
 
@@ -210,7 +204,10 @@ RUN_FILTER_PARAMETERS = [
     )
 )
 class RunViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    RunAgainMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
 ):
     """The runs of the flows of the user's workspaces, and one run with its
     steps (its data only for a role with `runs.data`: a viewer sees that a run
@@ -227,6 +224,9 @@ class RunViewSet(
         "stats": rights.FLOWS_VIEW,
         "retrieve": rights.FLOWS_VIEW,
         "cancel": rights.RUNS_START,
+        "rerun": rights.RUNS_START,
+        "retry": rights.RUNS_START,
+        "retry_failed": rights.RUNS_START,
     }
 
     def get_queryset(self):
