@@ -271,7 +271,9 @@ def test_a_retried_stop_node_runs_again(api, alice):
     flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     run = failed_run(api, flow)
     halt = {**nodes[1], "data": {**nodes[1]["data"], "outcome": "succeed"}}
-    save_flow(flow, {"nodes": [nodes[0], halt]}, actor=Actor.system("test"), source="edit")
+    save_flow(
+        flow, {"nodes": [nodes[0], halt]}, actor=Actor.system("test"), source="edit"
+    )
 
     body = api.post(f"/api/runs/{run.id}/retry").json()
 
