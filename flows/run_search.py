@@ -7,33 +7,52 @@ stored JSON (`"` as `\\"`), so a search for `say "hi"` finds a log line that
 said it.
 
 PostgreSQL reads two trigram GIN indexes (flows/migrations/0034) made on the
-very expressions below: a run's id is taken from the runs whose text matches
-and from the steps whose logs match (the UNION), then the other filters and
-the order apply to those runs only. A trigram index needs three characters
-to narrow anything, so a search is at least `MIN_LENGTH` long, on SQLite too,
-where the same expressions are scanned with LIKE (no index: fine for the
-runs one SQLite database holds).
+very expressions below. The condition is `run text ILIKE … OR id = ANY(ARRAY(ids
+of the runs whose step logs match))`: the array is one index read, made once,
+and `id = ANY(array)` is itself indexable, so the planner may take either way
+in: for a rare text, the two indexes OR-ed into one bitmap (milliseconds among
+a million runs); for a common one, the runs newest first until a page is
+full. A plain `id IN (subquery)` or a UNION forced one way or the other, one
+of them seconds long (bench/README.md, "Finding runs"). A trigram index
+needs three characters to narrow anything, so a search is at least
+`MIN_LENGTH` long, on SQLite too, where the same expressions are scanned with
+LIKE (no index: fine for the runs one SQLite database holds).
+
+Counting every match of a common text would read every matching row, so a
+list with a search counts at most `COUNT_CAP` (`CappedCount`).
 """
 
 from __future__ import annotations
 
 import json
+from functools import cached_property
 
+from django.core.paginator import Paginator
 from django.db import connections
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 
 MIN_LENGTH = 3
 MAX_LENGTH = 200
 
-# The indexed expressions (flows/migrations/0034_run_search_indexes.py).
+# The indexed expressions (flows/migrations/0034_run_search_indexes.py), each
+# column named with its table: the list joins the flows table.
 RUN_TEXT = {
-    "postgresql": "((\"input\")::text || ' ' || (\"results\")::text || ' ' "
-    "|| COALESCE((\"error\")::text, ''))",
-    "sqlite": "(\"input\" || ' ' || \"results\" || ' ' || COALESCE(\"error\", ''))",
+    "postgresql": '(("flows_flowrun"."input")::text || \' \' '
+    '|| ("flows_flowrun"."results")::text || \' \' '
+    '|| COALESCE(("flows_flowrun"."error")::text, \'\'))',
+    "sqlite": '("flows_flowrun"."input" || \' \' || "flows_flowrun"."results" '
+    "|| ' ' || COALESCE(\"flows_flowrun\".\"error\", ''))",
 }
 STEP_TEXT = {"postgresql": '(("logs")::text)', "sqlite": '("logs")'}
 # PostgreSQL's ILIKE and SQLite's LIKE (ASCII letters) both ignore case.
 MATCH = {"postgresql": "{} ILIKE %s", "sqlite": "{} LIKE %s ESCAPE '\\'"}
+STEP_RUNS = {
+    "postgresql": '"flows_flowrun"."id" = ANY(ARRAY(SELECT "run_id" '
+    'FROM "flows_runstep" WHERE {}))',
+    "sqlite": '"flows_flowrun"."id" IN (SELECT "run_id" FROM "flows_runstep" WHERE {})',
+}
+COUNT_CAP = 1000
 
 
 def fragments(text: str, vendor: str) -> list[str]:
@@ -53,16 +72,29 @@ def like_pattern(fragment: str) -> str:
 
 
 def search_runs(runs, text: str):
-    """`runs` narrowed to those whose data contains `text` (one subquery)."""
+    """`runs` (a query on the runs table itself, not a subquery) narrowed to
+    those whose data contains `text`."""
     vendor = connections[runs.db].vendor
     vendor = vendor if vendor in MATCH else "sqlite"
     match = MATCH[vendor]
-    selects, params = [], []
+    conditions, params = [], []
     for fragment in fragments(text, vendor):
         pattern = like_pattern(fragment)
-        run_match = match.format(RUN_TEXT[vendor])
-        step_match = match.format(STEP_TEXT[vendor])
-        selects.append(f'SELECT "id" FROM "flows_flowrun" WHERE {run_match}')
-        selects.append(f'SELECT "run_id" FROM "flows_runstep" WHERE {step_match}')
+        conditions.append(match.format(RUN_TEXT[vendor]))
+        conditions.append(STEP_RUNS[vendor].format(match.format(STEP_TEXT[vendor])))
         params += [pattern, pattern]
-    return runs.filter(pk__in=RawSQL(" UNION ".join(selects), params))
+    condition = RawSQL(f"({' OR '.join(conditions)})", params, BooleanField())
+    return runs.filter(condition)
+
+
+class CappedCount(Paginator):
+    """A paginator that counts at most COUNT_CAP + 1 rows (`count_capped`
+    says when there are more): one `COUNT(*)` of a `LIMIT`ed subquery."""
+
+    @cached_property
+    def count(self) -> int:
+        return self.object_list[: COUNT_CAP + 1].count()
+
+    @property
+    def count_capped(self) -> bool:
+        return self.count > COUNT_CAP

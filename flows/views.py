@@ -29,6 +29,7 @@ from flows.engine.again import RETRYABLE, REUSED_LOG
 from flows.engine.waits import wait_of
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.run_search import CappedCount
 from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
@@ -212,7 +213,9 @@ def runs(request: HttpRequest) -> HttpResponse:
         runs = apply_run_filters(runs, parse_run_filters(request.GET))
     except ValidationFailed as error:
         problem, runs = str(error.detail), runs.none()
-    page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
+    # A search counts at most COUNT_CAP matches (flows/run_search.py).
+    paginator = CappedCount if request.GET.get("q") else Paginator
+    page = paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
     waiting = []

@@ -3,6 +3,7 @@ the chart's statistics and cancel; the run serializers the flow API shares."""
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -25,6 +26,7 @@ from flows.api.run_again import RunAgainMixin
 from flows.api.run_filters import FILTERS, apply_run_filters, parse_run_filters
 from flows.engine.waits import wait_of
 from flows.models import FlowRun, RunStep
+from flows.run_search import COUNT_CAP, CappedCount
 from flows.run_stats import RANGES
 
 
@@ -192,6 +194,23 @@ class RunSerializer(RunSummarySerializer):
 HIDDEN_RUN_DATA = {"input": None, "results": None, "response": None, "steps": []}
 
 
+class RunPagination(PagePagination):
+    """Pages of runs; a search (`?q=`) counts at most COUNT_CAP matches, then
+    answers `count` COUNT_CAP with `count_capped: true` (flows/run_search.py)."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        searching = bool(request.query_params.get("q"))
+        self.django_paginator_class = CappedCount if searching else Paginator
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        if getattr(self.page.paginator, "count_capped", False):
+            response.data["count"] = COUNT_CAP
+            response.data["count_capped"] = True
+        return response
+
+
 RUN_FILTER_PARAMETERS = [
     OpenApiParameter(name, str, description=description)
     for name, description in FILTERS.items()
@@ -214,7 +233,7 @@ class RunViewSet(
     failed, not what it carried). Any other run does not exist here (404).
     """
 
-    pagination_class = PagePagination
+    pagination_class = RunPagination
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     # One run is FLOWS_VIEW; its input, results and steps only for a role (and
     # a token) holding RUNS_DATA: a viewer sees that a run failed, not what it

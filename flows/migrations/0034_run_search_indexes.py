@@ -24,11 +24,17 @@ def create(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
     schema_editor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    # On a large runs table a build takes minutes: past DB_STATEMENT_TIMEOUT_MS.
+    schema_editor.execute("SET statement_timeout = 0")
     for name, table, expression in INDEXES:
+        # A build this migration began before and did not finish leaves an
+        # invalid index under the name: made again, not kept.
+        schema_editor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
         schema_editor.execute(
-            f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON {table} "
+            f"CREATE INDEX CONCURRENTLY {name} ON {table} "
             f"USING gin ({expression} gin_trgm_ops)"
         )
+    schema_editor.execute("RESET statement_timeout")
 
 
 def drop(apps, schema_editor):

@@ -155,3 +155,19 @@ def test_on_postgresql_a_search_reads_the_trigram_indexes(alice_flow):
 
     assert "run_search_trgm_idx" in plan
     assert "runstep_logs_trgm_idx" in plan
+
+
+def test_a_search_counts_at_most_the_cap_and_says_so(api, alice_flow, monkeypatch):
+    from flows import run_search
+    from flows.api import runs as runs_api
+
+    monkeypatch.setattr(run_search, "COUNT_CAP", 3)
+    monkeypatch.setattr(runs_api, "COUNT_CAP", 3)
+    for n in range(5):
+        FlowRunFactory(flow=alice_flow, input={"n": f"needle {n}"})
+
+    body = api.get("/api/runs", {"q": "needle", "page_size": 2}).json()
+
+    assert (body["count"], body["count_capped"]) == (3, True)
+    assert len(body["results"]) == 2
+    assert "count_capped" not in api.get("/api/runs", {"q": "needle 1"}).json()
