@@ -10,7 +10,7 @@ WORKERS ?= 2
 # two-factor first (production's default is true; README, "Settings").
 REQUIRE_2FA_FOR_STAFF ?= false
 
-.PHONY: run test lint format e2e bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-scale bench-instructions clean credentials-key
+.PHONY: run test lint format e2e bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-scale bench-instructions clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +104,9 @@ bench-metrics: $(VENV)/.installed
 
 bench-prune: $(VENV)/.installed
 	$(PY) bench/prune.py
+
+bench-runs-search: $(VENV)/.installed
+	$(PY) bench/runs_search.py
 
 # Needs wrk and npm (Node-RED is installed from npm into a temporary folder).
 bench-scale: $(VENV)/.installed

@@ -106,7 +106,8 @@ DESCRIPTIONS = {
     "`two_factor_setup_required` (staff under `REQUIRE_2FA_FOR_STAFF`).",
     "404": "`not_found`: unknown id, malformed UUID, someone else's, or no such page.",
     "409": "`conflict` (chatting: `approval_pending`, a tool call waits for a "
-    "decision; deciding one: `already_decided`).",
+    "decision; deciding one: `already_decided`; retrying a run: `run_not_failed`, "
+    "`run_unfinished`).",
     "412": "`precondition_failed`: `If-Match` names an old version.",
     "413": "`payload_too_large`.",
     "415": "`unsupported_media_type`.",
@@ -132,6 +133,10 @@ EXTRA_ERRORS = {
     # Staff only; filters name a bad value with 400.
     "audit_list": ("400", "403"),
     "flows_run_create": ("429", "503"),
+    # Running a run again counts as a run does; a retry needs a failed run (409).
+    "runs_rerun_create": ("429", "503"),
+    "runs_retry_create": ("409", "429", "503"),
+    "runs_retry_failed_create": ("400", "429"),
     # Filters (status, trigger, since, until, range) name a bad value with 400.
     "flows_runs_list": ("400",),
     "runs_list": ("400",),
@@ -173,6 +178,8 @@ QUEUED = {
         }
     },
 }
+
+QUEUED_OPERATIONS = ("flows_run_create", "runs_rerun_create", "runs_retry_create")
 
 ETAG = {
     "ETag": {
@@ -276,7 +283,7 @@ def postprocess(result, generator, request, public):
             _secure_unsafe(method, operation)
             if operation["operationId"] in ETAG_OPERATIONS:
                 responses["201" if "201" in responses else "200"]["headers"] = ETAG
-            if operation["operationId"] == "flows_run_create":
+            if operation["operationId"] in QUEUED_OPERATIONS:
                 responses["202"] = QUEUED
     result["paths"]["/api/webhooks/{flowId}"] = WEBHOOK_PATH
     return result

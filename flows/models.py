@@ -210,13 +210,15 @@ class FlowRun(models.Model):
         help_text="Safe facts about the triggering HTTP request (never cookies).",
     )
     error_of = models.ForeignKey(
-        "self",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
+        "self", null=True, blank=True, on_delete=models.SET_NULL,
         related_name="error_runs",
         help_text="For a run of an error flow: the failed run it handles.",
-    )
+    )  # fmt: skip
+    # Its index serves a run page's "Retried by" and retry-failed's "not retried yet".
+    retry_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="retries", help_text="The failed run this one retried.",
+    )  # fmt: skip
     # Its index serves a run page's list of the runs it called.
     called_by = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL,

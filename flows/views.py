@@ -26,10 +26,12 @@ from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.credentials.api import CredentialSerializer
 from flows.credentials.oauth2 import views as oauth2_views
+from flows.engine.again import RETRYABLE, REUSED_LOG
 from flows.engine.waits import wait_of
 from flows.files import files_in
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.run_search import CappedCount
 from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
@@ -105,6 +107,7 @@ def flow_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def builder(request: HttpRequest, flow_id) -> HttpResponse:
     flow = get_object_or_404(Flow.objects.for_user(request.user), pk=flow_id)
+    role = role_of(request.user, flow.workspace_id)
     flow_data = {
         "id": str(flow.id),
         "name": flow.name,
@@ -116,8 +119,9 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "webhook_signed": bool(flow.webhook_secret),
         # Pins are copies of run outputs: only for a role that reads run data.
         "pins": flow.pins if can(request.user, flow.workspace_id, RUNS_DATA) else {},
+        # Re-run and retry buttons under a run (the API refuses anyway).
+        "may_run": grants(role, RUNS_START),
     }
-    role = role_of(request.user, flow.workspace_id)
     return render(
         request,
         "flows/builder.html",
@@ -158,6 +162,10 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
         step.output_json = pretty_json(step.output)
         # Its files as download links (their markers stay in the JSON).
         step.files = [marker["$file"] for marker in files_in(step.output)]
+        # A retry's copy of a step of the run it retried (flows/engine/again.py).
+        step.reused = bool(run.retry_of_id and step.logs) and str(
+            step.logs[-1]
+        ).startswith(REUSED_LOG.split("{", 1)[0])
         step.error_text = readable_error(step.error)
     names = {step.node_id: step.node_name for step in steps}
     names.update(
@@ -169,6 +177,7 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
     if run.error and run.error.get("node_id"):
         failed_node = names.get(run.error["node_id"]) or run.error["node_id"]
     may_start = can(request.user, run.flow.workspace_id, RUNS_START)
+    retryable = run.status in RETRYABLE
     wait = wait_of(run)
     if wait and not may_start:
         wait["resume_url"] = None  # the link resumes the run: runners only
@@ -190,6 +199,8 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
                 "created_at"
             )[:CALLED_RUNS_SHOWN],
             "called_count": run.called_runs.count(),
+            "retryable": retryable,
+            "retries": run.retries.order_by("created_at") if retryable else (),
             "failed_node": failed_node,
             "error_text": readable_error(run.error),
             "wait": wait,
@@ -206,7 +217,9 @@ def runs(request: HttpRequest) -> HttpResponse:
         runs = apply_run_filters(runs, parse_run_filters(request.GET))
     except ValidationFailed as error:
         problem, runs = str(error.detail), runs.none()
-    page = Paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
+    # A search counts at most COUNT_CAP matches (flows/run_search.py).
+    paginator = CappedCount if request.GET.get("q") else Paginator
+    page = paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
         request.GET.get("page")
     )
     waiting = []
@@ -225,6 +238,8 @@ def runs(request: HttpRequest) -> HttpResponse:
     kept = request.GET.copy()
     kept.pop("page", None)
     filtered = any(request.GET.get(name) for name in FILTER_NAMES)
+    workspaces = memberships_of(request)
+    starts_somewhere = any(grants(m.role, RUNS_START) for m in workspaces)
     return render(
         request,
         "flows/runs.html",
@@ -238,6 +253,13 @@ def runs(request: HttpRequest) -> HttpResponse:
             "statuses": FlowRun.Status.choices,
             "triggers": FlowRun.Trigger.choices,
             "ranges": list(RANGES),
+            # The filters' choices: a user's flows by name, and workspaces
+            # when there is more than one to tell apart.
+            "flows": Flow.objects.for_user(request.user)
+            .order_by("name")
+            .values("id", "name"),
+            "workspaces": workspaces if len(workspaces) > 1 else [],
+            "may_retry": starts_somewhere,
         },
     )
 

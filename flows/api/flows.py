@@ -33,18 +33,14 @@ from accounts.workspaces.roles import FLOWS_EDIT, RUNS_DATA
 from core.http.body import object_body
 from core.http.conditional import etag, parse_if_match
 from core.http.errors import ValidationFailed
-from core.http.pagination import PagePagination
 from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable, check_storable_body
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
-from flows.api.runs import (
-    RUN_FILTER_PARAMETERS,
-    RunResultSerializer,
-    RunSummarySerializer,
-)
+from flows.api.run_result import RunResultSerializer
+from flows.api.runs import RUN_FILTER_PARAMETERS, RunPagination, RunSummarySerializer
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
@@ -389,7 +385,7 @@ class FlowViewSet(
     @extend_schema(
         parameters=RUN_FILTER_PARAMETERS, responses=RunSummarySerializer(many=True)
     )
-    @action(detail=True, methods=["get"], pagination_class=PagePagination)
+    @action(detail=True, methods=["get"], pagination_class=RunPagination)
     def runs(self, request, pk=None):
         """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()

@@ -23,7 +23,7 @@ from accounts.workspaces.permissions import allows
 from core.http.body import object_body
 from core.http.errors import NotFound
 from core.storable import check_storable_body
-from flows.api.runs import RunResultSerializer
+from flows.api.run_result import RunResultSerializer
 from flows.engine import run_flow
 from flows.engine.admission import admitted
 from flows.graph.pins import upstream_of

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.core.paginator import Paginator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -24,11 +25,17 @@ from accounts.workspaces.permissions import WorkspaceRole, allows
 from core.http.errors import NotFound, ValidationFailed
 from core.http.pagination import PagePagination
 from core.redact import redact_shapes
+from flows.api.run_again import RunAgainMixin
 from flows.api.run_files import AnyAccept, file_response
-from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.api.run_filters import (
+    FILTERS,
+    apply_run_filters,
+    parse_run_filters,
+)
 from flows.engine.waits import wait_of
 from flows.files import FileMissing
 from flows.models import FlowRun, RunStep
+from flows.run_search import COUNT_CAP, CappedCount
 from flows.run_stats import RANGES
 
 
@@ -136,6 +143,10 @@ class RunSerializer(RunSummarySerializer):
         source="called_by_id", read_only=True, allow_null=True
     )
     called_runs = serializers.SerializerMethodField()
+    retry_of = serializers.UUIDField(
+        source="retry_of_id", read_only=True, allow_null=True
+    )
+    retries = serializers.SerializerMethodField()
 
     class Meta(RunSummarySerializer.Meta):
         fields = [
@@ -148,6 +159,8 @@ class RunSerializer(RunSummarySerializer):
             "error_runs",
             "called_by",
             "called_runs",
+            "retry_of",
+            "retries",
         ]
 
     def to_representation(self, run) -> dict:
@@ -161,6 +174,13 @@ class RunSerializer(RunSummarySerializer):
         return [
             str(pk)
             for pk in run.error_runs.order_by("created_at").values_list("pk", flat=True)
+        ]
+
+    def get_retries(self, run) -> list[str]:
+        """Ids of the runs that retried this one from its failed node (oldest first)."""
+        return [
+            str(pk)
+            for pk in run.retries.order_by("created_at").values_list("pk", flat=True)
         ]
 
     def get_called_runs(self, run) -> list[dict]:
@@ -183,29 +203,26 @@ class RunSerializer(RunSummarySerializer):
 HIDDEN_RUN_DATA = {"input": None, "results": None, "response": None, "steps": []}
 
 
-class RunResultSerializer(serializers.Serializer):
-    """The run result of docs/api.md, section 3 (documentation only)."""
+class RunPagination(PagePagination):
+    """Pages of runs; a search (`?q=`) counts at most COUNT_CAP matches, then
+    answers `count` COUNT_CAP with `count_capped: true` (flows/run_search.py)."""
 
-    success = serializers.BooleanField()
-    run_id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=FlowRun.Status.choices)
-    results = serializers.DictField()
-    duration = serializers.FloatField(help_text="Milliseconds.")
-    error = serializers.DictField(allow_null=True)
+    def paginate_queryset(self, queryset, request, view=None):
+        searching = bool(request.query_params.get("q"))
+        self.django_paginator_class = CappedCount if searching else Paginator
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        if getattr(self.page.paginator, "count_capped", False):
+            response.data["count"] = COUNT_CAP
+            response.data["count_capped"] = True
+        return response
 
 
 RUN_FILTER_PARAMETERS = [
     OpenApiParameter(name, str, description=description)
-    for name, description in zip(
-        FILTER_NAMES,
-        (
-            "A run status, e.g. failed.",
-            "manual, webhook, agent or schedule.",
-            "From this date or ISO 8601 time (inclusive).",
-            "Up to this date (inclusive) or ISO 8601 time (exclusive).",
-        ),
-        strict=True,
-    )
+    for name, description in FILTERS.items()
 ]
 
 
@@ -215,14 +232,17 @@ RUN_FILTER_PARAMETERS = [
     )
 )
 class RunViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    RunAgainMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
 ):
     """The runs of the flows of the user's workspaces, and one run with its
     steps (its data only for a role with `runs.data`: a viewer sees that a run
     failed, not what it carried). Any other run does not exist here (404).
     """
 
-    pagination_class = PagePagination
+    pagination_class = RunPagination
     permission_classes = [*api_settings.DEFAULT_PERMISSION_CLASSES, WorkspaceRole]
     # One run is FLOWS_VIEW; its input, results and steps only for a role (and
     # a token) holding RUNS_DATA: a viewer sees that a run failed, not what it
@@ -234,6 +254,9 @@ class RunViewSet(
         "cancel": rights.RUNS_START,
         # A file's bytes are run data: never a viewer's.
         "file": rights.RUNS_DATA,
+        "rerun": rights.RUNS_START,
+        "retry": rights.RUNS_START,
+        "retry_failed": rights.RUNS_START,
     }
 
     def get_queryset(self):

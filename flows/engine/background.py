@@ -12,6 +12,7 @@ when its worker died runs again (docs/engine.md, "Leases and resuming").
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import timedelta
 
@@ -70,6 +71,8 @@ def enqueue_run(
     delivery_id: str = "",
     error_of: FlowRun | None = None,
     called_by: FlowRun | None = None,
+    retry_of: FlowRun | None = None,
+    steps: list[dict] = (),
 ) -> FlowRun:
     """Store a `queued` background run of `flow`, then enqueue its execution.
 
@@ -81,14 +84,22 @@ def enqueue_run(
     (Redis away); the run then stays `queued` and the supervisor enqueues it
     again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
     the flow, raises `deliveries.DeliveryExists` with that delivery's run.
+    `retry_of` and `steps` make a retry (flows/engine/again.py): the steps
+    (rows without `run_id` and `position`) are stored with the run, before
+    any worker can take it, and the run resumes after them.
     """
     backend = enqueue_db.database_backend(execute_run)
+    links = {"error_of": error_of, "called_by": called_by, "retry_of": retry_of}
     if backend is not None:
         # One statement for the run and its task, the delivery id's claim included.
-        run = _queued(
-            flow, input, trigger, request_meta, delivery_id, error_of, called_by
-        )
-        if not enqueue_db.insert_run_and_task(run, backend, execute_run, str(run.id)):
+        run = _queued(flow, input, trigger, request_meta, delivery_id, links)
+        with transaction.atomic() if steps else contextlib.nullcontext():
+            stored = enqueue_db.insert_run_and_task(
+                run, backend, execute_run, str(run.id)
+            )
+            if stored:
+                _store_steps(run, steps)
+        if not stored:
             existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id)
             raise DeliveryExists(existing.first())
         return run
@@ -98,10 +109,9 @@ def enqueue_run(
             raise DeliveryExists(existing)
     try:
         with transaction.atomic():
-            run = _queued(
-                flow, input, trigger, request_meta, delivery_id, error_of, called_by
-            )
+            run = _queued(flow, input, trigger, request_meta, delivery_id, links)
             run.save(force_insert=True)
+            _store_steps(run, steps)
     except IntegrityError:  # another copy of the delivery stored it first
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         raise DeliveryExists(existing) from None
@@ -109,9 +119,7 @@ def enqueue_run(
     return run
 
 
-def _queued(
-    flow, input, trigger, request_meta, delivery_id, error_of, called_by
-) -> FlowRun:
+def _queued(flow, input, trigger, request_meta, delivery_id, links) -> FlowRun:
     """A `queued` background run of `flow`, not stored yet."""
     return new_run(
         flow,
@@ -119,10 +127,17 @@ def _queued(
         input,
         request_meta,
         delivery_id=delivery_id,
-        error_of=error_of,
-        called_by=called_by,
         queued_until=queued_lease(),
+        **links,
     )
+
+
+def _store_steps(run: FlowRun, steps: list[dict]) -> None:
+    """`steps` stored as `run`'s first steps (a retry's reused ones)."""
+    if steps:
+        key = str(run.id)
+        rows = [{**row, "run_id": key, "position": n} for n, row in enumerate(steps)]
+        RunStep.objects.bulk_create(RunStep(**row) for row in rows)
 
 
 def claim(run_id: str) -> bool:

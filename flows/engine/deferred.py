@@ -110,6 +110,7 @@ def _store(pending: Pending) -> None:
             status=FlowRun.Status.RUNNING,
             input=run.input,
             request_meta=run.request_meta,
+            retry_of_id=run.retry_of_id,
             created_at=run.created_at,
             started_at=run.started_at,
             lease_expires_at=lease_from_now(),

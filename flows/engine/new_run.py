@@ -38,6 +38,7 @@ _RUN_TEMPLATE, _RUN_MAKERS, _RUN_INDEX = _defaults(FlowRun._meta.concrete_fields
 _FLOW = FlowRun._meta.get_field("flow")
 _CALLED_BY = FlowRun._meta.get_field("called_by")
 _ERROR_OF = FlowRun._meta.get_field("error_of")
+_RETRY_OF = FlowRun._meta.get_field("retry_of")
 
 
 def new_run(
@@ -49,6 +50,7 @@ def new_run(
     delivery_id: str = "",
     called_by: FlowRun | None = None,
     error_of: FlowRun | None = None,
+    retry_of: FlowRun | None = None,
     queued_until: datetime | None = None,
 ) -> FlowRun:
     """A run of `flow`, not stored yet (`insert_run`): `running` from now, or,
@@ -64,6 +66,7 @@ def new_run(
         delivery_id=delivery_id,
         called_by_id=None if called_by is None else called_by.pk,
         error_of_id=None if error_of is None else error_of.pk,
+        retry_of_id=None if retry_of is None else retry_of.pk,
         created_at=now,
     )
     _FLOW.set_cached_value(run, flow)
@@ -71,6 +74,8 @@ def new_run(
         _CALLED_BY.set_cached_value(run, called_by)
     if error_of is not None:
         _ERROR_OF.set_cached_value(run, error_of)
+    if retry_of is not None:
+        _RETRY_OF.set_cached_value(run, retry_of)
     if queued_until is not None:
         run.status, run.background = FlowRun.Status.QUEUED, True
         run.lease_expires_at = queued_until

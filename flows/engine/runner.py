@@ -86,6 +86,7 @@ class Execution(FinalWrite, StepLog):
         depth: int = 0,
         hops: int = 0,
         stored_steps: list[dict] = (),
+        reused_steps: list[dict] = (),
         retry_state: dict | None = None,
         pins: dict | None = None,
         only: set[str] | None = None,
@@ -114,9 +115,11 @@ class Execution(FinalWrite, StepLog):
         self.results: dict[str, Any] = {}
         self.budget = RunBudget()
         self.fired: set[int] = set()
-        self.steps: list[dict] = list(stored_steps)  # RunStep rows
-        self.flushed = len(self.steps)  # rows already in the database
-        self.done = {row["node_id"]: row for row in stored_steps}
+        # RunStep rows: stored ones (a resumed run), then a retry's copies of
+        # its earlier run's steps, written with the run's next steps.
+        self.steps: list[dict] = [*stored_steps, *reused_steps]
+        self.flushed = len(stored_steps)  # rows already in the database
+        self.done = {row["node_id"]: row for row in self.steps}  # replayed
         self.stopped: Stopped | None = None  # a stop node ended the run
         self.last_flush = time.monotonic()
         # What templates see as `run`, and what woke the run if it waited.

@@ -100,5 +100,6 @@ filters.addEventListener("change", () => {
 filters.addEventListener("submit", (event) => event.preventDefault());
 $("history-refresh").addEventListener("click", loadHistory);
 on("tab-shown", (name) => name === "history" && loadHistory());
+on("runs-changed", () => !$("pane-history").hidden && loadHistory());
 $("history-newer").addEventListener("click", () => turnPage(-1));
 $("history-older").addEventListener("click", () => turnPage(1));

@@ -1,8 +1,12 @@
 // Showing a run: its summary, its steps (status, logs, output) and the colours
 // it paints on the canvas. Used by the run panel and by history.
-import { container, dfIdOfNode, emit, nodeElement, records, state } from "./context.js";
+import { api } from "../api.js";
+import { LABELS, RETRYABLE, TITLES, wireAgain } from "../run_again.js";
+import { container, dfIdOfNode, emit, flow, nodeElement, records, state } from "./context.js";
 import { formatDuration, h, prettyJson } from "./dom.js";
 import { fileList, withFilesAsText } from "./run_files.js";
+
+const FINISHED = new Set(["succeeded", "failed", "timed_out", "cancelled", "interrupted"]);
 
 export const RUN_CLASSES = ["run-succeeded", "run-failed", "run-skipped", "run-pending", "run-running"];
 
@@ -55,6 +59,24 @@ export function attemptList(attempts) {
       (attempt.error ? `: ${errorText(attempt.error)}` : "") + ` (${formatDuration(attempt.duration_ms)})` })));
 }
 
+/** "Retry from failed node" (a run that failed) and "Re-run" for a finished
+ * run: the new run is shown in `target` in its place; History reloads. */
+function againBar(target, runId, status) {
+  const error = h("span", { class: "field-error", role: "alert", hidden: true });
+  const verbs = RETRYABLE.has(status) ? ["retry", "rerun"] : ["rerun"];
+  const buttons = verbs.map((verb) => h("button", {
+    type: "button", class: verb === "retry" ? "small primary" : "small", "data-again": verb, title: TITLES[verb], text: LABELS[verb],
+  }));
+  for (const button of buttons) {
+    wireAgain(button, runId, error, async (result) => {
+      const detail = await api("GET", `/api/runs/${result.run_id}`).catch(() => null);
+      showRun(target, detail || result);
+      emit("runs-changed");
+    });
+  }
+  return h("div", { class: "run-again" }, buttons, error);
+}
+
 /**
  * Show `run` in `target` and paint its steps on the canvas; they become
  * `state.lastSteps`, whoever shows the run (the Run tab, History, a run
@@ -72,6 +94,7 @@ export function showRun(target, run, steps = stepsOf(run, run)) {
     runId ? h("a", { href: `/runs/${runId}/`, class: "small-text", text: "Open run page" }) : null,
   );
   const children = [summary];
+  if (runId && flow.may_run && FINISHED.has(status)) children.push(againBar(target, runId, status));
   if (run.error) {
     const failedName = records.get(dfIdOfNode(run.error.node_id))?.name || run.error.node_id;
     children.push(h("div", { class: "run-error", role: "alert" },

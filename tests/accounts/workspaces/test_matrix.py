@@ -31,6 +31,9 @@ ROUTES = [
     ("post", "/api/flows/{flow}/webhook-secret", None, (404, 403, 403, 201, 201, 201)),
     ("get", "/api/runs/{run}", None, (404, 200, 200, 200, 200, 200)),
     ("post", "/api/runs/{run}/cancel", None, (404, 403, 200, 200, 200, 200)),
+    ("post", "/api/runs/{run}/rerun", None, (404, 403, 200, 200, 200, 200)),
+    # The run succeeded: a runner learns that (409), a viewer only that they may not.
+    ("post", "/api/runs/{run}/retry", None, (404, 403, 409, 409, 409, 409)),
     ("get", "/api/credentials/{credential}", None, (404, 200, 200, 200, 200, 200)),
     (
         "patch",
