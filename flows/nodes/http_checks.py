@@ -27,7 +27,7 @@ def answer_settings(data: dict) -> list[FieldError]:
         problems.append(
             FieldError(
                 "data.response_format",
-                'Response format is "auto", "json" or "text".',
+                'Response format is "auto", "json", "text" or "file".',
             )
         )
     return problems + query(data.get("query")) + pagination(data.get("pagination"))
