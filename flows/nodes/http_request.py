@@ -64,7 +64,7 @@ class HttpRequestNode(NodeKind):
             "Body",
             widget="json",
             help="JSON, or plain text. Templates allowed inside strings. "
-            'A file ({{ input.photo }}) is sent as its bytes.',
+            "A file ({{ input.photo }}) is sent as its bytes.",
         ),
         FormField(
             "data.body_type",
