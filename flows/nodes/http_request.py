@@ -44,6 +44,7 @@ class HttpRequestNode(NodeKind):
         "Calls a URL and outputs status, headers and body; "
         "with pagination, every page's items."
     )
+    imports_curl = True
     form_fields = (
         FormField("data.method", "Method", widget="select", options=METHODS),
         FormField(

@@ -123,7 +123,7 @@ export function renderInspector() {
 
   const general = h("ul", { class: "field-error-list", role: "alert" });
   inspector.append(general);
-  if (record.type === "http_request") inspector.append(curlImportSection(dfId, renderInspector));
+  if (kind.imports_curl) inspector.append(curlImportSection(dfId, renderInspector));
 
   const groups = new Map(); // a <details> per field group, open when in use
   const placeIn = (field, wrapper) => {
