@@ -317,6 +317,12 @@ def test_a_multipart_body_that_is_not_fields_fails_invalid_body(
             "or a template giving one.",
         ),
         (
+            {"response_format": "file", "pagination": {"mode": "link"}},
+            "data.pagination",
+            "Pages are lists of items: pagination needs a response format "
+            'other than "file".',
+        ),
+        (
             {"response_format": "binary"},
             "data.response_format",
             'Response format is "auto", "json", "text" or "file".',
