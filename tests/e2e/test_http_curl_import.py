@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from tests.e2e.accessibility import severe_violations
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import FlowFactory
 
@@ -148,3 +149,24 @@ def test_what_cannot_be_read_is_an_error_beside_the_textarea(
     expect(page.locator("#save-state")).to_have_text("Saved")
     flow.refresh_from_db()
     assert flow.nodes[2]["data"]["method"] == "GET"
+
+
+def test_the_import_panel_has_no_serious_violations(alice_page, live_url, alice):
+    page = alice_page
+    flow = add_http_node(page, live_url, alice)
+    import_curl(page, BASIC)
+    saved_data(page, flow)
+    inspector = page.locator("#inspector")
+    inspector.get_by_role("button", name="Import cURL").click()
+    expect(inspector.get_by_role("button", name="Import cURL")).to_have_attribute(
+        "aria-expanded", "true"
+    )
+    inspector.get_by_label("cURL command").fill("curl")
+    inspector.get_by_role("button", name="Fill the node").click()
+    expect(inspector.locator(".curl-import .field-error")).to_have_text(
+        "The command has no URL."
+    )
+
+    # The inspector only: axe also flags the contrast of a just-added node's
+    # card on the canvas, with or without this panel (not this test's subject).
+    assert severe_violations(page, within="#inspector") == []

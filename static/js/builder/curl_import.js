@@ -28,7 +28,8 @@ export function curlImportSection(dfId, rerender) {
       if (!panel.hidden) textarea.focus();
     },
   });
-  const status = h("ul", { class: "curl-import-notes hint", role: "status" }, notes.map((note) => h("li", { text: note })));
+  const status = h("div", { class: "curl-import-notes hint", role: "status" },
+    notes.length ? h("ul", {}, notes.map((note) => h("li", { text: note }))) : null);
 
   function fill() {
     let request;

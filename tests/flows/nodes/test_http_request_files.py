@@ -143,6 +143,17 @@ def test_a_file_over_run_file_max_bytes_fails_naming_the_limit(
     assert "RUN_FILE_MAX_BYTES" in run.error["message"]
 
 
+def test_a_file_past_the_runs_files_limit_fails_naming_it(
+    api_server, allow_loopback, settings
+):
+    settings.RUN_FILES_MAX_BYTES = 20
+
+    run = run_call(api_server, "/files/big.bin?size=30")
+
+    assert run.error["code"] == "file_too_large"
+    assert "RUN_FILES_MAX_BYTES" in run.error["message"]
+
+
 def test_a_file_answer_over_the_response_cap_is_never_stored(
     api_server, allow_loopback, settings
 ):
