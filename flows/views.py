@@ -79,6 +79,7 @@ def node_kinds_for_palette() -> list[dict]:
             "is_trigger": kind.is_trigger,
             "output_handles": list(kind.output_handles),
             **({"handles_from": kind.handles_from} if kind.handles_from else {}),
+            **({"imports_curl": True} if kind.imports_curl else {}),
             "fields": [field.as_json() for field in kind.form_fields],
             "default_data": kind.default_data,
         }

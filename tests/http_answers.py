@@ -1,14 +1,16 @@
-"""A loopback API that pages, throttles and errs, for the http_request node's
-pagination, Retry-After, response formats and error answers: fixture
-`api_server` (with `allow_loopback` from tests/http_server.py).
+"""A loopback API that pages, throttles, errs, serves files and takes
+uploads, for the http_request node's pagination, Retry-After, response
+formats, error answers and files: fixture `api_server` (with
+`allow_loopback` from tests/http_server.py).
 
 Its listings hold ITEMS numbered 1 to 5, PER_PAGE to a page. Every request's
-path and headers are kept in `server.seen`, in order.
+path and headers are kept in `server.seen`, in order (a POST's raw body too).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -19,6 +21,7 @@ import pytest
 from tests.http_server import Handler, QuietServer
 
 ITEMS = [{"n": n} for n in range(1, 6)]
+PNG_BYTES = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
 PER_PAGE = 2
 
 
@@ -28,12 +31,27 @@ class ApiHandler(Handler):
         self.server.seen.append({"path": self.path, "headers": dict(self.headers)})
         query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
         answer = getattr(
-            self, "answer_" + parts.path.strip("/").replace("-", "_"), None
+            self,
+            "answer_" + re.sub(r"[-/.]", "_", parts.path.strip("/")),
+            None,
         )
         if answer is None:
             self.reply(404, b'{"error": "nope"}')
         else:
             answer(query, parts.query)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", 0))
+        self.server.seen.append(
+            {
+                "path": self.path,
+                "headers": dict(self.headers),
+                "body": self.rfile.read(length),
+            }
+        )
+        self.send_json({"received": length})
+
+    do_PUT = do_POST
 
     def send_json(self, value, status=200, extra=()):
         self.reply(status, json.dumps(value).encode(), extra=extra)
@@ -115,6 +133,22 @@ class ApiHandler(Handler):
 
     def answer_empty(self, query, raw_query):
         self.reply(200, b"", "text/plain")
+
+    # Files ---------------------------------------------------------------------
+
+    def answer_files_chart_png(self, query, raw_query):
+        """PNG_BYTES as `type` (image/png) with `status` (200) and Content-Disposition
+        `disposition` (none)."""
+        extra = (
+            [("Content-Disposition", query["disposition"])]
+            if ("disposition" in query)
+            else []
+        )
+        status, content_type = int(query.get("status", 200)), query.get("type")
+        self.reply(status, PNG_BYTES, content_type or "image/png", extra=extra)
+
+    def answer_files_big_bin(self, query, raw_query):
+        self.reply(200, b"\0" * int(query["size"]), "application/octet-stream")
 
 
 def _page(page: int) -> list:

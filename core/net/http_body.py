@@ -1,9 +1,11 @@
-"""An http_request response body as the node outputs it: JSON, text, or base64.
+"""An http_request response body as the node outputs it: JSON, text, base64,
+or raw bytes for a file.
 
 `response_format` says which: `auto` parses JSON when the content type says
-JSON (a body that does not parse stays text), `json` always parses (an empty
-body is null; anything else that does not parse is a `BodyError`), `text`
-never does.
+JSON (a body that does not parse stays text), keeps text as text and hands a
+body of any other media type back as `RawBody` (the node stores it as a run
+file); `json` always parses (an empty body is null; anything else that does
+not parse is a `BodyError`), `text` never does, `file` is always a `RawBody`.
 
 The response's `charset` picks the codec, but only from `TEXT_CODECS`: Python's
 codec registry also holds codecs that are not character sets at all and cost far
@@ -19,7 +21,11 @@ from __future__ import annotations
 import base64
 import codecs
 import json
+from dataclasses import dataclass
+from email.message import Message
+from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from core.storable import storable_text
 
@@ -53,7 +59,35 @@ TEXT_CODECS = frozenset(
 )
 
 
-RESPONSE_FORMATS = ("auto", "json", "text")
+RESPONSE_FORMATS = ("auto", "json", "text", "file")
+# Media types read as text by `auto`, besides text/*, JSON and XML (+json,
+# +xml). A body without a content type is text too, as it always was.
+TEXT_MEDIA_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/ecmascript",
+        "application/x-www-form-urlencoded",
+        "application/yaml",
+        "application/x-yaml",
+        "application/x-ndjson",
+        "application/graphql",
+        "application/sql",
+        "application/csv",
+    }
+)
+
+
+@dataclass(frozen=True)
+class RawBody:
+    """A body kept as bytes, for the caller to store as a file: its bytes,
+    its Content-Type and its name (Content-Disposition's filename, else the
+    URL's last path segment, else "download")."""
+
+    data: bytes
+    content_type: str
+    name: str
 
 
 class BodyError(Exception):
@@ -66,10 +100,20 @@ class BodyError(Exception):
 
 
 def decode_body(
-    raw: bytes, content_type: str, response_format: str = "auto"
+    raw: bytes,
+    content_type: str,
+    response_format: str = "auto",
+    *,
+    disposition: str = "",
+    url: str = "",
 ) -> dict[str, Any]:
     """`{"body": ...}` for the node's output, plus `"body_encoding": "base64"`
-    when the charset named is not a text codec of `TEXT_CODECS`."""
+    when the charset named is not a text codec of `TEXT_CODECS`; the body is
+    a `RawBody` (named from `disposition` or `url`) for a file."""
+    if response_format == "file" or (
+        response_format == "auto" and not is_text_type(content_type)
+    ):
+        return {"body": RawBody(raw, content_type, file_name(disposition, url))}
     codec = _codec(content_type)
     if codec is None:
         if response_format == "json":
@@ -96,6 +140,32 @@ def decode_body(
             if error.code != "invalid_json":
                 raise
     return {"body": text_body}
+
+
+def is_text_type(content_type: str) -> bool:
+    """Whether `auto` reads a body of `content_type` as text (or JSON)."""
+    media_type = content_type.split(";")[0].strip().lower()
+    return (
+        not media_type
+        or media_type.startswith("text/")
+        or media_type in TEXT_MEDIA_TYPES
+        or media_type.endswith(("+json", "+xml"))
+    )
+
+
+def file_name(disposition: str, url: str) -> str:
+    """The name of a downloaded file: Content-Disposition's `filename`
+    (`filename*` first, RFC 6266), else the URL's last path segment, else
+    "download"; only the last part of a path, never a folder."""
+    name = ""
+    if disposition:
+        header = Message()
+        header["Content-Disposition"] = disposition
+        name = header.get_filename() or ""
+    if not name.strip():
+        name = unquote(urlsplit(url).path.rstrip("/").rpartition("/")[2])
+    name = PurePosixPath(name.replace("\\", "/")).name.strip()
+    return name if name not in ("", ".", "..") else "download"
 
 
 def _parsed(text_body: str) -> Any:

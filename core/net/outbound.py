@@ -83,8 +83,9 @@ def request(
 ) -> dict:
     """`{status, headers, body}` of one request, redirects followed and checked.
 
-    The answer's body is read as `response_format` says (core/net/http_body.py).
-    `body` is sent as is when it is text, as JSON otherwise (None: no body);
+    The answer's body is read as `response_format` says (core/net/http_body.py):
+    a file's is a `RawBody` for the caller to store.
+    `body` is sent as is when it is bytes or text, as JSON otherwise (None: no body);
     `headers` gain a User-Agent and, for a JSON body, a Content-Type unless
     they name their own. `deadline` is a `time.monotonic()` value. `hops`
     goes out as `Weir-Hops` whatever `headers` say, so a flow cannot hide a
@@ -112,8 +113,8 @@ def is_http_url(url: str) -> bool:
 
 def _encode_body(body: Any, headers: dict) -> bytes | None:
     """`body` as bytes; a JSON body sets Content-Type unless `headers` have one."""
-    if body is None:
-        return None
+    if body is None or isinstance(body, bytes):
+        return body
     if isinstance(body, str):
         return body.encode()
     if not any(name.lower() == "content-type" for name in headers):
@@ -148,7 +149,11 @@ def _fetch(
             continue
         try:
             body = decode_body(
-                raw, response.getheader("Content-Type", ""), response_format
+                raw,
+                response.getheader("Content-Type", ""),
+                response_format,
+                disposition=response.getheader("Content-Disposition", ""),
+                url=url,
             )
         except BodyError as error:
             raise OutboundError(error.code, str(error)) from None

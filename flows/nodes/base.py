@@ -206,6 +206,9 @@ class NodeKind:
     # Where `handles(data)` finds more handles, for the builder: "cases" (switch).
     handles_from: str = ""
     sets_response: bool = False
+    # The inspector offers "Import cURL", filling method, url, query, headers,
+    # body and body_type from a pasted command (static/js/builder/curl_import.js).
+    imports_curl: bool = False
     form_fields: tuple[FormField, ...] = ()
     default_data: dict = {}  # read only: the builder gets a copy, as JSON
 

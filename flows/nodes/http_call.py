@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.net import outbound
+from core.net.http_body import RawBody
 from core.net.http_headers import retry_after_seconds
 from core.storable import storable_text
 from flows.nodes.base import NodeError
@@ -42,6 +43,9 @@ class HttpCall:
     # `sign(url, headers, send)`: the answer of `send` with the node's
     # credential applied (NodeContext.send_signed); None without one.
     sign: Callable | None = None
+    # `keep(answer)`: the answer with a body kept as bytes stored as a run
+    # file (flows/nodes/http_files.py); only for answers that are the output.
+    keep: Callable[[dict], dict] = field(default=lambda answer: answer)
 
     def answer(self, url: str, headers: dict | None = None) -> dict:
         """`{status, headers, body}` for `url` (with `headers` instead of the
@@ -70,7 +74,7 @@ class HttpCall:
                     )
             if status >= 400 and self.fail_on_error:
                 raise http_error(answer)
-            return answer
+            return self.keep(answer)
 
     def _send(self, url: str, headers: dict) -> dict:
         return outbound.request(
@@ -98,9 +102,13 @@ def http_error(answer: dict, note: str = "") -> NodeError:
 
 def body_excerpt(answer: dict) -> str:
     """The body's first EXCERPT_CHARS characters as text ("" for a body the
-    node kept as base64: its first characters say nothing to a reader)."""
+    node kept as base64 or as a file: its first bytes say nothing to a reader)."""
     body = answer.get("body")
-    if answer.get("body_encoding") == "base64" or body is None:
+    if (
+        answer.get("body_encoding") == "base64"
+        or body is None
+        or isinstance(body, RawBody)
+    ):
         return ""
     if not isinstance(body, str):
         body = json.dumps(body, ensure_ascii=False, separators=(",", ":"))

@@ -27,7 +27,15 @@ def answer_settings(data: dict) -> list[FieldError]:
         problems.append(
             FieldError(
                 "data.response_format",
-                'Response format is "auto", "json" or "text".',
+                'Response format is "auto", "json", "text" or "file".',
+            )
+        )
+    if data.get("response_format") == "file" and data.get("pagination"):
+        problems.append(
+            FieldError(
+                "data.pagination",
+                "Pages are lists of items: pagination needs a response format "
+                'other than "file".',
             )
         )
     return problems + query(data.get("query")) + pagination(data.get("pagination"))

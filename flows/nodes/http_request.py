@@ -29,6 +29,7 @@ from flows.nodes.base import (
 from flows.nodes.checks import integer_between, string_map, text
 from flows.nodes.http_call import HttpCall
 from flows.nodes.http_checks import ON_HTTP_ERROR, answer_settings
+from flows.nodes.http_files import BODY_TYPES, kept_answer, request_body
 from flows.nodes.http_paging import fetch_pages
 from flows.nodes.templates import as_text
 
@@ -43,6 +44,7 @@ class HttpRequestNode(NodeKind):
         "Calls a URL and outputs status, headers and body; "
         "with pagination, every page's items."
     )
+    imports_curl = True
     form_fields = (
         FormField("data.method", "Method", widget="select", options=METHODS),
         FormField(
@@ -62,7 +64,17 @@ class HttpRequestNode(NodeKind):
             "data.body",
             "Body",
             widget="json",
-            help="JSON, or plain text. Templates allowed inside strings.",
+            help="JSON, or plain text. Templates allowed inside strings. "
+            "A file ({{ input.photo }}) is sent as its bytes.",
+        ),
+        FormField(
+            "data.body_type",
+            "Body type",
+            widget="select",
+            options=BODY_TYPES,
+            help="auto: a file as its bytes, text as text, anything else as "
+            "JSON. multipart: the body object as multipart/form-data, each "
+            "field text or a file.",
         ),
         FormField("data.timeout_ms", "Timeout (ms)", widget="number", min=1),
         FormField(
@@ -88,8 +100,9 @@ class HttpRequestNode(NodeKind):
             "Response format",
             widget="select",
             options=RESPONSE_FORMATS,
-            help="auto: JSON when the content type says JSON, else text. "
-            "json: always parsed (invalid JSON fails the node). text: never parsed.",
+            help="auto: JSON when the content type says JSON, text when it "
+            "says text, else a run file. json: always parsed (invalid JSON "
+            "fails the node). text: never parsed. file: always a run file.",
         ),
         FormField(
             "data.pagination",
@@ -107,6 +120,7 @@ class HttpRequestNode(NodeKind):
         "url": "https://example.com/",
         "headers": {},
         "body": None,
+        "body_type": "auto",
         "timeout_ms": DEFAULT_TIMEOUT_MS,
         "credential_id": None,
         "query": [],
@@ -139,7 +153,7 @@ class HttpRequestNode(NodeKind):
             int(settings.RUN_TIMEOUT_SECONDS * 1000),
             required=False,
         )
-        return problems + answer_settings(data)
+        return problems + body_settings(data) + answer_settings(data)
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
         method = data.get("method", "GET")
@@ -156,7 +170,9 @@ class HttpRequestNode(NodeKind):
         own_key = any(name.lower() == "idempotency-key" for name in headers)
         if not own_key:
             headers["Idempotency-Key"] = ctx.idempotency_key
-        body = ctx.render(data.get("body"))
+        body = request_body(
+            ctx.render(data.get("body")), data.get("body_type", "auto"), headers, ctx
+        )
         credential_id = data.get("credential_id")
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
@@ -168,6 +184,7 @@ class HttpRequestNode(NodeKind):
             deadline=min(node_deadline, ctx.deadline),
             hops=ctx.hops + 1,
             response_format=data.get("response_format", "auto"),
+            keep=lambda answer: kept_answer(answer, ctx),
             # A page that is an error answer holds no items: paging always
             # fails on it (docs/decisions.md).
             fail_on_error=bool(pagination)
@@ -202,6 +219,26 @@ class HttpRequestNode(NodeKind):
             ) from error
         except outbound.OutboundError as error:
             raise NodeError(error.code, error.message) from error
+
+
+def body_settings(data: dict) -> list[FieldError]:
+    """`body_type` is one of BODY_TYPES; a multipart body is an object (or a
+    template that renders to one)."""
+    body_type = data.get("body_type", "auto")
+    if body_type not in BODY_TYPES:
+        return [FieldError("data.body_type", 'Body type is "auto" or "multipart".')]
+    body = data.get("body")
+    if body_type == "multipart" and not (
+        isinstance(body, dict) or (isinstance(body, str) and "{{" in body)
+    ):
+        return [
+            FieldError(
+                "data.body",
+                "A multipart body is an object of fields (each text or a file), "
+                "or a template giving one.",
+            )
+        ]
+    return []
 
 
 def page_fetcher(call: HttpCall, idempotency_key: str | None):

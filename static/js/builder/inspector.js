@@ -6,6 +6,7 @@ import { container, editor, kinds, markChanged, nodeElement, on, records, state 
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
+import { curlImportSection } from "./curl_import.js";
 import { pinsSection } from "./pins_panel.js";
 import { fieldWidget } from "./widgets.js";
 import {
@@ -122,6 +123,7 @@ export function renderInspector() {
 
   const general = h("ul", { class: "field-error-list", role: "alert" });
   inspector.append(general);
+  if (kind.imports_curl) inspector.append(curlImportSection(dfId, renderInspector));
 
   const groups = new Map(); // a <details> per field group, open when in use
   const placeIn = (field, wrapper) => {
