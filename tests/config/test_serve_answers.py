@@ -171,7 +171,14 @@ def test_clients_that_stop_reading_4_mb_answers_hold_no_thread_nor_the_memory(
     granian, alice
 ):
     flow = big_result_flow(alice)
-    server = granian(threads=1, **WHOLE_RESULT)
+    # One thread, and every call waits its turn for it (however slow a 4 MB
+    # run is on a loaded machine) instead of being refused by admission.
+    server = granian(
+        threads=1,
+        ADMISSION_SLOW_SECONDS=120,
+        REQUEST_QUEUE_TIMEOUT_SECONDS=120,
+        **WHOLE_RESULT,
+    )
     path = f"/api/webhooks/{flow.id}".encode()
     body = b'{"pairs": 2000000}'
     pid = worker_pid(server)
@@ -191,7 +198,7 @@ def test_clients_that_stop_reading_4_mb_answers_hold_no_thread_nor_the_memory(
         stalled.append(sock)
     try:
         # Each run finished and its answer was handed over: the one thread is free.
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while FlowRun.objects.filter(flow=flow).count() < 9:
             assert time.monotonic() < deadline, "the stalled clients' runs did not end"
             time.sleep(0.2)

@@ -187,13 +187,15 @@ def binary_server(settings):
     server.server_close()
 
 
-def fetch_flow(owner, url: str):
-    nodes, edges = chain(trigger(), node("h", "http_request", method="GET", url=url))
+def fetch_flow(owner, url: str, **data):
+    fetch = node("h", "http_request", method="GET", url=url, **data)
+    nodes, edges = chain(trigger(), fetch)
     return FlowFactory(created_by=owner, nodes=nodes, edges=edges)
 
 
 def test_nul_bytes_in_a_fetched_body_are_replaced(api, alice, binary_server):
-    flow = fetch_flow(alice, f"{binary_server}/pixel.gif")
+    # Read as text on purpose: `auto` would keep an image as a run file.
+    flow = fetch_flow(alice, f"{binary_server}/pixel.gif", response_format="text")
 
     response = api.post(f"/api/flows/{flow.id}/run")
 

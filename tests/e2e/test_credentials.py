@@ -37,7 +37,7 @@ def test_a_refused_name_shows_the_servers_message(alice_page, live_url):
     alice_page.goto(f"{live_url}/credentials/")
     alice_page.get_by_role("button", name="New credential").click()
     alice_page.get_by_label("Name", exact=True).fill("has space")
-    alice_page.get_by_label("Token").fill("abcdef")
+    alice_page.get_by_label("Token", exact=True).fill("abcdef")
     alice_page.get_by_role("button", name="Save").click()
 
     expect(alice_page.locator("#credential-error")).to_contain_text("name:")
@@ -119,7 +119,7 @@ def test_testing_a_token_by_keyboard_shows_the_answer_beside_the_button(
 
     alice_page.get_by_role("button", name="Test stripe").focus()
     alice_page.keyboard.press("Enter")
-    expect(alice_page.get_by_label("URL")).to_be_focused()
+    expect(alice_page.get_by_label("URL", exact=True)).to_be_focused()
     alice_page.keyboard.type(url)
     alice_page.keyboard.press("Enter")
 
@@ -142,7 +142,7 @@ def test_a_refused_token_and_a_missing_url_read_as_failures(
     alice_page.get_by_role("button", name="Test", exact=True).click()
     result = alice_page.locator("#test-result")
     expect(result).to_have_text("✗ url: The URL to send a GET to with this credential.")
-    alice_page.get_by_label("URL").fill(f"{base(server)}/protected")
+    alice_page.get_by_label("URL", exact=True).fill(f"{base(server)}/protected")
     alice_page.get_by_role("button", name="Test", exact=True).click()
     expect(result).to_contain_text("answered 401 Unauthorized")
     expect(result).to_have_class("test-result failed")
@@ -174,7 +174,7 @@ def test_a_mail_server_test_says_what_it_does_and_what_went_wrong(
     expect(alice_page.locator("#test-server-hint")).to_have_text(
         f"Weir connects to 127.0.0.1:{closed_port}, says EHLO; no mail is sent."
     )
-    expect(alice_page.get_by_label("URL")).to_be_hidden()
+    expect(alice_page.get_by_label("URL", exact=True)).to_be_hidden()
     alice_page.get_by_role("button", name="Test", exact=True).click()
 
     expect(alice_page.locator("#test-result")).to_have_text(
