@@ -6,7 +6,6 @@ from rest_framework.routers import SimpleRouter
 from flows.api.flows import FlowViewSet
 from flows.api.runs import RunViewSet
 from flows.api.schedules import SchedulePreviewView
-from flows.api.sync import WorkspaceSyncView
 from flows.credentials.api import CredentialViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -16,10 +15,5 @@ router.register("credentials", CredentialViewSet, basename="credential")
 
 urlpatterns = [
     path("schedules/preview", SchedulePreviewView.as_view(), name="schedule-preview"),
-    path(
-        "workspaces/<uuid:workspace_id>/sync",
-        WorkspaceSyncView.as_view(),
-        name="workspace-sync",
-    ),
     *router.urls,
 ]
