@@ -35,8 +35,7 @@ class SyncBody(serializers.Serializer):
 
 def right_to_sync(request) -> str:
     """A person needs to be an admin; a workspace token needs flows.edit."""
-    is_workspace_token = getattr(request.auth, "is_workspace_token", None)
-    if callable(is_workspace_token) and is_workspace_token():
+    if getattr(request.auth, "is_workspace_token", False):
         return rights.FLOWS_EDIT
     return rights.MEMBERS_MANAGE
 
