@@ -9,6 +9,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from rest_framework.test import APIClient
 
 from flows.history.models import FlowVersion
 from flows.models import Flow
@@ -178,3 +179,22 @@ def test_a_bad_file_is_named(tmp_path, staging_flows, production):
 def test_an_unknown_workspace_is_an_error(tmp_path, db):
     with pytest.raises(CommandError, match="No workspace has the slug or id 'nope'"):
         run("export-dir", tmp_path, "--workspace", "nope")
+
+
+def test_a_flow_moved_to_a_workspace_with_its_key_taken_leaves_the_key_behind(
+    tmp_path, staging_flows, production, ops
+):
+    run("export-dir", tmp_path, "--workspace", "staging")
+    run("import-dir", tmp_path, "--workspace", "production")
+    client = APIClient()
+    client.force_login(ops)
+
+    response = client.post(
+        f"/api/flows/{staging_flows[1].pk}/move",
+        {"workspace": str(production.pk)},
+        format="json",
+    )
+
+    assert response.status_code == 200
+    moved = Flow.objects.get(pk=staging_flows[1].pk)
+    assert moved.workspace_id == production.pk and moved.key == ""
