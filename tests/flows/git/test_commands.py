@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from flows.history.models import FlowVersion
 from flows.models import Flow
+from tests.factories import FlowFactory
 
 
 def run(*args) -> str:
@@ -198,3 +199,17 @@ def test_a_flow_moved_to_a_workspace_with_its_key_taken_leaves_the_key_behind(
     assert response.status_code == 200
     moved = Flow.objects.get(pk=staging_flows[1].pk)
     assert moved.workspace_id == production.pk and moved.key == ""
+
+
+def test_a_first_import_adopts_a_hand_made_flow_of_the_same_name(
+    tmp_path, staging_flows, production, ops
+):
+    run("export-dir", tmp_path, "--workspace", "staging")
+    by_hand = FlowFactory(created_by=ops, workspace=production, name="Say hello")
+
+    output = run("import-dir", tmp_path, "--workspace", "production")
+
+    assert "update    say-hello" in output
+    assert production.flows.count() == 2
+    by_hand.refresh_from_db()
+    assert by_hand.key == "say-hello" and by_hand.version == 2
