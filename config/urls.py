@@ -34,6 +34,7 @@ api_patterns = [
         name="docs",
     ),
     path("", include("flows.api.urls")),
+    path("", include("flows.git.urls")),
     path("", include("agents.api_urls")),
 ]
 

@@ -111,6 +111,12 @@ class Flow(models.Model):
         help_text="On failure, run this flow (one of the same workspace's, not this "
         "one) with trigger `error` and input {run_id, flow_id, node_id, error}.",
     )
+    key = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="Its file's name in a directory of flows (docs/git.md); blank "
+        "until exported or imported there. Stays when the flow is renamed.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -122,6 +128,14 @@ class Flow(models.Model):
             # The flow list: one workspace's flows, newest first.
             models.Index(
                 fields=["workspace", "-created_at"], name="flow_workspace_created_idx"
+            ),
+        ]
+        constraints = [
+            # A directory of flow files maps to one workspace's flows by key.
+            models.UniqueConstraint(
+                fields=["workspace", "key"],
+                condition=~models.Q(key=""),
+                name="flow_key_unique_in_workspace",
             ),
         ]
 

@@ -82,7 +82,9 @@ class MoveMixin:
                 details={"credentials": moved.missing},
             )
         source = flow.workspace_id
-        changes = {"workspace": target, "nodes": moved.nodes}
+        # Its key names its file in the source's directory (docs/git.md), and
+        # may be another flow's in the target.
+        changes = {"workspace": target, "nodes": moved.nodes, "key": ""}
         if flow.error_flow_id is not None:
             changes["error_flow"] = None
         actor = Actor.from_request(request)

@@ -25,6 +25,7 @@ class FlowVersion(models.Model):
         RESTORE = "restore"
         ADMIN = "admin"
         MOVE = "move"
+        GIT = "git", "git (a directory of flow files, docs/git.md)"
         UPGRADE = "upgrade", "upgrade (the flow's state when history began)"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

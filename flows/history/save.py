@@ -31,6 +31,7 @@ SETTINGS_FIELDS = (
 UNVERSIONED_FIELDS = (
     "created_by_id",
     "workspace_id",
+    "key",
     "pins",
     "webhook_secret",
     "webhook_signature_scheme",

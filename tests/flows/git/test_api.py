@@ -1,0 +1,162 @@
+"""`POST /api/workspaces/:id/sync`: CI applies a directory of flow files as a
+JSON bundle; an admin's right, or a workspace token's with flows:write."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.tokens.models import ApiToken
+from accounts.workspaces.models import Membership
+from flows.git.files import export_workspace
+from flows.history.models import FlowVersion
+from tests.accounts.test_bearer import bearer
+from tests.factories import UserFactory
+
+
+def bundle(workspace, **options) -> dict:
+    files = {
+        name: json.loads(text) for name, text in export_workspace(workspace).items()
+    }
+    return {"files": files, **options}
+
+
+def browser(user) -> APIClient:
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+def sync(client, workspace, body):
+    return client.post(f"/api/workspaces/{workspace.id}/sync", body, format="json")
+
+
+def test_an_admin_syncs_a_bundle_and_a_second_sync_changes_nothing(
+    staging_flows, staging, production, ops
+):
+    body = bundle(staging)
+
+    first = sync(browser(ops), production, body)
+    versions = FlowVersion.objects.count()
+    second = sync(browser(ops), production, body)
+
+    assert first.status_code == 200
+    assert first.json()["applied"] is True
+    assert first.json()["counts"] == {
+        "create": 2,
+        "update": 0,
+        "delete": 0,
+        "unchanged": 0,
+    }
+    assert second.json()["counts"]["unchanged"] == 2
+    assert FlowVersion.objects.count() == versions
+    assert (
+        FlowVersion.objects.filter(flow__workspace=production).first().source == "git"
+    )
+
+
+def test_a_dry_run_answers_the_plan_with_diffs_and_applies_nothing(
+    staging_flows, staging, production, ops
+):
+    sync(browser(ops), production, bundle(staging))
+    body = bundle(staging, dry_run=True, prune=True)
+    body["files"]["say-hello.json"]["name"] = "Say hi"
+    del body["files"]["charge-customers.json"]
+
+    answer = sync(browser(ops), production, body).json()
+
+    assert answer["applied"] is False
+    steps = {step["key"]: step for step in answer["steps"]}
+    assert steps["say-hello"]["action"] == "update"
+    assert '+  "name": "Say hi",' in steps["say-hello"]["diff"]
+    assert steps["charge-customers"]["action"] == "delete"
+    assert production.flows.count() == 2
+    assert not production.flows.filter(name="Say hi").exists()
+
+
+def test_missing_credentials_are_409_listing_them(
+    staging_flows, staging, production, ops
+):
+    production.credentials.all().delete()
+
+    response = sync(browser(ops), production, bundle(staging))
+
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "missing_credentials"
+    assert error["details"]["credentials"] == [
+        {"name": "stripe", "kind": "bearer", "files": ["charge-customers.json"]}
+    ]
+    assert not production.flows.exists()
+
+
+def test_a_bad_file_is_400_naming_it(staging_flows, staging, production, ops):
+    body = bundle(staging)
+    body["files"]["say-hello.json"]["weir_version"] = 7
+
+    response = sync(browser(ops), production, body)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["file"] == "say-hello.json"
+    assert not production.flows.exists()
+
+
+def test_a_bundle_without_files_is_400(production, ops):
+    response = sync(browser(ops), production, {"prune": True})
+
+    assert response.status_code == 400
+    assert "files" in response.json()["error"]["details"]
+
+
+def test_a_viewer_or_editor_is_403(staging_flows, staging, production):
+    for role in ("viewer", "editor"):
+        user = UserFactory(username=f"prod_{role}")
+        Membership.objects.create(workspace=production, user=user, role=role)
+        response = sync(browser(user), production, bundle(staging))
+        assert response.status_code == 403, role
+    assert not production.flows.exists()
+
+
+def test_a_non_member_finds_no_workspace(staging_flows, staging, production):
+    response = sync(browser(UserFactory()), production, bundle(staging))
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_anonymous_is_401(production):
+    response = sync(APIClient(), production, {"files": {}})
+
+    assert response.status_code == 401
+
+
+def workspace_token(workspace, maker, *scopes) -> str:
+    expires = timezone.now() + timedelta(days=30)
+    return ApiToken.issue_for_workspace(
+        workspace, maker, "CI", list(scopes), expires, role_cap="editor"
+    )[1]
+
+
+def test_a_workspace_token_with_flows_write_syncs(
+    staging_flows, staging, production, ops
+):
+    token = workspace_token(production, ops, "flows:read", "flows:write")
+
+    response = sync(bearer(token), production, bundle(staging))
+
+    assert response.status_code == 200
+    assert production.flows.count() == 2
+
+
+def test_a_workspace_token_without_flows_write_is_403(
+    staging_flows, staging, production, ops
+):
+    token = workspace_token(production, ops, "flows:read")
+
+    response = sync(bearer(token), production, bundle(staging))
+
+    assert response.status_code == 403
+    assert not production.flows.exists()
