@@ -2,10 +2,11 @@
 selected node and is connected from it, or in view when nothing is selected;
 Fit stops at 60 %; palette search ranks name matches first.
 
-Each test fails on the commit before (02aaa99): the new node was clamped into
-the view's right edge and connected to nothing, Fit went down to 10 %, and
-"call" listed HTTP request (palette order, its description says "Calls")
-before Call flow."""
+Checked on the commit before (02aaa99): the new node was clamped into the
+view's right edge and connected to nothing, Fit went down to 10 %, and "call"
+listed HTTP request (palette order, its description says "Calls") before Call
+flow. The nothing-selected test passed there already: it guards that rule
+against the new placement."""
 
 from __future__ import annotations
 
