@@ -1,7 +1,9 @@
 // The flow builder page: the entry module the template loads. Each job lives in
 // its own module under builder/; importing them wires their event handlers.
+// read_only.js comes first: its key listeners must run before the editing ones.
 // Everything the user typed reaches the DOM through textContent, or through
 // graph_format.nodeHtml() (escaped) for Drawflow's innerHTML.
+import "./builder/read_only.js";
 import "./builder/canvas.js";
 import { refreshEmptyHint, renderSaveState } from "./builder/context.js";
 import "./builder/error_flow_panel.js";
@@ -9,7 +11,6 @@ import "./builder/history.js";
 import "./builder/keyboard.js";
 import { labelNodes } from "./builder/keyboard_access.js";
 import "./builder/mcp_offer_panel.js";
-import "./builder/read_only.js";
 import { markPinnedNodes } from "./builder/pins_panel.js";
 import { markUnreachable } from "./builder/reachability.js";
 import "./builder/run_panel.js";

@@ -102,4 +102,7 @@ def test_a_viewer_sees_the_read_only_builder_whatever_workspace_is_current(
     expect(page.get_by_label("Flow name")).to_be_disabled()
     canvas_node(page, "Greet").click()
     expect(page.get_by_label("Node name")).to_be_disabled()
+    page.keyboard.press("Delete")  # the editing keys do nothing either
+    page.keyboard.press("Control+d")
+    expect(page.locator(".drawflow-node")).to_have_count(2)
     assert page_errors == []
