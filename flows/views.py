@@ -16,6 +16,7 @@ from accounts.workspaces.access import (
 from accounts.workspaces.current import current_membership, memberships_of
 from accounts.workspaces.roles import (
     FLOWS_EDIT,
+    MEMBERS_MANAGE,
     RUNS_DATA,
     RUNS_START,
     grants,
@@ -31,6 +32,7 @@ from flows.engine.waits import wait_of
 from flows.files import files_in
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.run_sample import run_sample
 from flows.run_search import CappedCount
 from flows.run_stats import RANGES
 
@@ -109,6 +111,7 @@ def flow_list(request: HttpRequest) -> HttpResponse:
 def builder(request: HttpRequest, flow_id) -> HttpResponse:
     flow = get_object_or_404(Flow.objects.for_user(request.user), pk=flow_id)
     role = role_of(request.user, flow.workspace_id)
+    reads_run_data = grants(role, RUNS_DATA)
     flow_data = {
         "id": str(flow.id),
         "name": flow.name,
@@ -119,9 +122,11 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "webhook_enabled": flow.webhook_enabled,
         "webhook_signed": bool(flow.webhook_secret),
         # Pins are copies of run outputs: only for a role that reads run data.
-        "pins": flow.pins if can(request.user, flow.workspace_id, RUNS_DATA) else {},
+        "pins": flow.pins if reads_run_data else {},
         # Re-run and retry buttons under a run (the API refuses anyway).
         "may_run": grants(role, RUNS_START),
+        "may_edit": grants(role, FLOWS_EDIT),
+        "role": role,
     }
     return render(
         request,
@@ -133,6 +138,11 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
             "may_edit_flow": grants(role, FLOWS_EDIT),
             "may_run_flow": grants(role, RUNS_START),
             "flow_role": role,
+            "run_sample": pretty_json(run_sample(flow, reads_run_data=reads_run_data)),
+            # The header states the role in the flow's own workspace, not in
+            # the current one: a link opened from another workspace must not
+            # show "owner" above a flow the user only views.
+            **flow_workspace_header(request, flow, role),
             "node_kinds": node_kinds_for_palette(),
             "response_modes": Flow.ResponseMode.choices,
             "error_flow_choices": Flow.objects.for_user(request.user)
@@ -143,6 +153,21 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
             "run_triggers": FlowRun.Trigger.choices,
         },
     )
+
+
+def flow_workspace_header(request: HttpRequest, flow: Flow, role: str | None) -> dict:
+    """The header's workspace values (accounts/workspaces/current.py) for the
+    flow's workspace, overriding the context processor's current ones."""
+    membership = next(
+        (m for m in memberships_of(request) if m.workspace_id == flow.workspace_id),
+        None,
+    )
+    return {
+        "current_membership": membership,
+        "may_edit_flows": grants(role, FLOWS_EDIT),
+        "may_run_flows": grants(role, RUNS_START),
+        "may_manage_members": grants(role, MEMBERS_MANAGE),
+    }
 
 
 @login_required

@@ -1,7 +1,9 @@
 // The flow builder page: the entry module the template loads. Each job lives in
 // its own module under builder/; importing them wires their event handlers.
+// read_only.js comes first: its key listeners must run before the editing ones.
 // Everything the user typed reaches the DOM through textContent, or through
 // graph_format.nodeHtml() (escaped) for Drawflow's innerHTML.
+import "./builder/read_only.js";
 import "./builder/canvas.js";
 import { refreshEmptyHint, renderSaveState } from "./builder/context.js";
 import "./builder/error_flow_panel.js";

@@ -121,11 +121,13 @@ def test_a_condition_node_connects_from_its_false_output(alice_page, live_url, a
     open_builder(page, live_url, flow)
 
     canvas_node(page, "Greet").click()
+    # Added with Greet selected: placed right of it and connected from it.
     page.locator("#palette").get_by_role("button", name="Condition").click()
+    # A click on empty canvas selects nothing: the next node connects to nothing.
+    page.locator("#drawflow").click(position={"x": 20, "y": 400})
     page.locator("#palette").get_by_role("button", name="Response").click()
     condition, response = canvas_node(page, "Condition"), canvas_node(page, "Response")
     expect(condition.locator(".node-handles")).to_have_text("truefalse")
-    connect(page, canvas_node(page, "Greet"), condition)
     connect(page, condition, response, output="output_2")
     page.get_by_role("button", name="Save").click()
     expect(page.locator("#save-state")).to_have_text("Saved")

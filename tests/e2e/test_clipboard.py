@@ -122,9 +122,12 @@ def test_a_flow_copied_from_the_api_pastes_into_the_builder(
     assert flow.nodes[1]["data"] == api_flow["nodes"][1]["data"]
 
 
-def test_a_palette_click_lands_in_view_next_to_a_node_at_the_right_edge(
+def test_palette_clicks_chain_rightwards_and_the_view_follows(
     alice_page, live_url, alice
 ):
+    """Each palette node lands right of the selected one (the one added last),
+    so a node at the view's right edge makes the view pan: the newest node is
+    in view, none on another (issue 38 item 4)."""
     page = alice_page
     flow = FlowFactory(created_by=alice)
     flow.nodes[1]["position"] = {"x": 480, "y": 80}  # its right edge near the view's
@@ -136,4 +139,10 @@ def test_a_palette_click_lands_in_view_next_to_a_node_at_the_right_edge(
         page.locator(f'#palette [data-kind="{kind}"]').click()
 
     expect(page.locator(".drawflow-node")).to_have_count(6)
-    assert_apart_and_in_view(page)
+    placed = boxes(page)
+    for index, box in enumerate(placed):
+        assert not any(overlaps(box, other) for other in placed[index + 1 :])
+    expect(canvas_node(page, "Condition")).to_be_in_viewport()
+    last = canvas_node(page, "Condition").bounding_box()
+    canvas = page.locator("#drawflow").bounding_box()
+    assert last["x"] + last["width"] <= canvas["x"] + canvas["width"]

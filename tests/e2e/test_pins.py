@@ -26,6 +26,7 @@ def api_flow(owner):
 
 def run_in_builder(page):
     page.get_by_role("tab", name="Run").click()
+    page.get_by_label("Input (JSON object)").fill('{"name": "Ada"}')
     page.get_by_role("button", name="Run flow").click()
     status = page.locator("#run-result").get_by_test_id("run-status")
     expect(status).to_have_text("succeeded")

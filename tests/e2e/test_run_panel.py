@@ -148,6 +148,7 @@ def test_a_response_node_shows_the_webhook_response(alice_page, live_url, alice)
     open_builder(page, live_url, flow)
 
     page.get_by_role("tab", name="Run").click()
+    page.get_by_label("Input (JSON object)").fill('{"name": "Ada"}')
     page.get_by_role("button", name="Run flow").click()
 
     response = page.locator("#run-result .run-response")

@@ -8,7 +8,8 @@ import {
 import { $ } from "./dom.js";
 import { selectNode } from "./inspector.js";
 import { showTab } from "./tabs.js";
-import { canvasPoint, freeSpot, placeForNewNode } from "./placement.js";
+import { canvasPoint, freeSpot, placeFromPalette } from "./placement.js";
+import { bringIntoView } from "./view.js";
 
 for (const eventName of ["connectionCreated", "connectionRemoved"]) {
   editor.on(eventName, () => markChanged());
@@ -88,16 +89,43 @@ export function addNode(type, position, { exact = false, name = null, data = nul
 
 export const palette = $("palette");
 
-// Typing filters the palette by name, description or type; Enter adds the first match.
+/**
+ * Add a palette item's kind: right of the selected node and connected from
+ * its first output (when both ends have a port), else in view.
+ */
+function addFromPalette(type) {
+  const { position, exact, from } = placeFromPalette();
+  const dfId = addNode(type, position, { exact });
+  const source = from && editor.drawflow.drawflow.Home.data[from];
+  const target = editor.drawflow.drawflow.Home.data[dfId];
+  if (source && Object.keys(source.outputs).length && Object.keys(target.inputs).length) {
+    editor.addConnection(from, dfId, Object.keys(source.outputs)[0], "input_1");
+  }
+  bringIntoView(dfId);
+}
+
+// Typing filters the palette by name, description or type; Enter adds the
+// first match. Matches in the name come first ("call": Call flow before HTTP
+// request, whose description says "Call"), then the palette's own order.
 const paletteSearch = $("palette-search");
+const paletteItems = [...palette.querySelectorAll("[data-kind]")];
 function paletteMatches() {
   const words = paletteSearch.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
-  return [...palette.querySelectorAll("[data-kind]")].filter((item) => {
-    const text = `${item.textContent} ${item.title} ${item.dataset.kind}`.toLowerCase();
+  const ranked = [];
+  for (const [index, item] of paletteItems.entries()) {
+    const name = item.textContent.trim().toLowerCase();
+    const text = `${name} ${item.title} ${item.dataset.kind}`.toLowerCase();
     const match = words.every((word) => text.includes(word));
     item.parentElement.hidden = !match;
-    return match;
-  });
+    if (!match) continue;
+    const inName = words.filter((word) => name.includes(word)).length;
+    const startsName = words.some((word) => name.startsWith(word)) ? 1 : 0;
+    ranked.push({ item, index, score: inName * 2 + startsName });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.index - b.index);
+  palette.append(...ranked.map(({ item }) => item.parentElement),
+    ...paletteItems.filter((item) => item.parentElement.hidden).map((item) => item.parentElement));
+  return ranked.map(({ item }) => item);
 }
 paletteSearch.addEventListener("input", () => {
   $("palette-none").hidden = paletteMatches().length > 0;
@@ -106,11 +134,11 @@ paletteSearch.addEventListener("keydown", (event) => {
   if (event.key !== "Enter") return;
   event.preventDefault();
   const [first] = paletteMatches();
-  if (first) addNode(first.dataset.kind, placeForNewNode());
+  if (first) addFromPalette(first.dataset.kind);
 });
 palette.addEventListener("click", (event) => {
   const item = event.target.closest("[data-kind]");
-  if (item) addNode(item.dataset.kind, placeForNewNode());
+  if (item) addFromPalette(item.dataset.kind);
 });
 palette.addEventListener("dragstart", (event) => {
   const item = event.target.closest("[data-kind]");

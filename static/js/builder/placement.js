@@ -73,10 +73,28 @@ export function freeSpot(wanted, { taken = entries().map((entry) => [entry.pos_x
   return { x: Math.round(best.x), y: Math.round(best.y) };
 }
 
-/** Where a clicked palette item lands: right of the selected node, else top left of the view. */
+/** Where a pasted node lands: right of the selected node, else top left of the view. */
 export function placeForNewNode() {
   const selected = state.selected && editor.drawflow.drawflow.Home.data[state.selected];
   if (selected) return { x: selected.pos_x + STEP_X, y: selected.pos_y };
   const area = visibleArea();
   return { x: area.left + 60, y: area.top + 60 };
+}
+
+/**
+ * Where a palette item lands and what connects to it: one node width and a
+ * gap right of the selected node, connected from it (`from`, its Drawflow id),
+ * the spot taken as is (`exact`: the view then follows the node); with nothing
+ * selected, the nearest free spot inside the view.
+ */
+export function placeFromPalette() {
+  const selected = state.selected && editor.drawflow.drawflow.Home.data[state.selected];
+  if (!selected) return { position: placeForNewNode(), exact: false, from: null };
+  const width = document.getElementById(`node-${state.selected}`)?.offsetWidth || NODE_WIDTH;
+  const taken = entries().filter((entry) => String(entry.id) !== state.selected)
+    .map((entry) => [entry.pos_x, entry.pos_y]);
+  let spot = { x: selected.pos_x + width + GAP + 20, y: selected.pos_y };
+  // A second node added from the same one goes below the first.
+  while (!isFree(spot, taken)) spot = { x: spot.x, y: spot.y + STEP_Y };
+  return { position: spot, exact: true, from: state.selected };
 }

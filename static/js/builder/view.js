@@ -8,8 +8,10 @@ import { container, editor, graphListeners, nodeElement } from "./context.js";
 import { $ } from "./dom.js";
 import { visibleArea } from "./placement.js";
 
-// Fit must show a flow of any size; Drawflow's default floor is 50%.
+// Ctrl+wheel and the buttons may zoom far out; Fit stops at FIT_ZOOM_MIN, where
+// node names stay readable, and the rest of a big flow is reached by panning.
 editor.zoom_min = 0.1;
+export const FIT_ZOOM_MIN = 0.6;
 
 function applyTransform() {
   editor.precanvas.style.transform =
@@ -42,14 +44,17 @@ function showPointAt(x, y, left, top) {
   applyTransform();
 }
 
-/** Zoom and pan so every node is in view, centred (never zooming in past 100%). */
+/**
+ * Zoom and pan so every node is in view, centred, between FIT_ZOOM_MIN and
+ * 100%; a flow too big for that shows from its top left corner.
+ */
 export function fitView() {
   const bounds = graphBounds();
   if (!bounds) return;
   const pad = 40;
   const width = bounds.maxX - bounds.minX;
   const height = bounds.maxY - bounds.minY;
-  const zoom = Math.max(editor.zoom_min, Math.min(1,
+  const zoom = Math.max(FIT_ZOOM_MIN, Math.min(1,
     (container.clientWidth - 2 * pad) / width, (container.clientHeight - 2 * pad) / height));
   editor.zoom = zoom;
   editor.zoom_last_value = zoom;
@@ -65,6 +70,22 @@ export function graphOverflowsView() {
     const box = element.getBoundingClientRect();
     return box.left < view.left || box.top < view.top || box.right > view.right || box.bottom > view.bottom;
   });
+}
+
+/** Pan the least that shows the whole node `dfId` (with a margin). */
+export function bringIntoView(dfId) {
+  const element = nodeElement(String(dfId));
+  if (!element) return;
+  const view = container.getBoundingClientRect();
+  const box = element.getBoundingClientRect();
+  const margin = 24;
+  let dx = 0;
+  let dy = 0;
+  if (box.right > view.right - margin) dx = box.right - view.right + margin;
+  if (box.left - dx < view.left + margin) dx = box.left - view.left - margin;
+  if (box.bottom > view.bottom - margin) dy = box.bottom - view.bottom + margin;
+  if (box.top - dy < view.top + margin) dy = box.top - view.top - margin;
+  if (dx || dy) panBy(dx, dy);
 }
 
 export function panBy(dx, dy) {
