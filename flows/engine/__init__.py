@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from flows.engine.runner import run_flow
+from flows.engine.start import run_flow
 
 __all__ = ["run_flow"]

@@ -24,7 +24,8 @@ from __future__ import annotations
 from flows.engine import deferred
 from flows.engine.background import enqueue_run
 from flows.engine.new_run import new_run
-from flows.engine.runner import Execution, run_flow
+from flows.engine.runner import Execution
+from flows.engine.start import run_flow
 from flows.history.models import FlowVersion
 from flows.models import Flow, FlowRun, RunStep
 

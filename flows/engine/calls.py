@@ -33,7 +33,8 @@ from django.utils import timezone
 from flows.engine import deferred, lease, store
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
-from flows.engine.runner import Execution, run_flow
+from flows.engine.runner import Execution
+from flows.engine.start import run_flow
 from flows.models import Flow, FlowRun
 from flows.nodes import NodeError, NodeTimeout
 from flows.nodes.errors import ContinueLater

@@ -1,4 +1,4 @@
-"""`run_flow`: execute a flow's graph once and store what happened.
+"""How a run executes (`Execution`): a flow's graph once, and what is stored of it.
 
 Nodes run in topological order (ties keep the order of the flow's node list).
 Only nodes a path of edges leads to from a trigger run; any other node is
@@ -34,15 +34,13 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from core.storable import Unstorable, check_storable, storable_text
+from core.storable import storable_text
 from flows.credentials.resolve import RunSecrets
-from flows.engine import deferred, lease, waits
+from flows.engine import lease, waits
 from flows.engine.attempts import RequeueForRetry, attempt_node, redacted_traceback
 from flows.engine.budget import RunBudget, json_text
-from flows.engine.deliveries import start_delivery
 from flows.engine.final_write import FinalWrite
 from flows.engine.logged import logged_as_node, logged_as_run
-from flows.engine.new_run import new_run
 from flows.engine.plan import (
     PlannedNode,
     RunStopped,
@@ -350,67 +348,3 @@ class Execution(FinalWrite, StepLog):
 
     def prev(self, planned: PlannedNode) -> Any:
         return upstream_output(planned, self.flow.edges, self.fired, self.results)
-
-
-def run_flow(
-    flow: Flow,
-    input: dict,
-    trigger: str,
-    *,
-    request_meta: dict | None = None,
-    delivery_id: str = "",
-    deadline: float | None = None,
-    depth: int = 0,
-    hops: int = 0,
-    pins: dict | None = None,
-    only: set[str] | None = None,
-    called_by: FlowRun | None = None,
-    files: RunFiles | None = None,
-) -> FlowRun:
-    """Run `flow` once with `input` and return the stored, finished FlowRun.
-
-    Never raises for a node failure: the run ends `failed` or `timed_out` and
-    `run.as_result()` describes it. Runs synchronously in the caller's thread.
-    `request_meta` holds safe facts about the triggering HTTP request only.
-    `deadline` (a `time.monotonic()` value) ends the run sooner than
-    RUN_TIMEOUT_SECONDS would: a tool run ends with the run that asked for it.
-    `depth` counts the agents waiting above this run (an agent's tool call
-    passes its own depth + 1); nodes read it from their context.
-    `delivery_id` makes the run the one run of that webhook delivery; raises
-    `deliveries.DeliveryExists` when the delivery already has one.
-    `hops` is the run's place in a chain of webhook calls (the webhook view
-    passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
-    `pins` (node id -> output) stand in for those nodes, and `only` limits the
-    run to these nodes: the builder's test runs (flows/graph/pins.py).
-    `called_by` is the run whose call_flow or for_each node started this one
-    (flows/engine/calls.py). `files` holds what was stored for the run
-    before it began (a webhook's uploads, flows/files/run_files.py): they
-    count towards its files' limit and are claimed with it.
-    """
-    try:
-        check_storable(input, what="The run's input")
-        refused = None
-    except Unstorable as problem:  # callers check first; this is the last guard
-        input, refused = {}, str(problem)
-    if delivery_id:
-        run = start_delivery(
-            flow, trigger, input, request_meta or {}, delivery_id, called_by
-        )
-    else:  # stored when it ends, or once it lasts (flows/engine/deferred.py)
-        run = new_run(flow, trigger, input, request_meta or {}, called_by=called_by)
-        deferred.defer(run)
-    execution = Execution(
-        flow,
-        run,
-        deadline=deadline,
-        depth=depth,
-        hops=hops,
-        pins=pins,
-        only=only,
-        files=files,
-    )
-    if refused is not None:
-        error = {"node_id": None, "code": "invalid_input", "message": refused}
-        execution.finish(FlowRun.Status.FAILED, error)
-        return run
-    return execution.execute()
