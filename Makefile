@@ -10,7 +10,7 @@ WORKERS ?= 2
 # two-factor first (production's default is true; README, "Settings").
 REQUIRE_2FA_FOR_STAFF ?= false
 
-.PHONY: run test lint format e2e bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-scale bench-instructions clean credentials-key
+.PHONY: run test lint format e2e bench-upload bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-scale bench-instructions clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -101,6 +101,9 @@ bench-webhook-p99: $(VENV)/.installed
 bench-metrics: $(VENV)/.installed
 	WEIR_TESTING=1 $(PY) bench/metrics_cost.py
 	MULTIPROC=1 WEIR_TESTING=1 $(PY) bench/metrics_cost.py
+
+bench-upload: $(VENV)/.installed
+	$(PY) bench/upload_cost.py
 
 bench-prune: $(VENV)/.installed
 	$(PY) bench/prune.py
