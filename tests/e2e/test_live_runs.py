@@ -32,6 +32,7 @@ def test_a_background_run_is_followed_live_until_it_succeeds(
     processes.worker()
     page = open_builder(alice_page, live_url, FlowFactory(created_by=alice))
     page.get_by_role("tab", name="Run").click()
+    page.get_by_label("Input (JSON object)").fill('{"name": "Ada"}')
     page.get_by_label(re.compile("Run in the background")).check()
 
     page.get_by_role("button", name="Run flow").click()
