@@ -53,6 +53,7 @@ from core.http.errors import (
     ValidationFailed,
 )
 from core.http.respond_async import accepted, prefers_async
+from core.storable import Unstorable, check_storable
 from flows.engine import deliveries, fair_queue, run_flow, webhook_cache
 from flows.engine.admission import admitted
 from flows.engine.background import enqueue_run
@@ -124,6 +125,19 @@ def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
             "for the server's own runs); send another id."
         )
     return key
+
+
+def _check_storable(path: str, query: dict, parsed: bodies.Parsed) -> None:
+    """400 for a path, query or file name the run could not store (a NUL): it
+    would end as a failed run answered 500 instead."""
+    names = [[upload.field, upload.name] for upload in parsed.uploads]
+    try:
+        check_storable(
+            {"path": path, "query": query, "files": names},
+            what="The request's path, query or file names",
+        )
+    except Unstorable as problem:
+        raise ValidationFailed(str(problem)) from None
 
 
 def _with_files(parsed: bodies.Parsed, files: RunFiles):
@@ -221,12 +235,14 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
     delivery_id = _delivery_id(request, msg_id)
     limits.check_rate(str(flow.pk))
     files = RunFiles(flow.workspace_id)
+    query = bodies.query_object(request)
+    _check_storable(path, query, parsed)
     payload = _with_files(parsed, files)
     meta = request_meta(
         request,
         len(body),
         path=path,
-        query=bodies.query_object(request),
+        query=query,
         keep_headers=trigger.get("keep_headers"),
     )
     try:

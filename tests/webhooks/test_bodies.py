@@ -242,3 +242,16 @@ def test_text_its_charset_cannot_decode_is_400(client, alice):
 
     assert response.status_code == 400
     assert "idna" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "url", ["{hook}?name=%00", "{hook}/orders/%00", "{hook}?%00=1"]
+)
+def test_a_nul_in_the_query_or_path_is_400_and_runs_nothing(client, alice, url):
+    flow = echo_flow(alice, methods=["GET"])
+
+    response = client.get(url.format(hook=f"/api/webhooks/{flow.id}"))
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "validation_error"
+    assert webhook_runs(flow) == 0
