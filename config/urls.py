@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -10,6 +12,12 @@ from accounts import rights
 from config import schema  # noqa: F401  (registers OpenAPI extensions)
 from core.telemetry import health
 from core.telemetry import views as telemetry_views
+
+
+def favicon(request):
+    """The icon's static URL, looked up per request (its hashed name exists
+    only once collectstatic has run)."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
 
 
 class SchemaView(SpectacularAPIView):
@@ -40,6 +48,8 @@ api_patterns = [
 
 urlpatterns = [
     path("api/", include(api_patterns)),
+    # Tools that ask for /favicon.ico without reading the page's <link rel=icon>.
+    path("favicon.ico", favicon),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", telemetry_views.metrics, name="metrics"),

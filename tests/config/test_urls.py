@@ -85,3 +85,13 @@ def test_admin_flow_list_shows_owner_and_node_count_and_searches(staff_client):
     html = response.content.decode()
     assert "Invoices" in html and "carol" in html
     assert "Reports" not in html
+
+
+def test_favicon_ico_leads_to_weirs_icon_and_every_page_names_it(client, db):
+    icon = client.get("/favicon.ico")
+    page = client.get("/login/").content.decode()
+
+    assert icon.status_code == 301
+    assert icon["Location"].endswith("img/favicon.svg")
+    assert client.get(icon["Location"]).status_code == 200
+    assert 'rel="icon"' in page and "img/favicon.svg" in page
