@@ -22,6 +22,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts import rights
@@ -102,7 +103,8 @@ def resume(request: HttpRequest, run_id, node_id: str, token: str) -> HttpRespon
     page = {"run": run, "node_name": _node_name(run, node_id)}
     if request.method in ("GET", "HEAD"):
         page["waiting"] = _is_waiting_here(run, node_id)
-        page["open_until"] = (run.wait_state or {}).get("wake_at")
+        wake_at = (run.wait_state or {}).get("wake_at")
+        page["open_until"] = parse_datetime(wake_at) if wake_at else None
         return render(request, "webhooks/resume.html", page)
     if request.method != "POST":
         raise MethodNotAllowed(["GET", "POST"], "Resume links accept GET and POST.")

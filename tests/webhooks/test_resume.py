@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -106,6 +108,15 @@ def test_a_get_shows_the_page_and_leaves_the_run_waiting(client, waiting_run):
     assert 'name="approved" value="true"' in page
     assert 'name="approved" value="false"' in page
     assert status_of(waiting_run) == "waiting"
+
+
+def test_the_page_says_until_when_in_words_not_an_iso_time(client, waiting_run):
+    page = client.get(path_of(waiting_run)).content.decode()
+
+    # One hour ahead (timeout_s=3600): the date in words, and the time left.
+    words = re.search(r'<time datetime="[^"]+">([^<]+)</time>\s*\(([^)]+)\)', page)
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]+ \d{4}, \d\d:\d\d UTC", words[1])
+    assert words[2].replace("\xa0", " ") in ("59 minutes from now", "1 hour from now")
 
 
 def test_the_reject_button_resumes_with_approved_false(waiting_run):
