@@ -13,7 +13,15 @@ from django.core.exceptions import ImproperlyConfigured
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from config import api_settings, csp_settings, env_values, storage_settings
+from config import (
+    admission_settings,
+    api_settings,
+    csp_settings,
+    env_values,
+    oidc_settings,
+    storage_settings,
+    webhook_settings,
+)
 from core.telemetry import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -198,23 +206,8 @@ REQUIRE_2FA_FOR_STAFF = env.bool(
 TWO_FACTOR_ISSUER = env("TWO_FACTOR_ISSUER", default="Weir")  # the app's label
 TWO_FACTOR_PENDING_SECONDS = 300  # from the right password to the code
 
-# Single sign-on with OpenID Connect (docs/operations.md, "Single sign-on"):
-# on when OIDC_ISSUER is set; endpoints come from its discovery document.
-OIDC_ISSUER = env("OIDC_ISSUER", default="").rstrip("/")
-OIDC_CLIENT_ID = env("OIDC_CLIENT_ID", default="")
-OIDC_CLIENT_SECRET = env("OIDC_CLIENT_SECRET", default="")
-OIDC_SCOPES = env("OIDC_SCOPES", default="openid email profile")
-OIDC_NAME = env("OIDC_NAME", default="single sign-on")  # "Sign in with <name>"
-# A verified e-mail with no account makes one (with its personal workspace).
-OIDC_CREATE_USERS = env.bool("OIDC_CREATE_USERS", default=False)
-# `group:workspace name or slug:role`, comma-separated; the claim it reads.
-OIDC_GROUP_ROLES = env_values.group_roles(env, "OIDC_GROUP_ROLES")
-OIDC_GROUPS_CLAIM = env("OIDC_GROUPS_CLAIM", default="groups")
-OIDC_TIMEOUT_SECONDS = env.float("OIDC_TIMEOUT_SECONDS", default=10)
-if OIDC_ISSUER and not (OIDC_CLIENT_ID and OIDC_CLIENT_SECRET):
-    raise ImproperlyConfigured(
-        "OIDC_ISSUER is set: set OIDC_CLIENT_ID and OIDC_CLIENT_SECRET too."
-    )
+# Single sign-on with OpenID Connect (config/oidc_settings.py): OIDC_*.
+globals().update(oidc_settings.read(env))
 # False: only superusers sign in with a password (the break-glass account).
 PASSWORD_SIGN_IN = env.bool("PASSWORD_SIGN_IN", default=True)
 AUTHENTICATION_BACKENDS = [
@@ -358,46 +351,12 @@ QUEUED_RUNS_PER_OWNER = env.int("QUEUED_RUNS_PER_OWNER", default=100)
 # Tests only: a 6th (seconds) cron field, for per-second schedules.
 SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 
-# Webhooks (DESIGN section 7).
-WEBHOOK_MAX_BODY_BYTES = env.int("WEBHOOK_MAX_BODY_BYTES", default=1024 * 1024)
-WEBHOOK_RATE_LIMIT = env("WEBHOOK_RATE_LIMIT", default="600/min")
-# Values (object members and array elements, at any depth) in one webhook body.
-WEBHOOK_MAX_BODY_VALUES = env.int("WEBHOOK_MAX_BODY_VALUES", default=10_000)
-# Requests for unknown webhooks (404) per client address before 429.
-WEBHOOK_MISS_RATE = env("WEBHOOK_MISS_RATE", default="60/min")
-# Longest chain of webhook runs started by flows' http_request nodes (each call
-# carries `Weir-Hops`); a deeper call is refused with 508 `loop_detected`.
-WEBHOOK_MAX_HOPS = env.int("WEBHOOK_MAX_HOPS", default=8)
-# Each web process keeps the flows its webhooks use, dropped by PostgreSQL's
-# NOTIFY when they change (flows/engine/webhook_cache.py); off, every webhook
-# reads its flow.
-WEBHOOK_TARGET_CACHE = env.bool("WEBHOOK_TARGET_CACHE", default=True)
+# Webhooks (config/webhook_settings.py): WEBHOOK_*.
+globals().update(webhook_settings.read(env))
 
-# Admission control (DESIGN section 7; flows/engine/admission.py). Synchronous
-# runs and chat turns hold a web thread each; these bound them per process, so
-# the other threads always serve pages. A caller over a cap waits while a
-# holder is younger than ADMISSION_SLOW_SECONDS, and is refused once all are
-# older: slots are held by what is slow. `config.gunicorn.QueueStampingWorker`
-# sets WEB_THREADS to gunicorn's real --threads.
-WEB_THREADS = env.int("WEB_THREADS", default=4)
-
-SYNC_RUNS_PER_PROCESS = env_values.derived_int(
-    env, "SYNC_RUNS_PER_PROCESS", max(1, WEB_THREADS - 2)
-)
-SYNC_RUNS_PER_OWNER = env_values.derived_int(
-    env, "SYNC_RUNS_PER_OWNER", max(1, SYNC_RUNS_PER_PROCESS - 1)
-)
-# One account's workspaces together (docs/operations.md, "One account, one share").
-SYNC_RUNS_PER_ACCOUNT = env_values.derived_int(
-    env, "SYNC_RUNS_PER_ACCOUNT", SYNC_RUNS_PER_OWNER
-)
-SYNC_RUNS_PER_FLOW = env_values.derived_int(
-    env, "SYNC_RUNS_PER_FLOW", max(1, SYNC_RUNS_PER_OWNER - 1)
-)
-# A run or chat turn that waited longer for a thread is refused (503), not run late.
-REQUEST_QUEUE_TIMEOUT_SECONDS = env.float("REQUEST_QUEUE_TIMEOUT_SECONDS", default=5)
-ADMISSION_SLOW_SECONDS = env.float("ADMISSION_SLOW_SECONDS", default=0.5)
-ADMISSION_RETRY_AFTER_SECONDS = env.int("ADMISSION_RETRY_AFTER_SECONDS", default=2)
+# Admission control (config/admission_settings.py): WEB_THREADS, SYNC_RUNS_*,
+# REQUEST_QUEUE_TIMEOUT_SECONDS, ADMISSION_*.
+globals().update(admission_settings.read(env))
 
 # Agents and LLM providers (DESIGN section 4).
 OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
