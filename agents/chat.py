@@ -21,6 +21,7 @@ from collections.abc import Callable
 from agents.limits import count_message
 from agents.models import Agent, Conversation, Message
 from agents.pricing import check_day_budget
+from agents.public.limits import count_visitor_message
 from agents.replies import AgentTooDeep, ChatCancelled, ChatFailed, ChatReply
 from agents.turn import Turn
 from core.storable import storable_text
@@ -89,6 +90,7 @@ def start_turn(
     emit: Callable[[str, dict], None] | None = None,
     can_approve: bool = False,
     store: bool = True,
+    visitor: str = "",
 ) -> Turn:
     """Count the message, store it (starting a conversation if need be) and
     return the turn, not yet run. Raises as `send_message` does before any
@@ -96,17 +98,27 @@ def start_turn(
     `agents.pricing.BudgetExceeded` when the agent's day is spent (nothing
     stored, nothing counted). `store=False` leaves the message to the
     caller's `turn.store_message()` (the streamed chat stores it while the
-    turn's first model call is on its way)."""
+    turn's first model call is on its way). `visitor` (a published agent's
+    visitor, agents/public/; `user` is then anonymous) counts the message
+    against the agent's visitor rates and owns a new conversation."""
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
     check_day_budget(agent)
-    count_message(agent, user)
+    if visitor:
+        count_visitor_message(agent, visitor)
+    else:
+        count_message(agent, user)
     content = storable_text(content)
     new_conversation = conversation is None
     if new_conversation:
-        conversation = Conversation(agent=agent, user=user, title=_title(content))
+        conversation = Conversation(
+            agent=agent,
+            user=None if visitor else user,
+            visitor=visitor,
+            title=_title(content),
+        )
     user_message = Message(
         conversation=conversation, role=Message.Role.USER, content=content
     )

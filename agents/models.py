@@ -15,6 +15,7 @@ from accounts.workspaces.personal import personal_workspace
 from accounts.workspaces.roles import AGENTS_EDIT
 from agents.model_price import ModelPrice  # noqa: F401  (the app's models)
 from agents.model_strings import KEY_KINDS, validate_model_string
+from agents.publishing import Publishable
 
 
 class AgentQuerySet(models.QuerySet):
@@ -53,7 +54,7 @@ class AgentQuerySet(models.QuerySet):
         )
 
 
-class Agent(models.Model):
+class Agent(Publishable, models.Model):
     """An assistant backed by an LLM (`provider:model-name`).
 
     Users make their own (private, like flows); an admin may mark one `shared`
@@ -179,6 +180,7 @@ class Agent(models.Model):
         return self.model.partition(":")[2]
 
     def clean(self):
+        self.clean_publishing()
         credential = self.credential
         if credential is None:
             return
@@ -240,15 +242,21 @@ class ConversationQuerySet(models.QuerySet):
 
 
 class Conversation(models.Model):
-    """A thread of messages between one user and one agent."""
+    """A thread of messages between one user (or public visitor) and one agent."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     agent = models.ForeignKey(
         Agent, on_delete=models.CASCADE, related_name="conversations"
     )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="conversations",
     )
+    # A visitor of the published agent (agents/public/session.py), instead of a user.
+    visitor = models.CharField(max_length=40, blank=True, db_index=True)
     title = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

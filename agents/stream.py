@@ -106,7 +106,7 @@ def once(action: Callable[[], None]) -> Callable[[], None]:
 
 
 def stream_turn(
-    turn, release: Callable[[], None], done: Callable
+    turn, release: Callable[[], None], done: Callable, shown: Callable | None = None
 ) -> StreamingHttpResponse:
     """The response streaming `turn` (from `agents.chat.start_turn`), whose
     thread starts now: its model call is on its way while the response goes
@@ -114,11 +114,19 @@ def stream_turn(
 
     `release` runs once when the stream ends, the caller leaves or the
     response is closed unread (the admission slot);
-    `done(reply)` is the `done` event's data.
+    `done(reply)` is the `done` event's data. `shown(event, data)`, when
+    given, is what the caller may see of a turn's event: its data, or None to
+    drop it (a public visitor sees no tool results).
     """
     release = once(release)
     events: queue.Queue = queue.Queue()
-    turn.emit = lambda name, data: events.put((name, data))
+
+    def emit(name: str, data) -> None:
+        data = data if shown is None else shown(name, data)
+        if data is not None:
+            events.put((name, data))
+
+    turn.emit = emit
     worker = threading.Thread(
         target=_work, args=(turn, events, done), name="chat-turn", daemon=True
     )

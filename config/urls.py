@@ -58,6 +58,7 @@ urlpatterns = [
     path("", include("accounts.oidc.urls")),
     path("", include("accounts.two_factor.urls")),
     path("", include("agents.urls")),
+    path("", include("agents.public.urls")),
     path("", include("flows.urls")),
 ]
 

@@ -1,0 +1,113 @@
+"""The fields that publish an agent to the public: a hosted chat page
+`/c/<slug>` and a widget other sites embed (agents/public/, docs/agents.md,
+"Publishing an agent"). Kept apart from agents/models.py as an abstract model
+the `Agent` inherits, so the columns are the agent's own."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from core.http import ratelimit
+
+MAX_ORIGINS = 20
+
+
+def validate_rate(text: str) -> None:
+    """`10/min`, `100/hour`, `5/10s`: what `core.http.ratelimit` reads."""
+    try:
+        rate = ratelimit.Rate.parse(text)
+    except ValueError as exc:
+        raise ValidationError(f"{text!r} is not a rate like '10/min'.") from exc
+    if rate.limit < 1:
+        raise ValidationError("A rate allows at least one message.")
+
+
+def canonical_origin(text: str) -> str | None:
+    """`https://Example.com:8443` as a browser sends it in `Origin`, or None
+    when `text` is not an http(s) origin (a path, a wildcard, a query)."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+        or "*" in text
+    ):
+        return None
+    default = {"http": 80, "https": 443}[parts.scheme]
+    suffix = f":{port}" if port and port != default else ""
+    return f"{parts.scheme}://{parts.hostname.lower()}{suffix}"
+
+
+def validate_origins(value) -> None:
+    if not isinstance(value, list) or len(value) > MAX_ORIGINS:
+        raise ValidationError(f"Allowed origins are a list of at most {MAX_ORIGINS}.")
+    for origin in value:
+        if not isinstance(origin, str) or canonical_origin(origin) is None:
+            raise ValidationError(
+                f"{origin!r} is not an origin like https://www.example.com "
+                "(scheme, host and port only; no wildcard)."
+            )
+
+
+class Publishable(models.Model):
+    """Whether and how strangers may chat with the agent, without signing in."""
+
+    published = models.BooleanField(
+        default=False,
+        help_text="Anyone with the link may chat at /c/<slug>, and the allowed "
+        "origins may embed the widget. Unpublished, both are 404.",
+    )
+    public_slug = models.SlugField(
+        max_length=60,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="The public address: /c/<slug>. Required to publish.",
+    )
+    allowed_origins = models.JSONField(
+        default=list,
+        blank=True,
+        validators=[validate_origins],
+        help_text="Sites that may embed the chat (CORS and CSP frame-ancestors), "
+        "e.g. https://www.example.com. Empty: the hosted page only.",
+    )
+    visitor_rate = models.CharField(
+        max_length=20,
+        default="10/min",
+        validators=[validate_rate],
+        help_text="Messages one visitor may send, e.g. 10/min.",
+    )
+    public_rate = models.CharField(
+        max_length=20,
+        default="60/min",
+        validators=[validate_rate],
+        help_text="Messages all visitors together may send, e.g. 60/min.",
+    )
+    visitor_retention_days = models.PositiveIntegerField(
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(3650)],
+        help_text="Visitors' conversations are deleted this many days after "
+        "their last message (manage.py prune_visitor_chats).",
+    )
+
+    class Meta:
+        abstract = True
+
+    def clean_publishing(self) -> None:
+        if self.published and not self.public_slug:
+            raise ValidationError({"public_slug": "A published agent needs a slug."})
+
+    def origins(self) -> set[str]:
+        """The allowed origins as browsers spell them."""
+        return {canonical_origin(origin) for origin in self.allowed_origins or []}
