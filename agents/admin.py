@@ -10,6 +10,7 @@ from accounts.workspaces.roles import AGENTS_EDIT
 from agents import audit
 from agents.models import Agent, Conversation, Message, ModelPrice
 from agents.output import schema_problem
+from agents.publishing import canonical_origin, validate_origins
 from flows.models import Flow
 
 
@@ -61,6 +62,12 @@ class AgentForm(forms.ModelForm):
             "max_cost_per_day",
             "is_active",
             "shared",
+            "published",
+            "public_slug",
+            "allowed_origins",
+            "visitor_rate",
+            "public_rate",
+            "visitor_retention_days",
         ]
 
     # Set by AgentAdmin.get_form for staff who are not superusers: they make
@@ -105,6 +112,12 @@ class AgentForm(forms.ModelForm):
             )
         return cleaned
 
+    def clean_allowed_origins(self):
+        """Spelled as browsers send them (agents/publishing.py)."""
+        origins = self.cleaned_data.get("allowed_origins") or []
+        validate_origins(origins)
+        return list(dict.fromkeys(canonical_origin(origin) for origin in origins))
+
     def clean_output_schema(self):
         schema = self.cleaned_data.get("output_schema")
         problem = schema is not None and schema_problem(schema)
@@ -126,8 +139,16 @@ def may_edit_agent(user, agent) -> bool:
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
-    list_display = ["name", "model", "workspace", "is_active", "shared", "updated_at"]
-    list_filter = ["is_active", "shared"]
+    list_display = [
+        "name",
+        "model",
+        "workspace",
+        "is_active",
+        "shared",
+        "published",
+        "updated_at",
+    ]
+    list_filter = ["is_active", "shared", "published"]
     search_fields = ["name", "model", "description"]
 
     def get_readonly_fields(self, request, obj=None):
@@ -202,11 +223,11 @@ class MessageInline(admin.TabularInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "agent", "user", "updated_at"]
+    list_display = ["__str__", "agent", "user", "visitor", "updated_at"]
     list_filter = ["agent"]
-    search_fields = ["title", "user__username"]
+    search_fields = ["title", "user__username", "visitor"]
     inlines = [MessageInline]
-    readonly_fields = ["id", "agent", "user", "created_at", "updated_at"]
+    readonly_fields = ["id", "agent", "user", "visitor", "created_at", "updated_at"]
 
 
 @admin.register(ModelPrice)

@@ -27,6 +27,7 @@ from accounts.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 from agents import audit
 from agents.api_edit import AgentEditSerializer, tool_listing
 from agents.api_extras import AgentExtrasMixin
+from agents.api_visitors import VisitorConversationsMixin
 from agents.api_replies import (
     AwaitingSerializer,
     ChatReplySerializer,
@@ -128,7 +129,7 @@ def etagged(response: Response) -> Response:
         }
     ),
 )
-class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
+class AgentViewSet(AgentExtrasMixin, VisitorConversationsMixin, viewsets.ModelViewSet):
     """The caller's own agents and those shared with everyone; all may chat,
     editors of its workspace edit. Anyone else's private agent answers 404."""
 
@@ -144,6 +145,8 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
         "test_connection": rights.AGENTS_EDIT,
         "chat": rights.AGENTS_CHAT,
         "conversations": rights.AGENTS_CHAT,
+        "visitor_conversations": rights.AGENTS_EDIT,
+        "visitor_conversation": rights.AGENTS_EDIT,
     }
 
     def get_queryset(self):

@@ -24,6 +24,7 @@ from accounts.workspaces.roles import AGENTS_EDIT
 from agents import mcp_tools
 from agents.models import KEY_KINDS, Agent, validate_model_string
 from agents.output import schema_problem
+from agents.publishing import publishing_checked
 from agents.providers import ChatRequest, provider_for
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
@@ -230,6 +231,12 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",
+            "published",
+            "public_slug",
+            "allowed_origins",
+            "visitor_rate",
+            "public_rate",
+            "visitor_retention_days",
             "shared",
             "version",
             "created_at",
@@ -304,7 +311,7 @@ class AgentEditSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(
                 {"approval_flows": ["Only the agent's tool flows can ask first."]}
             )
-        return attrs
+        return publishing_checked(attrs, agent)
 
 
 class EditableKeyCredentialField(OwnKeyCredentialField):

@@ -60,6 +60,21 @@ def validate_origins(value) -> None:
             )
 
 
+def publishing_checked(attrs: dict, agent) -> dict:
+    """The API's edit (`attrs` over `agent`, None when new): a published agent
+    has a slug, and its origins are spelled as browsers send them."""
+    published = attrs.get("published", agent.published if agent else False)
+    slug = attrs.get("public_slug", agent.public_slug if agent else None)
+    if published and not slug:
+        raise ValidationError({"public_slug": ["A published agent needs a slug."]})
+    if "public_slug" in attrs and not slug:
+        attrs["public_slug"] = None  # blank is no slug (unique, so null)
+    if "allowed_origins" in attrs:
+        origins = (canonical_origin(origin) for origin in attrs["allowed_origins"])
+        attrs["allowed_origins"] = list(dict.fromkeys(origins))
+    return attrs
+
+
 class Publishable(models.Model):
     """Whether and how strangers may chat with the agent, without signing in."""
 

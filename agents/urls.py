@@ -11,4 +11,5 @@ urlpatterns = [
     path("agents/new/", views.agent_new, name="new"),
     path("agents/<uuid:agent_id>/", views.agent_chat, name="chat"),
     path("agents/<uuid:agent_id>/edit/", views.agent_edit, name="edit"),
+    path("agents/<uuid:agent_id>/visitors/", views.agent_visitors, name="visitors"),
 ]

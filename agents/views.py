@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, render
 
 from agents.api import AgentSerializer, MessageSerializer, messages_with_run_workspace
 from agents.api_edit import AgentEditSerializer
+from agents.api_visitors import visitor_conversations
 from agents.chat import MAX_CONTENT_CHARS
 from agents.models import KEY_KINDS, Agent, Conversation, may_edit
 from flows.models import Credential, Flow
@@ -108,5 +109,31 @@ def agent_chat(request, agent_id):
             "current": current,
             "chat_data": chat_data,
             "is_owner": may_edit(agent, request.user),
+        },
+    )
+
+
+@login_required
+def agent_visitors(request, agent_id):
+    """Visitors' conversations with a published agent, for its editors;
+    `?c=<conversation id>` shows one with its messages and tool calls."""
+    agent = get_object_or_404(Agent.objects.owned_by(request.user), pk=agent_id)
+    conversations = visitor_conversations(agent)
+    current = None
+    if request.GET.get("c"):
+        try:
+            current = conversations.prefetch_related(messages_with_run_workspace()).get(
+                pk=request.GET["c"]
+            )
+        except (Conversation.DoesNotExist, ValidationError) as exc:
+            raise Http404("No such conversation.") from exc
+    return render(
+        request,
+        "agents/visitors.html",
+        {
+            "agent": agent,
+            "conversations": conversations[:100],
+            "current": current,
+            "messages": current.messages.all() if current else [],
         },
     )

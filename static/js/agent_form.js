@@ -3,6 +3,7 @@
 // next to the field they name, and a stale edit (412) says so.
 import { api } from "./api.js";
 import { fillServers, serversValue, showServerProblems } from "./agent_form/mcp_servers.js";
+import { PUBLISH_FIELDS, fillPublishing, publishingValue } from "./agent_form/publishing.js";
 
 const data = JSON.parse(document.getElementById("agent-form-data").textContent);
 const form = document.getElementById("agent-form");
@@ -21,6 +22,7 @@ const FIELDS = [
   "mcp_servers",
   "max_cost_per_day",
   "max_cost_per_turn",
+  ...PUBLISH_FIELDS,
 ];
 
 const HINTS = {
@@ -110,6 +112,7 @@ function fill() {
     form.elements.max_cost_per_turn.value = agent.max_cost_per_turn ?? "";
     form.elements.output_schema.value = agent.output_schema ? JSON.stringify(agent.output_schema, null, 2) : "";
   }
+  fillPublishing(form, agent);
   fillSuggestions();
 }
 
@@ -157,6 +160,7 @@ function body() {
     approval_flows: [...form.querySelectorAll("input[name=approval_flows]:checked")].map((box) => box.value),
     output_schema: outputSchema(),
     mcp_servers: serversValue(),
+    ...publishingValue(form),
   };
 }
 
