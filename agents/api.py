@@ -27,7 +27,6 @@ from accounts.workspaces.roles import AGENTS_CHAT, AGENTS_EDIT
 from agents import audit
 from agents.api_edit import AgentEditSerializer, tool_listing
 from agents.api_extras import AgentExtrasMixin
-from agents.api_visitors import VisitorConversationsMixin
 from agents.api_replies import (
     AwaitingSerializer,
     ChatReplySerializer,
@@ -37,6 +36,7 @@ from agents.api_replies import (
     reply_body,
     reply_response,
 )
+from agents.api_visitors import VisitorConversationsMixin
 from agents.approval import has_pending
 from agents.chat import MAX_CONTENT_CHARS, ChatFailed, send_message
 from agents.limits import ChatThrottled

@@ -24,8 +24,8 @@ from accounts.workspaces.roles import AGENTS_EDIT
 from agents import mcp_tools
 from agents.models import KEY_KINDS, Agent, validate_model_string
 from agents.output import schema_problem
-from agents.publishing import publishing_checked
 from agents.providers import ChatRequest, provider_for
+from agents.publishing import publishing_checked
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
 

@@ -3,9 +3,8 @@ conversations, and old ones are pruned after the agent's retention."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
