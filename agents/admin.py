@@ -70,12 +70,18 @@ class AgentForm(forms.ModelForm):
             "visitor_retention_days",
         ]
 
+    # Publishing settings with a default: a form that leaves them out (or
+    # empty) keeps the default rather than failing.
+    DEFAULTED = ("visitor_rate", "public_rate", "visitor_retention_days")
+
     # Set by AgentAdmin.get_form for staff who are not superusers: they make
     # agents as themselves, only in workspaces where they may edit agents.
     editor = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in self.DEFAULTED:
+            self.fields[name].required = False
         if self.editor is not None:
             if self.instance._state.adding:
                 self.instance.created_by = self.editor
@@ -92,6 +98,9 @@ class AgentForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        for name in self.DEFAULTED:
+            if cleaned.get(name) in (None, ""):
+                cleaned[name] = Agent._meta.get_field(name).default
         workspace = (
             cleaned.get("workspace")
             if "workspace" in self.fields

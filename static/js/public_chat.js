@@ -186,5 +186,11 @@
     formError.hidden = true;
     input.focus();
   });
+  // In the widget's frame, Escape asks the host page's widget to close the panel.
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && window.parent !== window) {
+      window.parent.postMessage({ weirChat: "close" }, "*");
+    }
+  });
   resume().catch(restart);
 })();

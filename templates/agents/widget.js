@@ -11,6 +11,7 @@
   var weir = new URL(script.src).origin;
   var label = script.dataset.label || "Chat with us";
   var panel = null;
+  var frame = null;
 
   var button = document.createElement("button");
   button.type = "button";
@@ -57,7 +58,7 @@
         return response.json();
       })
       .then(function (session) {
-        var frame = document.createElement("iframe");
+        frame = document.createElement("iframe");
         frame.className = "weir-chat-frame";
         frame.title = session.agent.name;
         frame.src = weir + "/c/" + slug;
@@ -76,12 +77,21 @@
     button.setAttribute("aria-expanded", expanded ? "false" : "true");
   }
 
-  button.addEventListener("click", toggle);
-  document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape" && panel && !panel.hidden) {
+  function close() {
+    if (panel && !panel.hidden) {
       toggle();
       button.focus();
     }
+  }
+
+  button.addEventListener("click", toggle);
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") close();
+  });
+  // Escape inside the chat's frame: the frame asks us (and only it may).
+  window.addEventListener("message", function (event) {
+    if (event.origin === weir && frame && event.source === frame.contentWindow &&
+        event.data && event.data.weirChat === "close") close();
   });
   function attach() { document.body.appendChild(button); }
   if (document.body) attach();

@@ -160,3 +160,47 @@ def test_prune_deletes_visitors_conversations_past_the_agents_retention(alice):
     assert kept == {str(users.pk), recent_id}
     assert not Message.objects.filter(content="Old question").exists()
     assert old.conversation(old_id).status_code == 404
+
+
+def admin_form(bob, **fields):
+    return {
+        "name": "Helper",
+        "model": "echo:demo",
+        "temperature": "0.3",
+        "max_tokens": "800",
+        "created_by": bob.pk,
+        "is_active": "on",
+        **fields,
+    }
+
+
+def test_the_admin_publishes_an_agent(admin_client, bob):
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        admin_form(
+            bob,
+            published="on",
+            public_slug="desk",
+            allowed_origins='["https://Shop.example.com/"]',
+            visitor_rate="3/min",
+        ),
+    )
+    assert response.status_code == 302
+    agent = Agent.objects.get(public_slug="desk")
+    assert agent.published and agent.allowed_origins == ["https://shop.example.com"]
+    assert (agent.visitor_rate, agent.public_rate) == ("3/min", "60/min")
+
+
+def test_the_admin_refuses_publishing_without_a_slug_or_with_a_wildcard(
+    admin_client, bob
+):
+    no_slug = admin_client.post(
+        "/admin/agents/agent/add/", admin_form(bob, published="on")
+    )
+    assert "A published agent needs a slug." in no_slug.content.decode()
+    wildcard = admin_client.post(
+        "/admin/agents/agent/add/",
+        admin_form(bob, public_slug="desk", allowed_origins='["*"]'),
+    )
+    assert "is not an origin like" in wildcard.content.decode()
+    assert not Agent.objects.exists()

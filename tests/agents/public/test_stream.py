@@ -1,0 +1,100 @@
+"""A visitor's streamed reply over a live server: the events a visitor sees,
+and what they never see (tool results, runs, cost)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+from agents.models import Conversation
+from tests.agents.public.helpers import published_agent
+from tests.agents.test_chat import tool_flow
+from tests.llm_server import openai_text, openai_tool_call
+
+
+def events_of(text: str) -> list[tuple[str, dict]]:
+    events = []
+    for frame in text.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in frame.split("\n") if ": " in line)
+        if "event" in fields:
+            events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+def post(url: str, path: str, body: dict, headers: dict):
+    connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=10)
+    connection.request("POST", path, json.dumps(body), headers)
+    response = connection.getresponse()
+    text = response.read().decode()
+    connection.close()
+    return response, text
+
+
+@pytest.fixture
+def visitor_token(live_server):
+    def token(agent):
+        response, text = post(
+            live_server.url, f"/c/{agent.public_slug}/session", {}, {}
+        )
+        assert response.status == 201
+        return json.loads(text)["token"]
+
+    return token
+
+
+def test_a_visitor_sees_the_reply_stream_and_only_tool_names(
+    live_server, transactional_db, alice, llm_server, visitor_token
+):
+    agent = published_agent(model="openai:gpt-test", created_by=alice)
+    agent.tools.add(tool_flow(alice))
+    llm_server.queue(openai_tool_call("look_up_order", {"number": 7}))
+    llm_server.queue(openai_text("Order 7 has shipped."))
+
+    response, text = post(
+        live_server.url,
+        "/c/helper/chat",
+        {"content": "Where is order 7?"},
+        {
+            "Accept": "text/event-stream",
+            "Content-Type": "application/json",
+            "X-Visitor-Token": visitor_token(agent),
+        },
+    )
+
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "text/event-stream"
+    events = events_of(text)
+    names = [name for name, _ in events]
+    assert names[0] == "start" and names[-1] == "done"
+    assert ("tool_call", {"name": "look_up_order"}) in events
+    assert "tool_result" not in names and "usage" not in names
+    tokens = "".join(data["text"] for name, data in events if name == "token")
+    assert tokens == "Order 7 has shipped."
+    done = events[-1][1]
+    assert done["message"]["content"] == "Order 7 has shipped."
+    assert done["tools_used"] == ["look_up_order"]
+    assert "shipped" not in json.dumps(done["tools_used"])
+    conversation = Conversation.objects.get()
+    assert conversation.user is None and conversation.visitor
+    assert str(conversation.pk) == events[0][1]["conversation_id"]
+
+
+def test_a_refused_stream_is_the_json_envelope(
+    live_server, transactional_db, visitor_token
+):
+    agent = published_agent(visitor_rate="1/min")
+    headers = {
+        "Accept": "text/event-stream",
+        "Content-Type": "application/json",
+        "X-Visitor-Token": visitor_token(agent),
+    }
+    first, _ = post(live_server.url, "/c/helper/chat", {"content": "one"}, headers)
+    assert first.status == 200
+
+    refused, text = post(live_server.url, "/c/helper/chat", {"content": "two"}, headers)
+
+    assert refused.status == 429
+    assert json.loads(text)["error"]["code"] == "throttled"
