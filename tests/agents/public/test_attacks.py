@@ -236,3 +236,40 @@ def test_a_tool_that_asks_first_is_refused_never_held_for_the_visitor(
     tool_message = Message.objects.get(role=Message.Role.TOOL)
     assert tool_message.approval == ""
     assert json.loads(tool_message.content)["error"]["code"] == "approval_required"
+
+
+# Malformed requests
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"content": "   "}, "content"), ({"content": 7}, "content"), ({}, "content")],
+)
+def test_a_blank_or_missing_message_is_400_beside_its_field(body, field):
+    visitor = Visitor(published_agent())
+    response = visitor.client.post(
+        "/c/helper/chat",
+        body,
+        content_type="application/json",
+        headers=visitor.headers(),
+    )
+    assert_error(response, 400, "validation_error")
+    assert field in response.json()["error"]["details"]
+
+
+def test_a_body_that_is_not_json_is_400():
+    visitor = Visitor(published_agent())
+    response = visitor.client.post(
+        "/c/helper/chat",
+        "{",
+        content_type="application/json",
+        headers=visitor.headers(),
+    )
+    assert_error(response, 400, "validation_error")
+
+
+def test_a_wrong_method_is_405_naming_the_allowed_ones():
+    visitor = Visitor(published_agent())
+    response = visitor.client.get("/c/helper/chat", headers=visitor.headers())
+    assert_error(response, 405, "method_not_allowed")
+    assert response["Allow"] == "POST, OPTIONS"
