@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.limits import count_message
+from agents.limits import count_message, count_visitor_message
 from agents.models import Agent, Conversation, Message
 from agents.pricing import check_day_budget
-from agents.public.limits import count_visitor_message
 from agents.replies import AgentTooDeep, ChatCancelled, ChatFailed, ChatReply
 from agents.turn import Turn
 from core.storable import storable_text

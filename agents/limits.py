@@ -68,3 +68,28 @@ def count_message(agent, user) -> None:
             f"{agent.name} is answering more than {agent_rate.limit} messages in "
             f"{agent_rate.window} s; wait a moment.",
         )
+
+
+def count_visitor_message(agent, visitor: str) -> None:
+    """Count one message from a published agent's visitor (agents/public/):
+    against the agent's `visitor_rate` for the visitor, then its `public_rate`
+    for all visitors together (a visitor who drops their token is a new one,
+    so the agent's rate is the real ceiling). ChatThrottled when over either."""
+    visitor_rate = ratelimit.Rate.parse(agent.visitor_rate)
+    visitor_key = f"chat-visitor:{agent.pk}:{visitor}"
+    wait = ratelimit.hit(visitor_key, visitor_rate)
+    if wait is not None:
+        raise ChatThrottled(
+            wait,
+            f"You sent more than {visitor_rate.limit} messages in "
+            f"{visitor_rate.window} s; wait a moment.",
+        )
+    public_rate = ratelimit.Rate.parse(agent.public_rate)
+    wait = ratelimit.hit(f"chat-public:{agent.pk}", public_rate)
+    if wait is not None:
+        ratelimit.undo(visitor_key, visitor_rate)
+        raise ChatThrottled(
+            wait,
+            f"{agent.name} is answering many visitors right now; "
+            "try again in a moment.",
+        )
