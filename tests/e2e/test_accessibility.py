@@ -60,3 +60,16 @@ def test_the_builder_has_no_serious_violations_in_any_tab(alice_page, live_url, 
     page.get_by_role("tab", name="History").click()
     expect(page.locator(".history-row")).to_have_count(1)
     assert severe_violations(page) == [], "history"
+
+
+def test_a_published_agents_pages_have_no_serious_violations(
+    alice_page, live_url, alice
+):
+    page = alice_page
+    agent = AgentFactory(
+        name="Desk", created_by=alice, published=True, public_slug="desk"
+    )
+
+    for path in ["/c/desk", f"/agents/{agent.id}/visitors/"]:
+        page.goto(f"{live_url}{path}")
+        assert severe_violations(page) == [], path
