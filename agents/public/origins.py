@@ -12,6 +12,8 @@ passes: the page itself is public, the rates and the budget still hold.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.http import HttpRequest, HttpResponse
 
 from agents.public.session import HEADER
@@ -26,15 +28,18 @@ class OriginNotAllowed(ApiError):
     default_detail = "This site may not use this chat."
 
 
-def own_origin(request: HttpRequest) -> str:
-    return f"{request.scheme}://{request.get_host()}"
+def is_own(request: HttpRequest, origin: str) -> bool:
+    """Whether `origin` is Weir's own: its host and port are the request's.
+    The scheme is not compared, so a TLS proxy that does not say so
+    (SECURE_PROXY_SSL_HEADER) does not turn Weir's own page away."""
+    return urlsplit(origin).netloc == request.get_host()
 
 
 def cross_origin(request: HttpRequest, agent) -> str | None:
     """The request's `Origin` when it is another allowed site's; None when it
     is ours or absent; OriginNotAllowed when a page elsewhere sent it."""
     origin = request.headers.get("Origin")
-    if origin is None or origin == own_origin(request):
+    if origin is None or is_own(request, origin):
         return None
     if origin in agent.origins():
         return origin

@@ -31,32 +31,7 @@ WIDGET_MAX_AGE = 3600
 
 
 def published(slug: str) -> Agent:
-    agent = (
-        Agent.objects.active()
-        .filter(published=True, public_slug=slug)
-        .only(
-            "id",
-            "name",
-            "description",
-            "workspace_id",
-            "model",
-            "system_prompt",
-            "temperature",
-            "max_tokens",
-            "context_tokens",
-            "mcp_servers",
-            "output_schema",
-            "credential_id",
-            "max_cost_per_turn",
-            "max_cost_per_day",
-            "public_slug",
-            "allowed_origins",
-            "visitor_rate",
-            "public_rate",
-            "visitor_retention_days",
-        )
-        .first()
-    )
+    agent = Agent.objects.active().filter(published=True, public_slug=slug).first()
     if agent is None:
         raise NotFound("No published agent has this address.")
     return agent

@@ -273,3 +273,14 @@ def test_a_wrong_method_is_405_naming_the_allowed_ones():
     response = visitor.client.get("/c/helper/chat", headers=visitor.headers())
     assert_error(response, 405, "method_not_allowed")
     assert response["Allow"] == "POST, OPTIONS"
+
+
+def test_weirs_own_hosted_page_is_not_taken_for_another_site():
+    agent = published_agent(allowed_origins=[])
+    for own in ("http://testserver", "https://testserver"):
+        visitor = Visitor(agent, origin=own)
+        response = visitor.chat("From the hosted page")
+        assert response.status_code == 200
+        assert "Access-Control-Allow-Origin" not in response
+    visitor.origin = "http://testserver:8443"
+    assert_error(visitor.chat("Another port"), 403, "origin_not_allowed")
