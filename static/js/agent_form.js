@@ -283,7 +283,8 @@ async function showUsage() {
   table.querySelector("tbody").replaceChildren(
     ...usage.by_user.map((row) => {
       const tr = document.createElement("tr");
-      for (const value of [row.username, row.messages, row.input_tokens, row.output_tokens, dollars(row.cost_usd)]) {
+      const who = row.user_id === null ? "Public visitors" : row.username;
+      for (const value of [who, row.messages, row.input_tokens, row.output_tokens, dollars(row.cost_usd)]) {
         const td = document.createElement("td");
         td.textContent = String(value);
         tr.append(td);

@@ -204,3 +204,14 @@ def test_the_admin_refuses_publishing_without_a_slug_or_with_a_wildcard(
     )
     assert "is not an origin like" in wildcard.content.decode()
     assert not Agent.objects.exists()
+
+
+def test_visitors_spend_shows_as_one_row_without_a_user_in_the_usage(api, alice):
+    agent = published_agent(created_by=alice)
+    Visitor(agent).chat("One")
+    Visitor(agent).chat("Two")
+
+    usage = api.get(f"/api/agents/{agent.pk}/usage").json()
+
+    [row] = usage["by_user"]
+    assert (row["user_id"], row["username"], row["messages"]) == (None, None, 2)
