@@ -67,7 +67,9 @@ def load_group(
             _skip(report, point, f"{type(error).__name__}: {error}")
         else:
             report.loaded.append(point.name)
-            logger.info("Plugin %s (%s) loaded from %s.", point.name, group, point.value)
+            logger.info(
+                "Plugin %s (%s) loaded from %s.", point.name, group, point.value
+            )
     return report
 
 

@@ -43,8 +43,9 @@ def test_a_missing_module_or_attribute_skips_that_plugin_alone(caplog):
         ("gone", "ModuleNotFoundError"),
         ("typo", "AttributeError"),
     ]
-    assert "Plugin gone (weir.tests, weir_no_such_plugin:Thing) skipped: " in (
-        caplog.messages[0]
+    assert (
+        "Plugin gone (weir.tests, weir_no_such_plugin:Thing) skipped: "
+        in (caplog.messages[0])
     )
 
 

@@ -1,4 +1,4 @@
-"""Objects the plugin tests' fake entry points name (tests/flows/nodes/test_plugins.py)."""
+"""What the plugin tests' fake entry points name (test_plugins.py)."""
 
 from flows.nodes import NodeKind
 
