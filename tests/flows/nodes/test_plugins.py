@@ -10,6 +10,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
+from flows.engine import run_flow
 from flows.nodes import get_kind
 from flows.nodes.code import CodeNode
 from flows.nodes.plugins import load_node_plugins
@@ -112,3 +113,17 @@ def test_an_entry_point_naming_no_node_kind_is_refused(node_registry, caplog):
         "refused: odd names {'type': 'dict'}, which is not a NodeKind."
     )
     assert get_kind("dict") is None
+
+
+def test_a_flow_whose_plugin_is_gone_fails_naming_its_node(node_registry, alice):
+    flow = hello_flow(alice)
+    del node_registry["hello"]
+
+    run = run_flow(flow, {"name": "Ada"}, "manual")
+
+    assert run.status == "failed"
+    assert run.error == {
+        "node_id": "hello",
+        "code": "invalid_flow",
+        "message": "Unknown node type 'hello'.",
+    }
