@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.e2e.pages import canvas_node, connect, open_builder
+from tests.e2e.pages import canvas_node, connect, open_builder, save_screenshot
 from tests.factories import FlowFactory
 
 
@@ -42,6 +42,7 @@ def test_a_user_adds_the_plugins_hello_node_from_the_palette_and_runs_it(
     expect(result.get_by_test_id("run-status")).to_have_text("succeeded")
     output = result.locator('.step[data-node-id="hello_1"] .step-output')
     expect(output).to_contain_text('"message": "Bonjour, Ada!"')
+    save_screenshot(page, "plugin-hello")
     flow.refresh_from_db()
     assert [node["type"] for node in flow.nodes] == ["hello", "webhook"]
     assert page_errors == []
