@@ -63,8 +63,9 @@ def load_group(
             install(point.name, point.load())
         except PluginRefused as refusal:
             _skip(report, point, f"refused: {refusal}")
-        except Exception as error:  # noqa: BLE001 (any plugin failure is skipped)
-            _skip(report, point, f"{type(error).__name__}: {error}")
+        # Whatever a plugin raises, even sys.exit() while it is imported.
+        except (Exception, SystemExit) as error:
+            _skip(report, point, f"{type(error).__name__}: {error}", traceback=True)
         else:
             report.loaded.append(point.name)
             logger.info(
@@ -73,8 +74,17 @@ def load_group(
     return report
 
 
-def _skip(report: LoadReport, point: EntryPoint, reason: str) -> None:
+def _skip(
+    report: LoadReport, point: EntryPoint, reason: str, *, traceback: bool = False
+) -> None:
+    """Keep and log why `point` was skipped; with its traceback when it
+    failed rather than being refused, so its author can find the line."""
     report.skipped.append(Skipped(report.group, point.name, point.value, reason))
     logger.error(
-        "Plugin %s (%s, %s) skipped: %s", point.name, report.group, point.value, reason
+        "Plugin %s (%s, %s) skipped: %s",
+        point.name,
+        report.group,
+        point.value,
+        reason,
+        exc_info=traceback,
     )

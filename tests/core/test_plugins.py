@@ -49,14 +49,20 @@ def test_a_missing_module_or_attribute_skips_that_plugin_alone(caplog):
     )
 
 
-def test_an_install_that_refuses_or_raises_skips_the_plugin(caplog):
+def test_an_install_that_refuses_raises_or_exits_skips_the_plugin(caplog):
     def install(name, loaded):
         if name == "refused":
             raise PluginRefused("the name is taken")
         if name == "crashes":
             raise ValueError("bad form field")
+        if name == "exits":
+            raise SystemExit("goodbye")
 
-    found = [entry("refused", "json:dumps"), entry("crashes", "json:loads")]
+    found = [
+        entry("refused", "json:dumps"),
+        entry("crashes", "json:loads"),
+        entry("exits", "json:load"),
+    ]
     with caplog.at_level(logging.ERROR, logger="weir.plugins"):
         report = load_group("weir.tests", install, found=found)
 
@@ -64,5 +70,9 @@ def test_an_install_that_refuses_or_raises_skips_the_plugin(caplog):
     assert [s.reason for s in report.skipped] == [
         "refused: the name is taken",
         "ValueError: bad form field",
+        "SystemExit: goodbye",
     ]
-    assert len(caplog.records) == 2
+    refused, crashed, exited = caplog.records
+    assert not refused.exc_info  # a refusal is no bug: no traceback
+    assert crashed.exc_info[0] is ValueError
+    assert exited.exc_info[0] is SystemExit
