@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "flows",
     "agents",
     "webhooks",
+    "config.plugins.PluginsConfig",  # last: after every app's own node kinds
 ]
 
 MIDDLEWARE = [
