@@ -15,9 +15,10 @@ REQUIRE_2FA_FOR_STAFF ?= false
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/activate
+# With the example plugin (docs/plugins.md), whose node kind the tests use.
+$(VENV)/.installed: pyproject.toml examples/weir-plugin-hello/pyproject.toml | $(BIN)/activate
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev]' -e examples/weir-plugin-hello
 	touch $@
 
 # A local .env with a fresh SECRET_KEY, made once and never committed.

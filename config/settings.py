@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "flows",
     "agents",
     "webhooks",
+    "config.plugins.PluginsConfig",  # last: after every app's own node kinds
 ]
 
 MIDDLEWARE = [
@@ -337,7 +338,7 @@ else:
     )
 # How often the supervisor (`manage.py supervise`) looks for stranded runs.
 SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
-# The supervisor looks for due schedule ticks this often (flows/engine/scheduler.py).
+# The supervisor looks for due schedule ticks this often (flows/schedules/scheduler.py).
 SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
 # A tick the scheduler sees later than this is "missed" (skipped, or run once).
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)

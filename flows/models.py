@@ -93,7 +93,7 @@ class Flow(models.Model):
         "(it needs an input schema too).",
     )
     # Kept by save(): the scheduler reads only flows with a schedule trigger, and
-    # each one's last look (flows/engine/scheduler.py).
+    # each one's last look (flows/schedules/scheduler.py).
     has_schedule = models.BooleanField(default=False, db_index=True, editable=False)
     schedule_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
     pins = models.JSONField(

@@ -41,7 +41,6 @@ from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.run_result import RunResultSerializer
 from flows.api.runs import RUN_FILTER_PARAMETERS, RunPagination, RunSummarySerializer
-from flows.api.schedule_quota import check_schedule_quota
 from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
 from flows.api.warnings import flow_warnings
@@ -55,6 +54,7 @@ from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
 from flows.models import Flow, FlowRun
 from flows.refs import check_called_flows
+from flows.schedules.quota import check_schedule_quota
 
 TRUE = ("1", "true", "yes")
 

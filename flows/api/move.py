@@ -27,13 +27,13 @@ from accounts.workspaces.access import in_workspaces_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import require
 from core.http.errors import ValidationFailed
-from flows.api.schedule_quota import check_schedule_quota
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.portable import export_nodes, import_nodes
 from flows.graph import GraphErrors
 from flows.history.models import FlowVersion
 from flows.history.save import save_flow
 from flows.refs import check_called_flows
+from flows.schedules.quota import check_schedule_quota
 
 
 class MoveBody(serializers.Serializer):

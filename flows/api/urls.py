@@ -5,8 +5,8 @@ from rest_framework.routers import SimpleRouter
 
 from flows.api.flows import FlowViewSet
 from flows.api.runs import RunViewSet
-from flows.api.schedules import SchedulePreviewView
 from flows.credentials.api import CredentialViewSet
+from flows.schedules.preview_api import SchedulePreviewView
 
 router = SimpleRouter(trailing_slash=False)
 router.register("flows", FlowViewSet, basename="flow")

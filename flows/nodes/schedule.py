@@ -6,8 +6,8 @@ from typing import Any
 
 from django.conf import settings
 
+from core.cron import cron_problem, zone_of
 from flows.nodes.base import FieldError, FormField, NodeContext, NodeKind
-from flows.schedules.cron import cron_problem, zone_of
 
 MISSED = ("skip", "run_once")
 

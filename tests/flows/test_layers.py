@@ -82,15 +82,15 @@ def test_no_module_of_flows_imports_a_layer_above_its_own():
 
 
 def test_the_check_sees_a_lazy_import_pointing_up(tmp_path):
-    package = tmp_path / "flows" / "schedules"
+    package = tmp_path / "flows" / "graph"
     package.mkdir(parents=True)
     (package / "helper.py").write_text(
         "def f():\n    from flows.engine import run_flow\n"
     )
 
     assert upward_imports(tmp_path / "flows", flows_layers()) == {
-        "flows/schedules/helper: flows.engine",
-        "flows/schedules/helper: flows.engine.run_flow",
+        "flows/graph/helper: flows.engine",
+        "flows/graph/helper: flows.engine.run_flow",
     }
 
 

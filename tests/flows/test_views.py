@@ -152,7 +152,8 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
     assert flow_data["edges"] == alice_flow.edges
     assert flow_data["version"] == alice_flow.version
     kinds = [kind["type"] for kind in json_script(html, "node-kinds")]
-    assert kinds == [  # the built-in kinds, then those apps register (agents)
+    # The built-in kinds, those apps register (agents), then plugins' (hello).
+    assert kinds == [
         "webhook",
         "schedule",
         "code",
@@ -171,6 +172,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "postgres_query",
         "mcp_tool",
         "agent",
+        "hello",
     ]
     assert 'data-kind="http_request"' in left_panel(html)
 

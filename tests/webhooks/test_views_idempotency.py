@@ -258,7 +258,7 @@ def test_a_caller_cannot_replay_a_scheduled_run_and_read_its_results(client, hoo
 def test_a_caller_cannot_take_a_future_ticks_delivery_id(client, hook_flow):
     from datetime import UTC, datetime
 
-    from flows.engine.scheduler import fire
+    from flows.schedules.scheduler import fire
 
     response = send(client, hook_flow, {"name": "Ada"}, TICK)
 

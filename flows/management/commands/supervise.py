@@ -2,7 +2,7 @@
 
 Runs one pass at start, then one every `SUPERVISE_INTERVAL_SECONDS`, until
 SIGINT or SIGTERM; between them, every `SCHEDULE_INTERVAL_SECONDS`, it starts
-the runs of due schedule ticks (flows/engine/scheduler.py). Every
+the runs of due schedule ticks (flows/schedules/scheduler.py). Every
 `PRUNE_INTERVAL_SECONDS` (and at the first pass) it also applies the run
 retention limits (flows/engine/retention.py), in the same small
 batches as `manage.py prune_runs`. A pass that fails because the database is
@@ -21,7 +21,8 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections, connection
 
 from accounts.audit.retention import prune_audit
-from flows.engine import retention, scheduler, supervisor
+from flows.engine import retention, supervisor
+from flows.schedules import scheduler
 
 logger = logging.getLogger("weir.supervisor")
 
@@ -81,7 +82,8 @@ class Command(BaseCommand):
             self.prune()
 
     def schedule(self) -> None:
-        """Start the runs of schedule ticks that are due (flows/engine/scheduler.py)."""
+        """Start the runs of the schedule ticks that are due
+        (flows/schedules/scheduler.py)."""
         try:
             started = scheduler.schedule_pass()
         except DatabaseError:

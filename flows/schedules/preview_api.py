@@ -10,8 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import rights
+from core.cron import cron_problem, describe, next_ticks, zone_of
 from core.http.errors import ValidationFailed
-from flows.schedules.cron import cron_problem, describe, next_ticks, zone_of
 
 PREVIEW = inline_serializer(
     "SchedulePreview",

@@ -92,7 +92,7 @@ def test_concurrent_saves_never_pass_the_cap(alice, monkeypatch, settings):
     from django.db import connection
     from rest_framework.test import APIClient
 
-    from flows.api import schedule_quota
+    from flows.schedules import quota as schedule_quota
 
     if connection.vendor != "postgresql":
         pytest.skip("SQLite serialises writers already (IMMEDIATE transactions)")

@@ -21,12 +21,12 @@ from django.db import DatabaseError
 from django.db.models import F
 from django.utils import timezone
 
+from core.cron import cron_problem, previous_tick, ticks, zone_of
 from flows import metrics
 from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists
 from flows.models import Flow, FlowRun
 from flows.nodes.schedule import enabled_schedule
-from flows.schedules.cron import cron_problem, previous_tick, ticks, zone_of
 
 logger = logging.getLogger("weir.scheduler")
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 
-from flows.engine.scheduler import schedule_pass
 from flows.models import Flow, FlowRun
+from flows.schedules.scheduler import schedule_pass
 from tests.factories import FlowFactory
 from tests.flows.graphs import code, edge, node
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flows.schedules.cron import cron_problem, describe, next_ticks, ticks
+from core.cron import cron_problem, describe, next_ticks, ticks
 
 
 def utc(*parts) -> datetime:

@@ -1,0 +1,19 @@
+"""The app that loads plugins, listed last in INSTALLED_APPS.
+
+Django calls `ready()` in INSTALLED_APPS order, so by the time this one runs
+every app has registered its own node kinds (flows the built-ins, agents the
+`agent` kind): a plugin can only add names, never take one (docs/plugins.md).
+"""
+
+from django.apps import AppConfig
+
+
+class PluginsConfig(AppConfig):
+    name = "config"
+    label = "plugins"
+    verbose_name = "Plugins"
+
+    def ready(self):
+        from flows.nodes.plugins import load_node_plugins
+
+        load_node_plugins()
