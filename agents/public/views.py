@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -25,7 +25,12 @@ from agents.public.chat import visitor_message, visitor_turn
 from agents.public.origins import allow, cross_origin, frame_ancestors
 from agents.public.session import new_token, visitor_of
 from agents.stream import wants_stream
-from core.http.errors import MethodNotAllowed, NotFound, ValidationFailed
+from core.http.errors import (
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    ValidationFailed,
+)
 
 WIDGET_MAX_AGE = 3600
 
@@ -139,6 +144,8 @@ def _own_conversation(agent, visitor: str, conversation_id) -> Conversation:
 def _chat_input(request) -> tuple[str, str | None]:
     try:
         body = json.loads(request.body or b"{}")
+    except RequestDataTooBig as exc:
+        raise PayloadTooLarge() from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationFailed("The body must be JSON.") from exc
     if not isinstance(body, dict):

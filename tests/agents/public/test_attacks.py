@@ -284,3 +284,11 @@ def test_weirs_own_hosted_page_is_not_taken_for_another_site():
         assert "Access-Control-Allow-Origin" not in response
     visitor.origin = "http://testserver:8443"
     assert_error(visitor.chat("Another port"), 403, "origin_not_allowed")
+
+
+def test_a_body_over_the_upload_limit_is_413(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    visitor = Visitor(published_agent())
+    response = visitor.chat("x" * 2000)
+    assert_error(response, 413, "payload_too_large")
+    assert not Conversation.objects.exists()
