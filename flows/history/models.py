@@ -13,8 +13,9 @@ class FlowVersion(models.Model):
     graph and webhook settings, who saved it, from where and when.
 
     Append-only: a restore writes a new version (`restored_from` names the old
-    one); a promotion's version names where it came from (`promoted_from`). Never holds the webhook secret or the builder's pins, which are not
-    part of what a flow *is* and must not come back with a restore. A run's
+    one); a promotion's version names where it came from (`promoted_from`).
+    Never holds the webhook secret or the builder's pins, which are not part
+    of what a flow *is* and must not come back with a restore. A run's
     `flow_version` points at one of these by number.
     """
 

@@ -8,8 +8,9 @@ nothing changed it writes nothing. So `version` always names a stored snapshot
 and a run's `flow_version` always leads to the graph it ran.
 
 Each real change also writes its audit event (`flow.created`, `flow.updated`
-v3 -> v4, `flow.imported`, `flow.promoted`, `flow.restored`, `flow.webhook_secret_set` or
-`_removed`) in the same transaction: an error anywhere keeps neither.
+v3 -> v4, `flow.imported`, `flow.promoted`, `flow.restored`,
+`flow.webhook_secret_set` or `_removed`) in the same transaction: an error
+anywhere keeps neither.
 """
 
 from __future__ import annotations
