@@ -59,6 +59,7 @@ urlpatterns = [
     path("", include("accounts.two_factor.urls")),
     path("", include("agents.urls")),
     path("", include("flows.urls")),
+    path("", include("flows.git.page_urls")),
 ]
 
 handler404 = "core.http.handlers.not_found_handler"

@@ -3,7 +3,6 @@ from django.views.generic import RedirectView
 
 from flows import views
 from flows.credentials.oauth2 import views as oauth2_views
-from flows.git.views import promote_page
 
 app_name = "flows"
 
@@ -12,7 +11,6 @@ urlpatterns = [
     # /flows/ is where people guess the list is (the builder lives below it).
     path("flows/", RedirectView.as_view(pattern_name="flows:list")),
     path("flows/<uuid:flow_id>/", views.builder, name="builder"),
-    path("workspaces/<uuid:workspace_id>/promote/", promote_page, name="promote"),
     path("runs/", views.runs, name="runs"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),
     path("credentials/", views.credentials, name="credentials"),
