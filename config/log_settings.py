@@ -6,6 +6,8 @@ loggers when a destination is set."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.core.exceptions import ImproperlyConfigured
 
 from core.telemetry import logs
@@ -44,14 +46,27 @@ def read(env, debug: bool) -> dict:
             "LOG_STREAM_MAX_BACKOFF_SECONDS", default=30.0
         ),
     }
-    if values["LOG_STREAM_QUEUE"] < 1 or values["LOG_STREAM_BATCH"] < 1:
-        raise ImproperlyConfigured("LOG_STREAM_QUEUE and LOG_STREAM_BATCH are >= 1.")
+    check(values)
     logging = logs.logging_config(log_format, env("LOG_LEVEL", default="INFO"))
     if values["LOG_STREAM_SYSLOG_URL"] or values["LOG_STREAM_HTTP_URL"]:
         logging["handlers"]["log_stream"] = handler_entry(values)
         for name in SHIPPED_LOGGERS:
             logging["loggers"][name] = {"handlers": ["log_stream"], "level": "INFO"}
     return {**values, "LOGGING": logging}
+
+
+def check(values: dict) -> None:
+    """Refuse at start-up what the shipper could never use."""
+    syslog = urlsplit(values["LOG_STREAM_SYSLOG_URL"])
+    if syslog.geturl() and (syslog.scheme not in ("udp", "tcp") or not syslog.hostname):
+        raise ImproperlyConfigured(
+            "LOG_STREAM_SYSLOG_URL is udp://host:port or tcp://host:port."
+        )
+    http = urlsplit(values["LOG_STREAM_HTTP_URL"])
+    if http.geturl() and (http.scheme not in ("http", "https") or not http.hostname):
+        raise ImproperlyConfigured("LOG_STREAM_HTTP_URL is http(s)://host/path.")
+    if values["LOG_STREAM_QUEUE"] < 1 or values["LOG_STREAM_BATCH"] < 1:
+        raise ImproperlyConfigured("LOG_STREAM_QUEUE and LOG_STREAM_BATCH are >= 1.")
 
 
 def handler_entry(values: dict) -> dict:

@@ -16,9 +16,11 @@ from core.telemetry.shipping.destinations import Entry, HttpLines
 from core.telemetry.shipping.handler import ShippingHandler
 from core.telemetry.shipping.shipper import Shipper
 from flows.engine import run_flow
+from tests.accounts.test_bearer import issue
 from tests.core.telemetry.log_listeners import start_http, start_syslog
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
+from tests.processes import needs_postgres, request
 from tests.waiting import wait_until
 
 SHIPPED = ("weir.audit", "weir.runs")
@@ -186,4 +188,30 @@ def test_a_hanging_endpoint_does_not_slow_a_run(
 
     assert all(run.status == "succeeded" for run in runs)
     assert took < 4.0  # one stuck POST alone waits 5 s
+    server.shutdown()
+
+
+@pytest.mark.processes
+@needs_postgres
+def test_a_web_process_ships_its_audit_events_and_run_outcomes(processes, alice):
+    server, url = start_http()
+    web = processes.web(
+        env={"LOG_STREAM_HTTP_URL": url, "LOG_STREAM_FLUSH_SECONDS": "0.05"}
+    )
+    _, token = issue(alice, "flows:read", "flows:write", "flows:run")
+    auth = {"Authorization": f"Bearer {token}"}
+    nodes, edges = chain(trigger(), code("c", "return 1"))
+
+    status, _, flow = request(
+        web,
+        "POST",
+        "/api/flows",
+        {"name": "Shipped", "nodes": nodes, "edges": edges},
+        auth,
+    )
+    assert status == 201, flow
+    status, _, run = request(web, "POST", f"/api/flows/{flow['id']}/run", {}, auth)
+
+    assert status == 200, run
+    assert_got_both(server.received, flow["id"], run["run_id"])
     server.shutdown()
