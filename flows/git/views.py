@@ -21,7 +21,7 @@ from rest_framework.exceptions import APIException
 from accounts.workspaces.access import can, in_workspaces_of, workspace_ids_where
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.roles import MEMBERS_MANAGE
-from flows.git.promote_api import promote, target_of
+from flows.git.promote_api import MAX_FLOWS, promote, target_of
 
 
 @login_required
@@ -60,6 +60,9 @@ def _plan(request, source, context: dict, *, apply: bool) -> int:
     """Fill `context` with the plan (or the error); the page's status code."""
     if not context["chosen"]:
         context["error"] = "Choose at least one flow to promote."
+        return 400
+    if len(context["chosen"]) > MAX_FLOWS:
+        context["error"] = f"Promote at most {MAX_FLOWS} flows at a time."
         return 400
     try:
         target = target_of(request, source, _uuid_or_none(context["to"]))

@@ -112,14 +112,16 @@ def test_an_unknown_flow_is_400_naming_it(staging_flows, staging, production, op
     assert production.flows.count() == 1
 
 
-def test_no_flows_or_no_target_is_400(staging_flows, staging, production, ops):
+def test_no_flows_too_many_or_no_target_is_400(staging_flows, staging, production, ops):
     empty = promote(browser(ops), staging, production, [])
+    too_many = promote(browser(ops), staging, production, ["say-hello"] * 201)
     no_target = browser(ops).post(
         f"/api/workspaces/{staging.id}/promote", {"flows": ["say-hello"]}, format="json"
     )
 
-    assert empty.status_code == 400
-    assert "flows" in empty.json()["error"]["details"]
+    for response in (empty, too_many):
+        assert response.status_code == 400
+        assert "flows" in response.json()["error"]["details"]
     assert no_target.status_code == 400
     assert "to" in no_target.json()["error"]["details"]
 
