@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from accounts.models import Membership, Workspace
 from flows.history.models import FlowVersion
+from tests.e2e.accessibility import severe_violations
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, trigger
 
@@ -26,12 +27,14 @@ def test_an_admin_promotes_a_flow_after_reading_its_diff(
     page.goto(f"{live_url}/?workspace={staging.id}")
     page.get_by_role("link", name="Promote…").click()
     expect(page.get_by_label("Say hello")).to_be_checked()
+    assert severe_violations(page) == []
     page.get_by_label("To workspace").select_option(label="Production")
     page.get_by_role("button", name="Show changes").click()
 
     diff = page.get_by_label("Changes to Say hello")
     expect(diff).to_contain_text("return {hello: 'world'}")
     assert not production.flows.exists()
+    assert severe_violations(page) == []
     page.get_by_role("button", name="Promote 1 flow to Production").click()
 
     expect(page.locator("#promote-done")).to_contain_text("Say hello: created")
