@@ -107,7 +107,7 @@ DESCRIPTIONS = {
     "404": "`not_found`: unknown id, malformed UUID, someone else's, or no such page.",
     "409": "`conflict` (chatting: `approval_pending`, a tool call waits for a "
     "decision; deciding one: `already_decided`; retrying a run: `run_not_failed`, "
-    "`run_unfinished`; syncing flow files: `missing_credentials`).",
+    "`run_unfinished`; syncing or promoting flows: `missing_credentials`).",
     "412": "`precondition_failed`: `If-Match` names an old version.",
     "413": "`payload_too_large`.",
     "415": "`unsupported_media_type`.",
@@ -157,6 +157,7 @@ EXTRA_ERRORS = {
     "workspaces_tokens_create": ("404",),
     # Flows as files: a non-member's workspace; credentials the bundle needs (409).
     "workspaces_sync_create": ("404", "409"),
+    "workspaces_promote_create": ("404", "409"),
     "agents_chat_create": ("409", "429", "502", "503", "504"),
     "conversations_tool_calls_create": ("409", "429", "502", "503", "504"),
     "agents_partial_update": ("412",),

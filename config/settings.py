@@ -18,11 +18,11 @@ from config import (
     api_settings,
     csp_settings,
     env_values,
+    log_settings,
     oidc_settings,
     storage_settings,
     webhook_settings,
 )
-from core.telemetry import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -390,10 +390,7 @@ DEMO_AGENT_MODEL = env("DEMO_AGENT_MODEL", default="")
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
 METRICS_ALLOWED_IPS = env_values.networks(env, "METRICS_ALLOWED_IPS")
 
-# JSON lines in production, human lines with DEBUG (LOG_FORMAT overrides);
-# every line carries the request id and, inside a run, the run, flow and node.
-LOG_FORMAT = env("LOG_FORMAT", default="human" if DEBUG else "json")
-if LOG_FORMAT not in ("json", "human"):
-    raise ImproperlyConfigured(f"LOG_FORMAT must be json or human, not {LOG_FORMAT!r}.")
-LOGGING = logs.logging_config(LOG_FORMAT, env("LOG_LEVEL", default="INFO"))
+# Logs: JSON lines in production, human lines with DEBUG (LOG_FORMAT); audit
+# events and run outcomes also to syslog or HTTP when set (config/log_settings.py).
+globals().update(log_settings.read(env, DEBUG))
 CSRF_FAILURE_VIEW = "core.http.handlers.csrf_failure"

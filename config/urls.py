@@ -60,6 +60,7 @@ urlpatterns = [
     path("", include("agents.urls")),
     path("", include("agents.public.urls")),
     path("", include("flows.urls")),
+    path("", include("flows.git.page_urls")),
 ]
 
 handler404 = "core.http.handlers.not_found_handler"

@@ -41,7 +41,14 @@ class VersionSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = FlowVersion
-        fields = ["number", "source", "restored_from", "created_by", "created_at"]
+        fields = [
+            "number",
+            "source",
+            "restored_from",
+            "promoted_from",
+            "created_by",
+            "created_at",
+        ]
 
 
 class VersionSerializer(VersionSummarySerializer):

@@ -14,6 +14,7 @@ import time
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from flows.engine import deferred, store
+from flows.engine.outcome_log import log_outcome
 from flows.models import FlowRun
 
 logger = logging.getLogger("weir.engine")
@@ -71,6 +72,7 @@ class FinalWrite:
                 self.store_as_unstorable(duration_ms)
             return
         self.flushed = len(self.steps)
+        log_outcome(self.run, status, duration_ms)
 
     def taken_over(self) -> bool:
         """Whether the supervisor ended the run or gave it to another worker

@@ -59,11 +59,12 @@ class Step:
     diff: str = ""
     flow: object = None
     fields: dict = field(default_factory=dict)
+    promoted_from: dict | None = None  # a promotion's step: where it comes from
 
     def as_dict(self) -> dict:
         step = {"action": self.action, "key": self.key, "name": self.name}
         step["file"] = self.file or None
-        if self.action == "update":
+        if self.action == "update" or self.diff:
             step["diff"] = self.diff
         return step
 
@@ -178,21 +179,22 @@ def _compare(step: Step, document: dict) -> None:
     )
 
 
-def apply_sync(plan: Plan, actor) -> None:
+def apply_sync(plan: Plan, actor, *, source: str = "git") -> None:
     """Make the plan's changes, all or none, each through `save_flow` (source
-    `git`); a deletion is recorded as `flow.deleted`."""
+    `git`, or `promote` with each step's `promoted_from`); a deletion is
+    recorded as `flow.deleted`."""
     with transaction.atomic():
         for step in plan.steps:
+            saved = {"actor": actor, "source": source}
+            if step.promoted_from is not None:
+                saved["promoted_from"] = step.promoted_from
             if step.action == "create":
                 flow = Flow(workspace=plan.workspace, created_by=actor.user)
-                save_flow(
-                    flow, {**step.fields, "key": step.key}, actor=actor, source="git"
-                )
+                save_flow(flow, {**step.fields, "key": step.key}, **saved)
                 step.flow = flow
             elif step.action == "update":
-                changes = {**step.fields, "key": step.key}
-                save_flow(step.flow, changes, actor=actor, source="git")
+                save_flow(step.flow, {**step.fields, "key": step.key}, **saved)
             elif step.action == "delete":
-                changes = {"version": step.flow.version, "source": "git"}
+                changes = {"version": step.flow.version, "source": source}
                 record("flow.deleted", actor, step.flow, changes=changes)
                 step.flow.delete()

@@ -13,8 +13,9 @@ class FlowVersion(models.Model):
     graph and webhook settings, who saved it, from where and when.
 
     Append-only: a restore writes a new version (`restored_from` names the old
-    one). Never holds the webhook secret or the builder's pins, which are not
-    part of what a flow *is* and must not come back with a restore. A run's
+    one); a promotion's version names where it came from (`promoted_from`).
+    Never holds the webhook secret or the builder's pins, which are not part
+    of what a flow *is* and must not come back with a restore. A run's
     `flow_version` points at one of these by number.
     """
 
@@ -26,6 +27,7 @@ class FlowVersion(models.Model):
         ADMIN = "admin"
         MOVE = "move"
         GIT = "git", "git (a directory of flow files, docs/git.md)"
+        PROMOTE = "promote", "promote (from another workspace, docs/git.md)"
         UPGRADE = "upgrade", "upgrade (the flow's state when history began)"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -46,6 +48,12 @@ class FlowVersion(models.Model):
     )
     source = models.CharField(max_length=16, choices=Source.choices)
     restored_from = models.PositiveIntegerField(null=True, blank=True)
+    promoted_from = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="For a promotion: the workspace, flow and version it came from "
+        "({workspace, workspace_name, flow, version}).",
+    )
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL,
         null=True,

@@ -8,8 +8,9 @@ nothing changed it writes nothing. So `version` always names a stored snapshot
 and a run's `flow_version` always leads to the graph it ran.
 
 Each real change also writes its audit event (`flow.created`, `flow.updated`
-v3 -> v4, `flow.imported`, `flow.restored`, `flow.webhook_secret_set` or
-`_removed`) in the same transaction: an error anywhere keeps neither.
+v3 -> v4, `flow.imported`, `flow.promoted`, `flow.restored`,
+`flow.webhook_secret_set` or `_removed`) in the same transaction: an error
+anywhere keeps neither.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ UNVERSIONED_FIELDS = (
     "webhook_secret",
     "webhook_signature_scheme",
 )
+
+# The audit action of a flow's first version, by source.
+CREATED_ACTIONS = {"import": "flow.imported", "promote": "flow.promoted"}
 
 
 class StaleVersion(Exception):
@@ -68,21 +72,26 @@ def save_flow(
     source: str,
     expected_version: int | None = None,
     restored_from: int | None = None,
+    promoted_from: dict | None = None,
 ) -> FlowVersion | None:
     """Apply `changes` to `flow` (or save the changes already set on it) and
     write its new version; returns that version, or None when the versioned
     content did not change. Raises `StaleVersion` when `expected_version` is
-    not the stored one. Costs a locking SELECT, then an UPDATE and an INSERT
-    for a real change."""
+    not the stored one. `promoted_from` (source `promote`) is stored on the
+    version and in its one audit event, `flow.promoted`. Costs a locking
+    SELECT, then an UPDATE and an INSERT for a real change."""
+    origin = {"source": source}
+    if promoted_from is not None:
+        origin["promoted_from"] = promoted_from
     with transaction.atomic():
         if flow._state.adding:
             for field, value in (changes or {}).items():
                 setattr(flow, field, value)
             flow.version = 1
             flow.save(force_insert=True)
-            version = _write_version(flow, actor, source, restored_from)
-            action = "flow.imported" if source == "import" else "flow.created"
-            record(action, actor, flow, changes={"version": 1, "source": source})
+            version = _write_version(flow, actor, origin, restored_from)
+            action = CREATED_ACTIONS.get(source, "flow.created")
+            record(action, actor, flow, changes={"version": 1, **origin})
             return version
         # NO KEY: saves still queue behind each other, but a new run's INSERT
         # (its foreign key takes a key-share lock) does not wait for this one.
@@ -103,9 +112,11 @@ def save_flow(
             return None
         flow.version = stored.version + 1
         flow.save()
-        version = _write_version(flow, actor, source, restored_from)
-        changes = {"from": stored.version, "to": flow.version, "source": source}
-        if source == "restore":
+        version = _write_version(flow, actor, origin, restored_from)
+        changes = {"from": stored.version, "to": flow.version, **origin}
+        if source == "promote":
+            record("flow.promoted", actor, flow, changes=changes)
+        elif source == "restore":
             record(
                 "flow.restored",
                 actor,
@@ -130,12 +141,13 @@ def _record_secret(flow, stored, actor: Actor) -> None:
         record(f"flow.webhook_secret_{action}", actor, flow)
 
 
-def _write_version(flow, actor: Actor, source: str, restored_from) -> FlowVersion:
+def _write_version(flow, actor: Actor, origin: dict, restored_from) -> FlowVersion:
     content = snapshot(flow)
     return FlowVersion.objects.create(
         flow=flow,
         number=flow.version,
-        source=source,
+        source=origin["source"],
+        promoted_from=origin.get("promoted_from"),
         restored_from=restored_from,
         created_by=actor.user,
         created_by_label=actor.label,

@@ -75,8 +75,15 @@ export async function showVersion(version, row) {
   }
 }
 
+function versionOrigin(version) {
+  if (version.source === "restore") return `restored v${version.restored_from}`;
+  const from = version.promoted_from;
+  if (version.source === "promote" && from) return `promoted from ${from.workspace_name} v${from.version}`;
+  return version.source;
+}
+
 function versionRow(version) {
-  const who = version.source === "restore" ? `restored v${version.restored_from}` : version.source;
+  const who = versionOrigin(version);
   const row = h("tr", { class: "history-row", tabindex: "0", "data-version": String(version.number) },
     h("td", { text: `v${version.number}` }),
     h("td", {}, h("time", { datetime: version.created_at, text: formatTime(version.created_at) })),
