@@ -41,6 +41,7 @@ from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.run_result import RunResultSerializer
 from flows.api.runs import RUN_FILTER_PARAMETERS, RunPagination, RunSummarySerializer
+from flows.forms.slugs import check_form_slug
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale
@@ -220,6 +221,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 check_owned(nodes, workspace_id, errors)
                 check_called_flows(nodes, workspace_id, errors)
                 check_schedule_quota(nodes, workspace_id, self.instance, errors)
+                check_form_slug(nodes, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])
