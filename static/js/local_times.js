@@ -3,6 +3,8 @@
 for (const element of document.querySelectorAll(".local-time[data-time]")) {
   const moment = new Date(element.dataset.time);
   if (Number.isNaN(moment.getTime())) continue;
-  const text = moment.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+  const text = moment.toLocaleString(undefined, {
+    year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+  });
   element.textContent = `(your time: ${text})`;
 }
