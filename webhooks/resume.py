@@ -31,8 +31,8 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts import rights
 from accounts.rights import requires
-from core.http.handlers import sent_as_is
 from core.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
+from core.http.handlers import sent_as_is
 from core.storable import Unstorable, check_storable
 from flows.engine import waits, wake
 from flows.forms.submission import field_rows

@@ -35,13 +35,13 @@ from core.http.conditional import etag, parse_if_match
 from core.http.errors import ValidationFailed
 from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable, check_storable_body
+from flows.api.form_slug import check_form_slug
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.run_result import RunResultSerializer
 from flows.api.runs import RUN_FILTER_PARAMETERS, RunPagination, RunSummarySerializer
-from flows.forms.slugs import check_form_slug
 from flows.api.schedule_quota import check_schedule_quota
 from flows.api.transfer import TransferMixin, uuid_or_none
 from flows.api.versions import IF_MATCH, VersionsMixin, stale

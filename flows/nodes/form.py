@@ -101,7 +101,9 @@ class FormNode(NodeKind):
     }
 
     def validate_data(self, data: dict) -> list[FieldError]:
-        errors = [FieldError("data.fields", p) for p in spec_problems(data.get("fields"))]
+        errors = [
+            FieldError("data.fields", p) for p in spec_problems(data.get("fields"))
+        ]
         slug = data.get("slug")
         if not isinstance(slug, str) or not SLUG.match(slug):
             errors.append(

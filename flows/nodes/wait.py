@@ -124,8 +124,8 @@ class WaitNode(NodeKind):
         mode = data.get("mode")
         if mode not in MODES:
             return [
-            FieldError("data.mode", "Choose duration, until, callback or form.")
-        ]
+                FieldError("data.mode", "Choose duration, until, callback or form.")
+            ]
         if mode == "duration":
             return integer_between(data, "seconds", 1, MAX_WAIT_SECONDS)
         if mode == "until":
@@ -154,11 +154,15 @@ class WaitNode(NodeKind):
             for problem in spec_problems(data.get("fields", []))
         ]
         context = data.get("context", [])
-        if not isinstance(context, list) or len(context) > MAX_CONTEXT or not all(
-            isinstance(row, dict)
-            and isinstance(row.get("name"), str)
-            and isinstance(row.get("value"), str)
-            for row in context
+        if (
+            not isinstance(context, list)
+            or len(context) > MAX_CONTEXT
+            or not all(
+                isinstance(row, dict)
+                and isinstance(row.get("name"), str)
+                and isinstance(row.get("value"), str)
+                for row in context
+            )
         ):
             problems.append(
                 FieldError(

@@ -24,7 +24,11 @@ FIELDS = [
 
 def contact_flow(alice):
     form = node(
-        "form", "form", slug="contact", title="Contact us", fields=FIELDS,
+        "form",
+        "form",
+        slug="contact",
+        title="Contact us",
+        fields=FIELDS,
         thank_you="Thanks, **we will write back**.",
     )
     nodes, edges = chain(form, code("echo", "return input;"))
@@ -67,9 +71,15 @@ def test_an_approver_reads_the_context_and_answers_with_input(
     page, live_url, alice, login, page_errors
 ):
     wait = node(
-        "approve", "wait", mode="callback", timeout_s=3600, ask_comment=True,
+        "approve",
+        "wait",
+        mode="callback",
+        timeout_s=3600,
+        ask_comment=True,
         context=[{"name": "Amount", "value": "**{{ input.amount }} EUR**"}],
-        fields=[{"name": "refund", "label": "Refund", "kind": "number", "required": True}],
+        fields=[
+            {"name": "refund", "label": "Refund", "kind": "number", "required": True}
+        ],
     )
     nodes, edges = chain(trigger(), wait)
     nodes[1]["name"] = "Approve the refund"

@@ -68,7 +68,9 @@ def test_input_errors_are_shown_beside_their_fields_and_nothing_resumes(alice):
     run = waiting_run(alice)
     response = Client().post(path_of(run), {"approved": "true", "refund": "lots"})
     assert response.status_code == 400
-    assert re.search(r'id="field-refund-error"[^>]*>Enter a number', response.content.decode())
+    assert re.search(
+        r'id="field-refund-error"[^>]*>Enter a number', response.content.decode()
+    )
     assert FlowRun.objects.get(pk=run.pk).status == "waiting"
 
 
@@ -126,7 +128,9 @@ def test_a_form_wait_has_one_submit_button(alice):
 
 def test_a_form_page_leads_to_the_second_form_of_its_run(alice):
     form = node("form", "form", slug="apply", fields=[{"name": "name", "kind": "text"}])
-    second = node("more", "wait", mode="form", fields=[{"name": "age", "kind": "number"}])
+    second = node(
+        "more", "wait", mode="form", fields=[{"name": "age", "kind": "number"}]
+    )
     nodes, edges = chain(form, second)
     FlowFactory(created_by=alice, nodes=nodes, edges=edges)
     browser = Client()

@@ -36,7 +36,10 @@ def test_good_definitions_have_no_problems():
         ("nope", "must be a list"),
         ([{"name": "Bad Name", "kind": "text"}], "lower-case letters"),
         ([{"name": "website", "kind": "text"}], "not csrfmiddlewaretoken"),
-        ([{"name": "a", "kind": "text"}, {"name": "a", "kind": "text"}], "already named a"),
+        (
+            [{"name": "a", "kind": "text"}, {"name": "a", "kind": "text"}],
+            "already named a",
+        ),
         ([{"name": "a", "kind": "colour"}], "kind must be one of"),
         ([{"name": "a", "kind": "select"}], "needs 1 to 100 options"),
         ([{"name": "a", "kind": "text", "required": "yes"}], "true or false"),

@@ -29,7 +29,10 @@ def test_the_default_data_with_a_slug_is_valid():
         ({"access": "friends"}, "data.access"),
         ({"access": "password", "password": ""}, "data.password"),
         ({"answer": "email"}, "data.answer"),
-        ({"answer": "redirect", "redirect_url": "javascript:alert(1)"}, "data.redirect_url"),
+        (
+            {"answer": "redirect", "redirect_url": "javascript:alert(1)"},
+            "data.redirect_url",
+        ),
         ({"fields": [{"name": "x", "kind": "colour"}]}, "data.fields"),
         ({"title": "x" * 5001}, "data.title"),
     ],

@@ -18,11 +18,12 @@ def check_form_slug(nodes, instance: Flow | None, errors) -> None:
         others = others.exclude(pk=instance.pk)
     if others.exists():
         index = next(
-            i for i, n in enumerate(nodes) if isinstance(n, dict) and n["type"] == "form"
+            i
+            for i, n in enumerate(nodes)
+            if isinstance(n, dict) and n["type"] == "form"
         )
         errors.node(
             index,
             "data.slug",
             f"Another flow's form is already at /f/{slug}; choose another address.",
         )
-
