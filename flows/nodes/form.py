@@ -49,7 +49,7 @@ class FormNode(NodeKind):
             widget="form-slug",
             mono=True,
             help="The page is /f/<address>: 3 to 60 lower-case letters, digits "
-            "and -, unique on this server.",
+            "and -, unique on this server. Empty: no page yet.",
         ),
         FormField("data.title", "Title"),
         FormField(
@@ -104,8 +104,8 @@ class FormNode(NodeKind):
         errors = [
             FieldError("data.fields", p) for p in spec_problems(data.get("fields"))
         ]
-        slug = data.get("slug")
-        if not isinstance(slug, str) or not SLUG.match(slug):
+        slug = data.get("slug", "")
+        if not isinstance(slug, str) or (slug and not SLUG.match(slug)):
             errors.append(
                 FieldError(
                     "data.slug",

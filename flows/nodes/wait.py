@@ -118,6 +118,9 @@ class WaitNode(NodeKind):
         "until": "",
         "timeout_s": DEFAULT_TIMEOUT_SECONDS,
         "on_timeout": "fail",
+        "context": [],
+        "fields": [],
+        "ask_comment": False,
     }
 
     def validate_data(self, data: dict) -> list[FieldError]:

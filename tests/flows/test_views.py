@@ -154,6 +154,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
     kinds = [kind["type"] for kind in json_script(html, "node-kinds")]
     assert kinds == [  # the built-in kinds, then those apps register (agents)
         "webhook",
+        "form",
         "schedule",
         "code",
         "condition",

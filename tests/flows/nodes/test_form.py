@@ -21,6 +21,11 @@ def test_the_default_data_with_a_slug_is_valid():
     assert problems() == {}
 
 
+def test_a_form_without_an_address_is_valid_but_has_no_page():
+    assert problems(slug="") == {}
+    assert form_slug([{"type": "form", "data": {"slug": ""}}]) is None
+
+
 @pytest.mark.parametrize(
     ("data", "field"),
     [
