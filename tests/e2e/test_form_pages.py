@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from flows.engine import run_flow, waits
 from flows.files import open_bytes
 from flows.models import FlowRun
+from tests.e2e.accessibility import severe_violations
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
@@ -51,6 +52,7 @@ def test_a_visitor_fixes_an_error_and_sends_the_form_with_a_file(
     expect(page.get_by_label("E-mail")).to_have_attribute("aria-invalid", "true")
     expect(page.get_by_label("Your name")).to_have_value("<script>alert(1)</script>")
     assert not FlowRun.objects.exists()
+    assert severe_violations(page) == []
 
     cv = tmp_path / "cv.txt"
     cv.write_bytes(b"my cv")
@@ -92,6 +94,7 @@ def test_an_approver_reads_the_context_and_answers_with_input(
     expect(page.locator(".local-time")).to_contain_text("your time:")
     page.get_by_role("button", name="Approve").click()
     expect(page.locator("#field-refund-error")).to_have_text("This field is required.")
+    assert severe_violations(page) == []
 
     page.get_by_label("Refund").fill("25")
     page.get_by_label("Comment").fill("Half, as agreed")
