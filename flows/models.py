@@ -156,8 +156,19 @@ class Flow(models.Model):
         )
         if not self.has_schedule:
             self.schedule_checked_at = None  # a schedule added later starts afresh
-        self.form_slug = form_slug(self.nodes)
+        self.form_slug = self.free_form_slug()
         super().save(*args, **kwargs)
+
+    def free_form_slug(self) -> str | None:
+        """The form node's slug unless another flow holds it (a restore or a
+        git import may bring one back that the API's check never saw; the
+        flow then has no page, and its warnings say why). One query when
+        the flow has a form with a slug."""
+        slug = form_slug(self.nodes)
+        if slug is None or slug == self.form_slug:
+            return slug
+        taken = Flow.objects.filter(form_slug=slug).exclude(pk=self.pk).exists()
+        return None if taken else slug
 
     def get_absolute_url(self):
         return reverse("flows:builder", args=[self.id])

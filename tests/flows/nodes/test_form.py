@@ -62,3 +62,14 @@ def test_a_bad_form_is_a_400_on_save_naming_its_field(api):
     response = api.post("/api/flows", payload, format="json")
     assert response.status_code == 400
     assert "address of 3 to 60" in response.content.decode()
+
+
+def test_a_restored_slug_another_flow_holds_gives_no_page_and_a_warning(
+    alice, bob, api
+):
+    nodes, edges = chain(node("form", "form", slug="join-us", fields=[]))
+    FlowFactory(created_by=bob, nodes=nodes, edges=edges)
+    mine = FlowFactory(created_by=alice, nodes=nodes, edges=edges)  # as a restore
+    assert mine.form_slug is None
+    warnings = api.get(f"/api/flows/{mine.pk}").json()["warnings"]
+    assert any("/f/join-us" in warning for warning in warnings)
