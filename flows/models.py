@@ -159,17 +159,6 @@ class Flow(models.Model):
         self.form_slug = self.free_form_slug()
         super().save(*args, **kwargs)
 
-    def free_form_slug(self) -> str | None:
-        """The form node's slug unless another flow holds it (a restore or a
-        git import may bring one back that the API's check never saw; the
-        flow then has no page, and its warnings say why). One query when
-        the flow has a form with a slug."""
-        slug = form_slug(self.nodes)
-        if slug is None or slug == self.form_slug:
-            return slug
-        taken = Flow.objects.filter(form_slug=slug).exclude(pk=self.pk).exists()
-        return None if taken else slug
-
     def get_absolute_url(self):
         return reverse("flows:builder", args=[self.id])
 
@@ -181,6 +170,17 @@ class Flow(models.Model):
             check_owned(self.nodes, self.workspace_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
+
+    def free_form_slug(self) -> str | None:
+        """The form node's slug unless another flow holds it (a restore or a
+        git import may bring one back that the API's check never saw; the
+        flow then has no page, and its warnings say why). One query when
+        the flow has a form with a slug."""
+        slug = form_slug(self.nodes)
+        if slug is None or slug == self.form_slug:
+            return slug
+        taken = Flow.objects.filter(form_slug=slug).exclude(pk=self.pk).exists()
+        return None if taken else slug
 
     @property
     def webhook_path(self) -> str:
