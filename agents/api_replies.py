@@ -10,9 +10,9 @@ from rest_framework.response import Response
 
 from accounts.rights import RUNS_DATA
 from accounts.workspaces.access import workspace_ids_where
-from agents.markdown import render_markdown
 from agents.models import Message
 from core.http.errors import ApiError, GatewayTimeout, UpstreamError
+from core.markdown import render_markdown
 
 
 def messages_with_run_workspace() -> Prefetch:

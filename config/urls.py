@@ -12,6 +12,7 @@ from accounts import rights
 from config import schema  # noqa: F401  (registers OpenAPI extensions)
 from core.telemetry import health
 from core.telemetry import views as telemetry_views
+from webhooks import form_page
 
 
 def favicon(request):
@@ -53,6 +54,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", telemetry_views.metrics, name="metrics"),
+    # A flow's public form page (webhooks/form_page.py, docs/forms.md).
+    path("f/<slug:slug>", form_page.form_page, name="form-page"),
     path(settings.ADMIN_URL, admin.site.urls),
     path("", include("accounts.urls")),
     path("", include("accounts.oidc.urls")),

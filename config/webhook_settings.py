@@ -20,4 +20,8 @@ def read(env) -> dict:
         # PostgreSQL's NOTIFY when they change (flows/engine/webhook_cache.py);
         # off, every webhook reads its flow.
         "WEBHOOK_TARGET_CACHE": env.bool("WEBHOOK_TARGET_CACHE", default=True),
+        # Form pages (docs/forms.md): submissions per client address and
+        # form, and the largest submission, files included.
+        "FORM_RATE_LIMIT": env("FORM_RATE_LIMIT", default="10/min"),
+        "FORM_MAX_BODY_BYTES": env.int("FORM_MAX_BODY_BYTES", default=1024 * 1024),
     }

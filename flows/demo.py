@@ -150,7 +150,13 @@ def approval_graph() -> tuple[list[dict], list[dict]]:
                 "wait",
                 "Wait for approval",
                 560,
-                {"mode": "callback", "timeout_s": 86400, "on_timeout": "continue"},
+                {
+                    "mode": "callback",
+                    "timeout_s": 86400,
+                    "on_timeout": "continue",
+                    "context": [{"name": "Order", "value": "{{ input.order }}"}],
+                    "ask_comment": True,
+                },
             ),
             _node(
                 "decision",
@@ -159,6 +165,37 @@ def approval_graph() -> tuple[list[dict], list[dict]]:
                 820,
                 {"values": {"approved": "{{ prev.approved === true }}"}},
             ),
+        ]
+    )
+
+
+DEMO_FORM_SLUG = "contact"
+
+
+def contact_form_graph() -> tuple[list[dict], list[dict]]:
+    """A public form page (/f/contact, docs/forms.md) whose run tidies the
+    answers; the visitor sees the thank-you text."""
+    fields = [
+        {"name": "name", "label": "Your name", "kind": "text", "required": True},
+        {"name": "email", "label": "E-mail", "kind": "email", "required": True},
+        {"name": "topic", "label": "Topic", "kind": "select",
+         "options": ["Question", "Bug", "Idea"]},
+        {"name": "message", "label": "Message", "kind": "long_text",
+         "required": True},
+    ]  # fmt: skip
+    form = {
+        "slug": DEMO_FORM_SLUG, "title": "Contact us",
+        "intro": "Ask us **anything**; we answer within a day.",
+        "fields": fields, "submit_label": "Send", "access": "anyone",
+        "password": "", "answer": "thank_you", "redirect_url": "",
+        "thank_you": "Thank you, we will write back soon.",
+    }  # fmt: skip
+    summary = {"values": {"from": "{{ input.name }} <{{ input.email }}>",
+                          "about": "{{ input.topic }}"}}  # fmt: skip
+    return _chain(
+        [
+            _node("form", "form", "Contact form", 40, form),
+            _node("summary", "transform", "Summary", 300, summary),
         ]
     )
 

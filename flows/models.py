@@ -15,6 +15,7 @@ from accounts.workspaces.models import Workspace
 from accounts.workspaces.personal import personal_workspace
 from flows.credentials.usage import check_owned
 from flows.graph import validate_graph
+from flows.nodes.form import form_slug
 from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows
 
@@ -117,6 +118,10 @@ class Flow(models.Model):
         help_text="Its file's name in a directory of flows (docs/git.md); blank "
         "until exported or imported there. Stays when the flow is renamed.",
     )
+    # Kept by save() from the form node's slug: the form page's one lookup.
+    form_slug = models.SlugField(
+        max_length=60, null=True, blank=True, unique=True, editable=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -151,6 +156,7 @@ class Flow(models.Model):
         )
         if not self.has_schedule:
             self.schedule_checked_at = None  # a schedule added later starts afresh
+        self.form_slug = self.free_form_slug()
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -164,6 +170,17 @@ class Flow(models.Model):
             check_owned(self.nodes, self.workspace_id, errors)
         if errors:
             raise ValidationError(errors.by_field())
+
+    def free_form_slug(self) -> str | None:
+        """The form node's slug unless another flow holds it (a restore or a
+        git import may bring one back that the API's check never saw; the
+        flow then has no page, and its warnings say why). One query when
+        the flow has a form with a slug."""
+        slug = form_slug(self.nodes)
+        if slug is None or slug == self.form_slug:
+            return slug
+        taken = Flow.objects.filter(form_slug=slug).exclude(pk=self.pk).exists()
+        return None if taken else slug
 
     @property
     def webhook_path(self) -> str:
@@ -185,6 +202,7 @@ class FlowRun(models.Model):
         ERROR = "error"
         CALL = "call"  # started by a call_flow or for_each node of another run
         MCP = "mcp"  # an MCP client called the flow as a tool (/api/mcp)
+        FORM = "form"  # a visitor submitted the flow's form page (/f/<slug>)
 
     class Status(models.TextChoices):
         QUEUED = "queued"

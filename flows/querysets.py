@@ -23,6 +23,16 @@ class FlowQuerySet(models.QuerySet):
         """Flows with a schedule trigger, enabled or not (enabled_schedule tells)."""
         return self.filter(has_schedule=True)
 
+    def form_page(self, slug: str):
+        """The flow answering at /f/<slug>: its public triggers enabled
+        (webhook_enabled) and its creator, if any, active. Serves by the
+        unique form_slug index."""
+        return (
+            self.filter(form_slug=slug, webhook_enabled=True)
+            .exclude(created_by__is_active=False)
+            .first()
+        )
+
 
 class FlowRunQuerySet(models.QuerySet):
     def for_user(self, user):

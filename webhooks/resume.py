@@ -4,36 +4,49 @@ The token is an HMAC of the run and node ids (flows/engine/waits.py), so the
 URL is its own credential: a wrong token is a 404, exactly like a run that
 does not exist. Then:
 
-- GET never resumes (mail scanners and link unfurlers open links): it shows a
-  small page saying what waits, with Approve and Reject buttons that POST;
+- GET never resumes (mail scanners and link unfurlers open links): it shows
+  the page the wait node chose (webhooks/resume_page.py): what waits, its
+  context, its fields, and Approve and Reject buttons (Submit for a form
+  wait) that POST; an expired link says so;
 - POST resumes the run once, with the wait node's output
-  `{approved, body, query, received_at}`: the body is a JSON object, a form
-  (the page's buttons) or empty; `approved` is false when the body or the
-  query says `approved` false, else true. A run no longer waiting there
-  (resumed already, timed out, cancelled) is a 409.
+  `{approved, decision, values, comment, decided_by, body, query,
+  received_at}`: the body is a JSON object, the page's form (urlencoded or
+  multipart, its fields checked as a form page's: errors answer 400 beside
+  their fields) or empty; `approved` is false when the body or the query
+  says `approved` false, else true. A run no longer waiting there (resumed
+  already, timed out, cancelled) is a 409.
 
 A JSON POST is answered 202 `{run_id, status: "queued"}`; the page's form
 gets a page. The body is capped like a webhook's (`WEBHOOK_MAX_BODY_BYTES`).
+The link is its own credential, so the page's form carries no CSRF token.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts import rights
 from accounts.rights import requires
 from core.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
+from core.http.handlers import sent_as_is
 from core.storable import Unstorable, check_storable
 from flows.engine import waits, wake
+from flows.forms.submission import field_rows
 from flows.models import FlowRun
 from webhooks import limits
+from webhooks.resume_page import (
+    PAGE_TYPES,
+    check_size,
+    decided_by,
+    page_answer,
+    page_context,
+    page_of,
+)
 
-FORM = "application/x-www-form-urlencoded"
 NOT_WAITING = (
     "This run is not waiting here any more: it was resumed already, timed out "
     "or was cancelled."
@@ -49,31 +62,16 @@ def _waiting_run(run_id, node_id: str, token: str) -> FlowRun:
     return run
 
 
-def _is_waiting_here(run: FlowRun, node_id: str) -> bool:
-    state = run.wait_state or {}
-    return run.status == FlowRun.Status.WAITING and state.get("node_id") == node_id
-
-
-def _node_name(run: FlowRun, node_id: str) -> str:
-    for node in run.flow.nodes:
-        if isinstance(node, dict) and node.get("id") == node_id:
-            return node.get("name") or node_id
-    return node_id
-
-
 def _said_no(value) -> bool:
     return value is False or (isinstance(value, str) and value.lower() == "false")
 
 
 def _received(request: HttpRequest) -> dict:
-    """The wait node's output from the POST."""
+    """The wait node's output from a program's POST (JSON or no body)."""
     raw = limits.read_body(request, settings.WEBHOOK_MAX_BODY_BYTES)
     content_type = request.content_type or ""
     if not raw.strip():
         body = None
-    elif content_type == FORM:
-        form = QueryDict(raw.decode("utf-8", errors="replace"))
-        body = {key: form.get(key) for key in form}
     elif content_type == "application/json" or content_type.endswith("+json"):
         body = limits.parse_json_object(raw)
     else:
@@ -83,12 +81,21 @@ def _received(request: HttpRequest) -> dict:
         _said_no(query.get("approved"))
         or (isinstance(body, dict) and _said_no(body.get("approved")))
     )
-    received = {
+    values = body.get("values") if isinstance(body, dict) else None
+    comment = body.get("comment") if isinstance(body, dict) else None
+    return {
         "approved": approved,
+        "decision": "approved" if approved else "rejected",
+        "values": values if isinstance(values, dict) else {},
+        "comment": comment if isinstance(comment, str) else None,
+        "decided_by": decided_by(request),
         "body": body,
         "query": query,
         "received_at": timezone.now().isoformat(),
     }
+
+
+def _checked(received: dict) -> dict:
     try:
         check_storable(received, what="The request")
     except Unstorable as problem:
@@ -96,22 +103,38 @@ def _received(request: HttpRequest) -> dict:
     return received
 
 
+def _from_page(request: HttpRequest, run: FlowRun, node_id: str) -> HttpResponse:
+    check_size(request)
+    received, errors = page_answer(request, run)
+    if errors:
+        page = page_context(
+            run,
+            node_id,
+            rows=field_rows(page_of(run).get("fields", []), request.POST, errors),
+            comment=request.POST.get("comment", ""),
+            comment_error=errors.get("comment", ""),
+        )
+        return sent_as_is(render(request, "webhooks/resume.html", page, status=400))
+    is_form = (run.wait_state or {}).get("mode") == "form"
+    if not wake.resume(run.pk, node_id, _checked(received)):
+        page = page_context(run, node_id)
+        return sent_as_is(render(request, "webhooks/resume.html", page, status=409))
+    answered = "sent" if is_form else received["decision"]
+    page = page_context(run, node_id, answered=answered)
+    return render(request, "webhooks/resume.html", page)
+
+
 @requires(get=rights.PUBLIC, post=rights.PUBLIC)
 @csrf_exempt
 def resume(request: HttpRequest, run_id, node_id: str, token: str) -> HttpResponse:
     run = _waiting_run(run_id, node_id, token)
-    page = {"run": run, "node_name": _node_name(run, node_id)}
     if request.method in ("GET", "HEAD"):
-        page["waiting"] = _is_waiting_here(run, node_id)
-        wake_at = (run.wait_state or {}).get("wake_at")
-        page["open_until"] = parse_datetime(wake_at) if wake_at else None
-        return render(request, "webhooks/resume.html", page)
+        return render(request, "webhooks/resume.html", page_context(run, node_id))
     if request.method != "POST":
         raise MethodNotAllowed(["GET", "POST"], "Resume links accept GET and POST.")
-    received = _received(request)
+    if request.content_type in PAGE_TYPES:
+        return _from_page(request, run, node_id)
+    received = _checked(_received(request))
     if not wake.resume(run.pk, node_id, received):
         raise Conflict(NOT_WAITING)
-    if request.content_type == FORM:
-        page["answered"] = "approved" if received["approved"] else "rejected"
-        return render(request, "webhooks/resume.html", page)
     return JsonResponse({"run_id": str(run.pk), "status": "queued"}, status=202)

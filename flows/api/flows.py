@@ -35,6 +35,7 @@ from core.http.conditional import etag, parse_if_match
 from core.http.errors import ValidationFailed
 from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable, check_storable_body
+from flows.api.form_slug import check_form_slug
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
 from flows.api.run_audit import record_started
@@ -220,6 +221,7 @@ class FlowSerializer(serializers.ModelSerializer):
                 check_owned(nodes, workspace_id, errors)
                 check_called_flows(nodes, workspace_id, errors)
                 check_schedule_quota(nodes, workspace_id, self.instance, errors)
+                check_form_slug(nodes, self.instance, errors)
             if errors:
                 raise ValidationFailed(errors.summary(), details=errors.as_details())
         nodes = attrs.get("nodes", self.instance.nodes if self.instance else [])

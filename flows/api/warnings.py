@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flows.credentials.literals import save_warnings
+from flows.nodes.form import form_slug
 
 
 def own_webhook_calls(flow) -> list[str]:
@@ -20,9 +21,20 @@ def own_webhook_calls(flow) -> list[str]:
     ]
 
 
+def form_without_page(flow) -> list[str]:
+    """A form whose address another flow held when it was saved has no page."""
+    slug = form_slug(flow.nodes)
+    if slug is None or flow.form_slug == slug:
+        return []
+    return [
+        f"Another flow's form is at /f/{slug}, so this form has no page; "
+        "choose another address."
+    ]
+
+
 def flow_warnings(flow, request) -> list[str]:
     """Every warning; the literal-secret check only on a save (it decrypts the
     workspace's credentials: one query)."""
     saving = request is not None and request.method in ("POST", "PATCH", "PUT")
     literal = save_warnings(flow.nodes, flow.workspace_id) if saving else []
-    return literal + own_webhook_calls(flow)
+    return literal + own_webhook_calls(flow) + form_without_page(flow)

@@ -27,6 +27,7 @@ logger = logging.getLogger("weir.engine")
 
 RESUME_SALT = "weir.flows.wait.resume"
 WAITING = FlowRun.Status.WAITING
+LINKED = ("callback", "form")  # the wait modes a resume link ends
 
 
 def resume_token(run_id, node_id: str) -> str:
@@ -52,7 +53,7 @@ def resume_urls(run_id, nodes: list) -> dict[str, str]:
         for node in nodes
         if isinstance(node, dict)
         and node.get("type") == "wait"
-        and (node.get("data") or {}).get("mode") == "callback"
+        and (node.get("data") or {}).get("mode") in LINKED
     }
 
 
@@ -63,7 +64,7 @@ def wait_of(run: FlowRun) -> dict | None:
     if run.status != WAITING or not state.get("node_id"):
         return None
     url = None
-    if state.get("mode") == "callback":
+    if state.get("mode") in LINKED:
         url = settings.BASE_URL + resume_path(run.pk, state["node_id"])
     return {
         "node_id": state["node_id"],
@@ -87,6 +88,8 @@ def park(execution, parked: Park) -> bool:
         "mode": parked.mode,
         "wake_at": parked.wake_at.isoformat(),
     }
+    if parked.page:
+        state["page"] = parked.page
     parked_rows = FlowRun.objects.filter(
         pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
     ).update(

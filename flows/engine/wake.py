@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from flows.engine import waits
 from flows.engine.background import execute_run, queued_lease
 from flows.models import FlowRun
 
@@ -44,7 +45,8 @@ def wake_due() -> int:
     due = FlowRun.objects.filter(status=WAITING, lease_expires_at__lt=timezone.now())
     for run_id, state in due.values_list("pk", "wait_state")[:500]:
         state = state or {}
-        resumed = {"timed_out": True} if state.get("mode") == "callback" else {}
+        linked = state.get("mode") in waits.LINKED
+        resumed = {"timed_out": True} if linked else {}
         # Conditional on the run still waiting, with its time still past: of a
         # resume POST and two supervisors racing here, one wins.
         woken += _wake(run_id, due.filter(pk=run_id), state, resumed)
@@ -59,7 +61,7 @@ def resume(run_id, node_id: str, received: dict) -> bool:
         pk=run_id,
         status=WAITING,
         wait_state__node_id=node_id,
-        wait_state__mode="callback",
+        wait_state__mode__in=waits.LINKED,
         lease_expires_at__gte=timezone.now(),
     )
     state = runs.values_list("wait_state", flat=True).first()

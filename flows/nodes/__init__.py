@@ -23,6 +23,7 @@ from flows.nodes.code import CodeNode
 from flows.nodes.condition import ConditionNode
 from flows.nodes.delay import DelayNode
 from flows.nodes.for_each import ForEachNode
+from flows.nodes.form import FormNode
 from flows.nodes.http_request import HttpRequestNode
 from flows.nodes.list import ListNode
 from flows.nodes.mcp_tool import McpToolNode
@@ -67,6 +68,7 @@ def get_kind(type_name: str) -> NodeKind | None:
 
 BUILTIN_KINDS: tuple[NodeKind, ...] = (
     WebhookNode(),
+    FormNode(),
     ScheduleNode(),
     CodeNode(),
     ConditionNode(),

@@ -73,10 +73,13 @@ class Park(FlowControl):
 
     `mode` is duration, until or callback; `wake_at` (an aware datetime) is when
     the supervisor wakes the run: the end of the wait, or a callback's timeout.
+    `page` is what the resume page shows and asks (its context rendered now,
+    its fields), for callback and form waits.
     """
 
-    def __init__(self, node_id: str, mode: str, wake_at):
+    def __init__(self, node_id: str, mode: str, wake_at, page: dict | None = None):
         super().__init__(f"park {node_id} until {wake_at.isoformat()}")
         self.node_id = node_id
         self.mode = mode
         self.wake_at = wake_at
+        self.page = page

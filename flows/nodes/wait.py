@@ -7,7 +7,9 @@ flows/engine/wake.py) a worker resumes it and the node runs again, this time
 with `ctx.resume` set, and returns its output:
 
 - duration, until: its input (`prev`), as a delay does;
-- callback: `{approved, body, query, received_at}` from the POST;
+- callback: `{approved, decision, values, comment, decided_by, body, query,
+  received_at}` from the POST (the page's Approve / Reject, or a program);
+- form: the same, from the page's one Submit button (`approved` true);
 - callback that timed out: `{timed_out: true}` with `on_timeout: continue`,
   else it fails with `wait_timeout`.
 """
@@ -19,11 +21,14 @@ from typing import Any
 
 from django.utils import timezone
 
+from flows.forms.fields import spec_problems
 from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
 from flows.nodes.checks import integer_between, text
 from flows.nodes.errors import Park
 
-MODES = ("duration", "until", "callback")
+MODES = ("duration", "until", "callback", "form")
+LINKED = ("callback", "form")  # a resume link ends these waits
+MAX_CONTEXT = 20
 ON_TIMEOUT = ("fail", "continue")
 MAX_WAIT_SECONDS = 30 * 24 * 3600  # 30 days
 DEFAULT_TIMEOUT_SECONDS = 24 * 3600
@@ -55,7 +60,26 @@ class WaitNode(NodeKind):
             options=MODES,
             help="duration: a number of seconds. until: a time. callback: a POST "
             "to the run's resume URL ({{ run.resume_urls.<this node's id> }} in "
-            "an earlier node's template), or Approve / Reject on its page.",
+            "an earlier node's template), or Approve / Reject on its page. "
+            "form: the page shows the fields below and one Submit button.",
+        ),
+        FormField(
+            "data.context",
+            "Shown on the page (callback, form)",
+            widget="pairs",
+            help="A label and a template each, like Amount → {{ input.amount }}; "
+            "the value may use Markdown. Rendered when the run starts waiting.",
+        ),
+        FormField(
+            "data.fields",
+            "Asks for (callback, form)",
+            widget="form-fields",
+            help="Fields the person fills in; their values are the output's values.",
+        ),
+        FormField(
+            "data.ask_comment",
+            "Ask for a comment (callback)",
+            widget="checkbox",
         ),
         FormField(
             "data.seconds",
@@ -94,12 +118,17 @@ class WaitNode(NodeKind):
         "until": "",
         "timeout_s": DEFAULT_TIMEOUT_SECONDS,
         "on_timeout": "fail",
+        "context": [],
+        "fields": [],
+        "ask_comment": False,
     }
 
     def validate_data(self, data: dict) -> list[FieldError]:
         mode = data.get("mode")
         if mode not in MODES:
-            return [FieldError("data.mode", "Choose duration, until or callback.")]
+            return [
+                FieldError("data.mode", "Choose duration, until, callback or form.")
+            ]
         if mode == "duration":
             return integer_between(data, "seconds", 1, MAX_WAIT_SECONDS)
         if mode == "until":
@@ -117,9 +146,45 @@ class WaitNode(NodeKind):
         problems = integer_between(
             data, "timeout_s", 1, MAX_WAIT_SECONDS, required=False
         )
+        problems += self.page_problems(data)
         if data.get("on_timeout", "fail") not in ON_TIMEOUT:
             problems.append(FieldError("data.on_timeout", "Choose fail or continue."))
         return problems
+
+    def page_problems(self, data: dict) -> list[FieldError]:
+        problems = [
+            FieldError("data.fields", problem)
+            for problem in spec_problems(data.get("fields", []))
+        ]
+        context = data.get("context", [])
+        if (
+            not isinstance(context, list)
+            or len(context) > MAX_CONTEXT
+            or not all(
+                isinstance(row, dict)
+                and isinstance(row.get("name"), str)
+                and isinstance(row.get("value"), str)
+                for row in context
+            )
+        ):
+            problems.append(
+                FieldError(
+                    "data.context", f"Give up to {MAX_CONTEXT} labels with a template."
+                )
+            )
+        return problems
+
+    def page(self, data: dict, ctx: NodeContext) -> dict:
+        """What the resume page shows and asks, its templates rendered now."""
+        context = [
+            {"label": row["name"], "value": str(ctx.render(row["value"]))[:5000]}
+            for row in data.get("context", [])
+        ]
+        return {
+            "context": context,
+            "fields": data.get("fields", []),
+            "ask_comment": bool(data.get("ask_comment")),
+        }
 
     def run(self, data: dict, ctx: NodeContext) -> Any:
         if ctx.resume is not None:
@@ -135,6 +200,7 @@ class WaitNode(NodeKind):
         else:
             timeout = data.get("timeout_s", DEFAULT_TIMEOUT_SECONDS)
             wake_at = now + timedelta(seconds=timeout)
+            raise Park(ctx.node_id, mode, wake_at, self.page(data, ctx))
         raise Park(ctx.node_id, mode, wake_at)
 
     def until(self, data: dict, ctx: NodeContext, now: datetime) -> datetime:
@@ -150,7 +216,7 @@ class WaitNode(NodeKind):
         return wake_at
 
     def resumed(self, data: dict, ctx: NodeContext) -> Any:
-        if data["mode"] != "callback":
+        if data["mode"] not in LINKED:
             return ctx.prev
         if ctx.resume.get("timed_out"):
             if data.get("on_timeout", "fail") == "continue":

@@ -86,3 +86,14 @@ def test_the_seeded_orders_flow_calls_the_seeded_fulfilment_flow(db):
     fulfil = Flow.objects.get(name="Fulfil order", created_by__username="demo")
     loops = [node for node in orders.nodes if node["type"] == "for_each"]
     assert [node["data"]["flow_id"] for node in loops] == [str(fulfil.id)] * 2
+
+
+def test_seed_demo_adds_a_contact_form_page_once(db, client):
+    call_command("seed_demo")
+    call_command("seed_demo")
+
+    flow = Flow.objects.get(form_slug="contact")
+    assert flow.name == "Contact form"
+    assert not validate_graph(flow.nodes, flow.edges)
+    page = client.get("/f/contact").content.decode()
+    assert "Contact us" in page and 'name="message"' in page

@@ -155,6 +155,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
     # The built-in kinds, those apps register (agents), then plugins' (hello).
     assert kinds == [
         "webhook",
+        "form",
         "schedule",
         "code",
         "condition",

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from accounts.audit.actor import Actor
 from flows.demo import (
     DEMO_FLOW_NAME,
+    DEMO_FORM_SLUG,
     SEED_HOOKS,
     approval_graph,
+    contact_form_graph,
     fulfilment_graph,
     orders_graph,
     signup_summary_graph,
@@ -40,6 +43,7 @@ WORKED_EXAMPLES = [
     ),
 ]
 
+FORM_DESCRIPTION = "A public contact form; each answer is a run."
 FULFIL_NAME = "Fulfil order"
 FULFIL_DESCRIPTION = "Ships one order; fails for an order without a sku."
 ORDERS_NAME = "Orders"
@@ -97,8 +101,17 @@ class Command(BaseCommand):
             if not Flow.objects.filter(created_by=user, name=name).exists():
                 create_flow(user, name, description, nodes, edges)
         self.seed_orders(user)
+        self.seed_form(user)
         for hook in SEED_HOOKS:
             hook(user, flow, self.stdout)
+
+    def seed_form(self, user) -> None:
+        """A contact form at /f/contact, unless some flow holds that address."""
+        if Flow.objects.filter(form_slug=DEMO_FORM_SLUG).exists():
+            return
+        nodes, edges = contact_form_graph()
+        flow = create_flow(user, "Contact form", FORM_DESCRIPTION, nodes, edges)
+        self.stdout.write(f"  Demo form '{flow.name}': {settings.BASE_URL}/f/contact")
 
     def seed_orders(self, user) -> None:
         """docs/examples.md's first example: "Orders" calls "Fulfil order" by id,

@@ -16,7 +16,7 @@ export function samples(nodeId) {
   const results = {};
   for (const step of steps) if (step.status === "succeeded") results[step.node_id] = step.output;
   const { graph } = currentGraph();
-  const triggers = graph.nodes.filter((node) => ["webhook", "schedule"].includes(node.type));
+  const triggers = graph.nodes.filter((node) => ["webhook", "schedule", "form"].includes(node.type));
   const input = triggers.map((node) => results[node.id]).find((value) => value !== undefined) ?? {};
   const sources = graph.edges.filter((edge) => edge.target === nodeId).map((edge) => edge.source);
   const prev = sources.length === 1

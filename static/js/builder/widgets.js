@@ -5,6 +5,7 @@ import { h, prettyJson, showText } from "./dom.js";
 import { codeMirrorEditor } from "./code_editor.js";
 import { cronWidget, timezoneWidget } from "./schedule_widgets.js";
 import { casesEditor, flowSelect } from "./flow_widgets.js";
+import { formFieldsEditor, formSlugWidget } from "./form_widgets.js";
 
 // `asPairs`: the value is a list of {name, value} where a name may repeat (an
 // HTTP query), not an object.
@@ -94,6 +95,10 @@ export function fieldWidget(field, value, onChange, wrapper) {
       return keyValueEditor(value, onChange, { asPairs: true });
     case "cases":
       return casesEditor(value, onChange);
+    case "form-fields":
+      return formFieldsEditor(value, onChange);
+    case "form-slug":
+      return formSlugWidget(value, onChange);
     case "flow":
       return flowSelect(value, onChange);
     case "json":

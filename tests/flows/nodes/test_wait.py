@@ -27,6 +27,8 @@ def test_the_default_data_is_valid():
         {"mode": "until", "until": "{{ input.at }}"},
         {"mode": "callback"},
         {"mode": "callback", "timeout_s": 60, "on_timeout": "continue"},
+        {"mode": "form", "fields": [{"name": "age", "kind": "number"}]},
+        {"mode": "callback", "context": [{"name": "Amount", "value": "{{ input.a }}"}]},
     ],
 )
 def test_good_settings_pass(data):
@@ -45,6 +47,9 @@ def test_good_settings_pass(data):
         ({"mode": "until", "until": ""}, "data.until"),
         ({"mode": "callback", "timeout_s": 0}, "data.timeout_s"),
         ({"mode": "callback", "on_timeout": "retry"}, "data.on_timeout"),
+        ({"mode": "form", "fields": [{"name": "a", "kind": "colour"}]}, "data.fields"),
+        ({"mode": "callback", "context": [{"name": "Amount"}]}, "data.context"),
+        ({"mode": "callback", "context": "Amount"}, "data.context"),
     ],
 )
 def test_bad_settings_name_their_field(data, field):

@@ -1,4 +1,4 @@
-"""A small, safe Markdown for chat messages: escaped first, then sanitised by nh3.
+"""A small, safe Markdown for chat, forms and approvals: escaped, then sanitised by nh3.
 
 Supports what models use most: paragraphs, line breaks, `- ` lists, **bold**,
 *italic*, `inline code`, fenced code blocks and [links](https://...). Everything

@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from agents.markdown import render_markdown
+from core.markdown import render_markdown
 
 
 def test_it_renders_the_simple_markdown_models_use():
