@@ -65,3 +65,27 @@ def get_app(slug) -> App | None:
 
 def taken(slug: str) -> bool:
     return slug in vendored() or slug in plugins()
+
+
+def palette_apps() -> list[dict]:
+    """What the builder shows of each app: its palette group (icon, name, its
+    actions by summary) and the credential kinds its inspector offers. The
+    operations' forms come from GET /api/apps/:slug/operations. One query."""
+    return [
+        {
+            "slug": app.slug,
+            "name": app.name,
+            "icon": app.icon,
+            "kinds": list(app.credential_kinds),
+            "operations": [
+                {
+                    "id": op.id,
+                    "summary": op.summary,
+                    "method": op.method,
+                    "path": op.path,
+                }
+                for op in app.operations.values()
+            ],
+        }
+        for app in all_apps()
+    ]
