@@ -68,6 +68,9 @@ export function nodeHtml(record, kind) {
     `<div class="node-card">` +
     `<div class="node-kind">${badge}${escapeHtml(app ? app.name : kind.label)}</div>` +
     `<div class="node-name">${escapeHtml(name)}</div>` +
+    (app?.kinds?.length && !record.data?.credential_id
+      ? `<div class="node-needs">Pick a ${escapeHtml(app.name)} credential</div>`
+      : "") +
     `<div class="node-run" aria-live="polite"></div>` +
     (handles ? `<div class="node-handles">${handles}</div>` : "") +
     `</div>`

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from flows.demo import issue_to_slack_graph
 from flows.graph import validate_graph
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import FlowFactory, make_credential
@@ -104,3 +105,22 @@ def test_the_operation_search_narrows_the_list_and_enums_are_selects(
     inspector.locator("#app-action-search").fill("comment")
     visible = inspector.locator("#app-action-operation option:not([hidden])")
     expect(visible).to_have_text(["Pick an operation", "Comment on an issue"])
+
+
+def test_the_demo_app_flow_asks_for_its_two_credentials_when_opened(
+    alice_page, live_url, alice
+):
+    page = alice_page
+    make_credential(alice, name="github", kind="bearer")
+    nodes, edges = issue_to_slack_graph()
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
+    open_builder(page, live_url, flow)
+
+    expect(page.locator(".node-needs")).to_have_text(
+        ["Pick a GitHub credential", "Pick a Slack credential"]
+    )
+    canvas_node(page, "Open the issue").click()
+    page.locator("#inspector").get_by_label("Credential").select_option(
+        label="github (bearer)"
+    )
+    expect(page.locator(".node-needs")).to_have_text(["Pick a Slack credential"])

@@ -86,3 +86,17 @@ def test_the_seeded_orders_flow_calls_the_seeded_fulfilment_flow(db):
     fulfil = Flow.objects.get(name="Fulfil order", created_by__username="demo")
     loops = [node for node in orders.nodes if node["type"] == "for_each"]
     assert [node["data"]["flow_id"] for node in loops] == [str(fulfil.id)] * 2
+
+
+def test_the_seeded_app_flow_opens_a_github_issue_and_tells_slack(db):
+    call_command("seed_demo")
+
+    flow = Flow.objects.get(name="GitHub issue to Slack", created_by__username="demo")
+    assert not validate_graph(flow.nodes, flow.edges)
+    actions = [node["data"] for node in flow.nodes if node["type"] == "app_action"]
+    assert [(a["app"], a["operation"]) for a in actions] == [
+        ("github", "issues/create"),
+        ("slack", "chat.postMessage"),
+    ]
+    # Seeded without credentials: the builder asks for one on each node.
+    assert [a["credential_id"] for a in actions] == [None, None]

@@ -59,6 +59,15 @@ export function refreshNodeHtml(dfId) {
   if (!record || !element) return;
   const title = element.querySelector(".node-name");
   if (title) title.textContent = record.name || kindOf(kinds, record.type).label;
+  if (record.type === "app_action") {
+    // The app's icon and name, and whether it still needs a credential.
+    const card = document.createElement("template");
+    card.innerHTML = nodeHtml(record, kindOf(kinds, record.type));
+    element.querySelector(".node-kind")?.replaceWith(card.content.querySelector(".node-kind"));
+    element.querySelector(".node-needs")?.remove();
+    const needs = card.content.querySelector(".node-needs");
+    if (needs) element.querySelector(".node-name")?.after(needs);
+  }
   const handles = element.querySelector(".node-handles");
   if (handles) {
     // A switch's outputs follow its cases: redraw their names from the escaped HTML.
@@ -85,7 +94,7 @@ export function onFieldChange(dfId, path, value, wrapper) {
   const record = records.get(dfId);
   if (!record) return;
   setPath(record, path, value);
-  if (path === "name") refreshNodeHtml(dfId);
+  if (path === "name" || path === "data.credential_id") refreshNodeHtml(dfId);
   if (path === "error_output") syncErrorPort(dfId, record);
   if (path === "data.cases") {
     syncErrorPort(dfId, record); // a switch: one port per case (ports follow the count)
