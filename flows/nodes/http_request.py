@@ -1,10 +1,11 @@
 """The http_request node: outbound HTTP calls through `core.net.outbound`.
 
-The node reads and renders its `data`, gives its calls the earlier of its
-`timeout_ms` and the run's deadline, and turns the client's failures into node
-errors; the SSRF wall, redirects and limits live in `core.net.outbound`, the
-`Retry-After` waits and `on_http_error` in `flows.nodes.http_call`, the
-`pagination` loop in `flows.nodes.http_paging`.
+The node reads and renders its `data` into one call; the call's deadline
+(the earlier of its `timeout_ms` and the run's) and the client's failures as
+node errors live in `flows.nodes.http_send` (shared with app_action), the SSRF
+wall, redirects and limits in `core.net.outbound`, the `Retry-After` waits and
+`on_http_error` in `flows.nodes.http_call`, the `pagination` loop in
+`flows.nodes.http_paging`.
 """
 
 from __future__ import annotations

@@ -116,3 +116,18 @@ def test_a_request_without_the_documents_auth_is_refused(prisms, alice, allow_lo
 
     assert run.status == "failed"
     assert run.error["code"] == "credential_missing"
+
+
+def test_a_key_sent_under_another_header_is_refused_by_the_document(
+    prisms, alice, allow_loopback
+):
+    secrets = {"value": "Bot abc"}
+    wrong = make_credential(
+        alice, name="discord", kind="header", secrets=secrets, header_name="X-Token"
+    )
+    flow = example_flow("discord", alice, prisms.url("discord"), wrong.pk)
+
+    run = run_flow(flow, {"channel": "1", "text": "Hi"}, "manual")
+
+    assert run.status == "failed"
+    assert (run.error["code"], run.error["status"]) == ("http_error", 401)
