@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 
 from flows.app_actions import upload
 from flows.app_actions.documents import DocumentProblem
@@ -18,6 +19,8 @@ class UploadedAppForm(forms.ModelForm):
     class Meta:
         model = UploadedApp
         fields = ("slug", "icon")
+
+    icon = forms.URLField(required=False, assume_scheme="https")
 
     def clean(self):
         cleaned = super().clean()
@@ -35,6 +38,7 @@ class UploadedAppForm(forms.ModelForm):
 @admin.register(UploadedApp)
 class UploadedAppAdmin(admin.ModelAdmin):
     list_display = ("slug", "name", "source_url", "created_at")
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     readonly_fields = ("source_url", "created_by", "created_at")
 
     def get_form(self, request, obj=None, change=False, **kwargs):
