@@ -163,6 +163,9 @@ EXTRA_ERRORS = {
     "agents_partial_update": ("412",),
     "agents_usage_retrieve": ("400",),
     "agents_test_connection_create": ("429", "502", "504"),
+    # Adding an app: a slug another app has (409); an unknown app's operations.
+    "apps_create": ("409",),
+    "apps_operations_list": ("404",),
 }
 
 # `Prefer: respond-async` or `?async=true`: the run waits for a worker.

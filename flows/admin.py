@@ -361,3 +361,7 @@ class CredentialAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+# Uploaded apps' page lives beside them (importing it registers it).
+from flows.app_actions import admin as app_actions_admin  # noqa: E402, F401

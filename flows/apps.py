@@ -12,6 +12,7 @@ class FlowsConfig(AppConfig):
         from accounts.workspaces.personal import on_user_saved
         from core.telemetry.health import Check, register_check
         from core.telemetry.metrics import register_scrape_collector
+        from flows.app_actions.node import AppActionNode
         from flows.credentials import checks  # noqa: F401  (registers the check)
         from flows.engine import (
             calls,  # noqa: F401  (plugs child runs into the runner)
@@ -21,7 +22,10 @@ class FlowsConfig(AppConfig):
         from flows.files.removal import delete_bytes_with_row
         from flows.metrics import QueueCollector
         from flows.models import FlowRun
+        from flows.nodes import register
         from sandbox.health import check_sandbox
+
+        register(AppActionNode())
 
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))
         register_check(Check("sandbox", check_sandbox))

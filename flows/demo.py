@@ -260,3 +260,24 @@ def orders_graph(fulfil_flow_id: str) -> tuple[list[dict], list[dict]]:
         for i, (a, b, handle) in enumerate(links, 1)
     ]
     return nodes, edges
+
+
+def issue_to_slack_graph() -> tuple[list[dict], list[dict]]:
+    """A webhook opens a GitHub issue and posts its link to a Slack channel:
+    two app actions (docs/apps.md), seeded without their credentials, which
+    the builder asks for on each node."""
+    action = {"credential_id": None, "server_url": "", "timeout_ms": 10000}
+    return _chain(
+        [
+            _node("report", "webhook", "Bug report", 40, {"method": "POST"}),
+            _node("issue", "app_action", "Open the issue", 300, {
+                "app": "github", "operation": "issues/create", **action,
+                "params": {"owner": "{{ input.owner }}", "repo": "{{ input.repo }}",
+                           "body": {"title": "{{ input.title }}",
+                                    "body": "{{ input.details }}"}}}),
+            _node("tell", "app_action", "Tell Slack", 560, {
+                "app": "slack", "operation": "chat.postMessage", **action,
+                "params": {"body": {"channel": "#issues",
+                                    "text": "New issue: {{ prev.body.html_url }}"}}}),
+        ]
+    )  # fmt: skip

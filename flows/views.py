@@ -25,6 +25,7 @@ from core.http.errors import ValidationFailed
 from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
+from flows.app_actions.catalogue import palette_apps
 from flows.credentials.api import CredentialSerializer
 from flows.credentials.oauth2 import views as oauth2_views
 from flows.engine.again import RETRYABLE, REUSED_LOG
@@ -70,9 +71,10 @@ def without_stack_frames(message: str) -> str:
 CALLED_RUNS_SHOWN = 50
 
 
-def node_kinds_for_palette() -> list[dict]:
+def node_kinds_for_palette(apps: list[dict] = ()) -> list[dict]:
     """The registry as the builder sees it: one entry per node kind, with the
-    inspector's fields and a new node's `data` (the builder knows no kind itself)."""
+    inspector's fields and a new node's `data` (the builder knows no kind itself).
+    The app_action kind carries `apps` (palette_apps), by slug."""
     return [
         {
             "type": kind.type,
@@ -84,6 +86,11 @@ def node_kinds_for_palette() -> list[dict]:
             **({"imports_curl": True} if kind.imports_curl else {}),
             "fields": [field.as_json() for field in kind.form_fields],
             "default_data": kind.default_data,
+            **(
+                {"apps": {app["slug"]: app for app in apps}}
+                if kind.type == "app_action"
+                else {}
+            ),
         }
         for kind in NODE_KINDS.values()
     ]
@@ -128,6 +135,7 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "may_edit": grants(role, FLOWS_EDIT),
         "role": role,
     }
+    apps = palette_apps()
     return render(
         request,
         "flows/builder.html",
@@ -143,7 +151,8 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
             # the current one: a link opened from another workspace must not
             # show "owner" above a flow the user only views.
             **flow_workspace_header(request, flow, role),
-            "node_kinds": node_kinds_for_palette(),
+            "node_kinds": node_kinds_for_palette(apps),
+            "apps": apps,
             "response_modes": Flow.ResponseMode.choices,
             "error_flow_choices": Flow.objects.for_user(request.user)
             .exclude(pk=flow.pk)

@@ -80,9 +80,9 @@ def request(
     *,
     hops: int = 1,
     response_format: str = "auto",
+    max_bytes: int | None = None,
 ) -> dict:
     """`{status, headers, body}` of one request, redirects followed and checked.
-
     The answer's body is read as `response_format` says (core/net/http_body.py):
     a file's is a `RawBody` for the caller to store.
     `body` is sent as is when it is bytes or text, as JSON otherwise (None: no body);
@@ -90,6 +90,7 @@ def request(
     they name their own. `deadline` is a `time.monotonic()` value. `hops`
     goes out as `Weir-Hops` whatever `headers` say, so a flow cannot hide a
     loop through its own webhook (or another's) by setting the header itself.
+    `max_bytes` caps the body instead of HTTP_NODE_MAX_RESPONSE_BYTES.
     """
     headers = {k: v for k, v in headers.items() if k.lower() != HOPS_HEADER.lower()}
     headers[HOPS_HEADER] = str(hops)
@@ -97,7 +98,8 @@ def request(
         headers["User-Agent"] = USER_AGENT
     encoded = _encode_body(body, headers)
     try:
-        return _fetch(method, url, headers, encoded, deadline, response_format)
+        fetched = (method, url, headers, encoded, deadline, response_format)
+        return _fetch(*fetched, max_bytes)
     except TimeoutError as error:
         raise OutboundTimeout() from error
     except ssl.SSLError as error:
@@ -129,10 +131,11 @@ def _fetch(
     body: bytes | None,
     deadline: float,
     response_format: str,
+    max_bytes: int | None = None,
 ):
     """Do the request, following redirects ourselves with every hop re-checked."""
     for _ in range(MAX_REDIRECTS + 1):
-        response, raw = _one_hop(method, url, headers, body, deadline)
+        response, raw = _one_hop(method, url, headers, body, deadline, max_bytes)
         location = response.getheader("Location")
         if response.status in REDIRECTS and location:
             target = urljoin(url, location)
@@ -196,7 +199,7 @@ def _origin(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname.rstrip("."), parts.port or default_port
 
 
-def _one_hop(method, url, headers, body, deadline):
+def _one_hop(method, url, headers, body, deadline, max_bytes=None):
     parts = urlsplit(url)
     host = parts.hostname
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -212,14 +215,14 @@ def _one_hop(method, url, headers, body, deadline):
         connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
         with response:  # a half-read body must not keep the socket open
-            raw = _read_capped(response)
+            raw = _read_capped(response, max_bytes)
     finally:
         connection.close()
     return response, raw
 
 
-def _read_capped(response) -> bytes:
-    limit = settings.HTTP_NODE_MAX_RESPONSE_BYTES
+def _read_capped(response, max_bytes: int | None = None) -> bytes:
+    limit = max_bytes or settings.HTTP_NODE_MAX_RESPONSE_BYTES
     chunks, size = [], 0
     while chunk := response.read1(64 * 1024):
         size += len(chunk)

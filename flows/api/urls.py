@@ -5,6 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from flows.api.flows import FlowViewSet
 from flows.api.runs import RunViewSet
+from flows.app_actions.api import AppListView, AppOperationsView
 from flows.credentials.api import CredentialViewSet
 from flows.schedules.preview_api import SchedulePreviewView
 
@@ -14,6 +15,12 @@ router.register("runs", RunViewSet, basename="run")
 router.register("credentials", CredentialViewSet, basename="credential")
 
 urlpatterns = [
+    path("apps", AppListView.as_view(), name="apps"),
+    path(
+        "apps/<slug:slug>/operations",
+        AppOperationsView.as_view(),
+        name="app-operations",
+    ),
     path("schedules/preview", SchedulePreviewView.as_view(), name="schedule-preview"),
     *router.urls,
 ]

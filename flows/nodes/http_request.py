@@ -1,15 +1,15 @@
 """The http_request node: outbound HTTP calls through `core.net.outbound`.
 
-The node reads and renders its `data`, gives its calls the earlier of its
-`timeout_ms` and the run's deadline, and turns the client's failures into node
-errors; the SSRF wall, redirects and limits live in `core.net.outbound`, the
-`Retry-After` waits and `on_http_error` in `flows.nodes.http_call`, the
-`pagination` loop in `flows.nodes.http_paging`.
+The node reads and renders its `data` into one call; the call's deadline
+(the earlier of its `timeout_ms` and the run's) and the client's failures as
+node errors live in `flows.nodes.http_send` (shared with app_action), the SSRF
+wall, redirects and limits in `core.net.outbound`, the `Retry-After` waits and
+`on_http_error` in `flows.nodes.http_call`, the `pagination` loop in
+`flows.nodes.http_paging`.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -18,23 +18,21 @@ from django.conf import settings
 from core.net import outbound
 from core.net.http_body import RESPONSE_FORMATS
 from flows.nodes import checks
-from flows.nodes.base import (
-    FieldError,
-    FormField,
-    NodeContext,
-    NodeError,
-    NodeKind,
-    NodeTimeout,
-)
+from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
 from flows.nodes.checks import integer_between, string_map, text
 from flows.nodes.http_call import HttpCall
 from flows.nodes.http_checks import ON_HTTP_ERROR, answer_settings
-from flows.nodes.http_files import BODY_TYPES, kept_answer, request_body
+from flows.nodes.http_files import BODY_TYPES, request_body
 from flows.nodes.http_paging import fetch_pages
+from flows.nodes.http_send import (
+    DEFAULT_TIMEOUT_MS,
+    node_call,
+    outbound_failures,
+    with_idempotency_key,
+)
 from flows.nodes.templates import as_text
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
-DEFAULT_TIMEOUT_MS = 10_000
 
 
 class HttpRequestNode(NodeKind):
@@ -165,39 +163,26 @@ class HttpRequestNode(NodeKind):
             name: as_text(value)
             for name, value in ctx.render(data.get("headers") or {}).items()
         }
-        # The same on every attempt: a resumed run may repeat this node
-        # (at least once per node, docs/engine.md), and receivers can dedupe.
-        own_key = any(name.lower() == "idempotency-key" for name in headers)
-        if not own_key:
-            headers["Idempotency-Key"] = ctx.idempotency_key
+        own_key = with_idempotency_key(headers, ctx)
         body = request_body(
             ctx.render(data.get("body")), data.get("body_type", "auto"), headers, ctx
         )
-        credential_id = data.get("credential_id")
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
-        node_deadline = time.monotonic() + timeout_ms / 1000
         pagination = data.get("pagination")
-        call = HttpCall(
+        call = node_call(
+            ctx,
             method,
             headers,
             body,
-            deadline=min(node_deadline, ctx.deadline),
-            hops=ctx.hops + 1,
+            timeout_ms=timeout_ms,
             response_format=data.get("response_format", "auto"),
-            keep=lambda answer: kept_answer(answer, ctx),
             # A page that is an error answer holds no items: paging always
             # fails on it (docs/decisions.md).
             fail_on_error=bool(pagination)
             or data.get("on_http_error", "fail") == "fail",
-            # Each request (each page, each retry) signed anew; an OAuth2
-            # token refused with a 401 is renewed and the request sent again.
-            sign=(
-                (lambda *request: ctx.send_signed(credential_id, *request))
-                if credential_id
-                else None
-            ),
+            credential_id=data.get("credential_id"),
         )
-        try:
+        with outbound_failures(ctx, call, timeout_ms):
             if not pagination:
                 return call.answer(url)
             return fetch_pages(
@@ -206,19 +191,6 @@ class HttpRequestNode(NodeKind):
                 pagination,
                 max_bytes=settings.RUN_MAX_OUTPUT_BYTES,
             )
-        except outbound.OutboundTimeout as error:
-            if ctx.deadline <= node_deadline:
-                raise NodeTimeout(
-                    "run_timeout",
-                    "The run's time limit "
-                    f"({settings.RUN_TIMEOUT_SECONDS:g} s) ran out during the request.",
-                ) from error
-            raise NodeTimeout(
-                "http_timeout",
-                f"No complete answer within timeout_ms ({timeout_ms} ms).",
-            ) from error
-        except outbound.OutboundError as error:
-            raise NodeError(error.code, error.message) from error
 
 
 def body_settings(data: dict) -> list[FieldError]:

@@ -59,10 +59,18 @@ export function nodeHtml(record, kind) {
     .filter((handle) => handle !== null)
     .map((handle) => `<span>${escapeHtml(handle)}</span>`)
     .join("");
+  // An app's action shows the app's icon and name instead of the kind's.
+  const app = record.type === "app_action" ? kind.apps?.[record.data?.app] : null;
+  const badge = app?.icon
+    ? `<img class="app-icon" src="${escapeHtml(app.icon)}" alt="" width="14" height="14">`
+    : `<span class="kind-dot"></span>`;
   return (
     `<div class="node-card">` +
-    `<div class="node-kind"><span class="kind-dot"></span>${escapeHtml(kind.label)}</div>` +
+    `<div class="node-kind">${badge}${escapeHtml(app ? app.name : kind.label)}</div>` +
     `<div class="node-name">${escapeHtml(name)}</div>` +
+    (app?.kinds?.length && !record.data?.credential_id
+      ? `<div class="node-needs">Pick a ${escapeHtml(app.name)} credential</div>`
+      : "") +
     `<div class="node-run" aria-live="polite"></div>` +
     (handles ? `<div class="node-handles">${handles}</div>` : "") +
     `</div>`

@@ -97,3 +97,17 @@ def test_seed_demo_adds_a_contact_form_page_once(db, client):
     assert not validate_graph(flow.nodes, flow.edges)
     page = client.get("/f/contact").content.decode()
     assert "Contact us" in page and 'name="message"' in page
+
+
+def test_the_seeded_app_flow_opens_a_github_issue_and_tells_slack(db):
+    call_command("seed_demo")
+
+    flow = Flow.objects.get(name="GitHub issue to Slack", created_by__username="demo")
+    assert not validate_graph(flow.nodes, flow.edges)
+    actions = [node["data"] for node in flow.nodes if node["type"] == "app_action"]
+    assert [(a["app"], a["operation"]) for a in actions] == [
+        ("github", "issues/create"),
+        ("slack", "chat.postMessage"),
+    ]
+    # Seeded without credentials: the builder asks for one on each node.
+    assert [a["credential_id"] for a in actions] == [None, None]

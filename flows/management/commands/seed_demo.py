@@ -20,6 +20,7 @@ from flows.demo import (
     approval_graph,
     contact_form_graph,
     fulfilment_graph,
+    issue_to_slack_graph,
     orders_graph,
     signup_summary_graph,
     webhook_code_graph,
@@ -40,6 +41,13 @@ WORKED_EXAMPLES = [
         "E-mails a resume link to input.approver and waits for Approve or Reject. "
         "Pick an SMTP credential first.",
         approval_graph,
+    ),
+    (
+        "GitHub issue to Slack",
+        "Opens a GitHub issue from input.owner, input.repo, input.title and "
+        "input.details, then posts its link to #issues. Pick a GitHub and a "
+        "Slack credential first.",
+        issue_to_slack_graph,
     ),
 ]
 

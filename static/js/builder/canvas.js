@@ -10,6 +10,7 @@ import { selectNode } from "./inspector.js";
 import { showTab } from "./tabs.js";
 import { canvasPoint, freeSpot, placeFromPalette } from "./placement.js";
 import { bringIntoView } from "./view.js";
+import { appActionMatches } from "./app_palette.js";
 
 for (const eventName of ["connectionCreated", "connectionRemoved"]) {
   editor.on(eventName, () => markChanged());
@@ -93,9 +94,9 @@ export const palette = $("palette");
  * Add a palette item's kind: right of the selected node and connected from
  * its first output (when both ends have a port), else in view.
  */
-function addFromPalette(type) {
+function addFromPalette(type, options = {}) {
   const { position, exact, from } = placeFromPalette();
-  const dfId = addNode(type, position, { exact });
+  const dfId = addNode(type, position, { exact, ...options });
   const source = from && editor.drawflow.drawflow.Home.data[from];
   const target = editor.drawflow.drawflow.Home.data[dfId];
   if (source && Object.keys(source.outputs).length && Object.keys(target.inputs).length) {
@@ -128,13 +129,31 @@ function paletteMatches() {
   return ranked.map(({ item }) => item);
 }
 paletteSearch.addEventListener("input", () => {
-  $("palette-none").hidden = paletteMatches().length > 0;
+  const kindsFound = paletteMatches().length;
+  const actionsFound = appActionMatches(paletteSearch.value).length;
+  $("palette-none").hidden = kindsFound + actionsFound > 0;
 });
 paletteSearch.addEventListener("keydown", (event) => {
   if (event.key !== "Enter") return;
   event.preventDefault();
   const [first] = paletteMatches();
   if (first) addFromPalette(first.dataset.kind);
+  else {
+    const [action] = appActionMatches(paletteSearch.value);
+    if (action) addAppAction(action);
+  }
+});
+
+/** Add an app's action: an app_action node with its app and operation set,
+ * named after the operation's summary. */
+function addAppAction(button) {
+  const kind = kindOf(kinds, "app_action");
+  const data = { ...defaultData(kind), app: button.dataset.appAction, operation: button.dataset.operation };
+  addFromPalette("app_action", { data, name: button.textContent.trim() });
+}
+$("palette-apps").addEventListener("click", (event) => {
+  const button = event.target.closest("[data-app-action]");
+  if (button) addAppAction(button);
 });
 palette.addEventListener("click", (event) => {
   const item = event.target.closest("[data-kind]");

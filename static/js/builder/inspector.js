@@ -9,6 +9,7 @@ import { connectionsSection } from "./connect_menu.js";
 import { curlImportSection } from "./curl_import.js";
 import { pinsSection } from "./pins_panel.js";
 import { fieldWidget } from "./widgets.js";
+import { appActionSection } from "./app_action_form.js";
 import {
   ERROR_FIELD, getSetting, isSetting, RETRY_FIELDS, setSetting, syncErrorPort, WAIT_FIELD,
 } from "./node_settings.js";
@@ -58,6 +59,15 @@ export function refreshNodeHtml(dfId) {
   if (!record || !element) return;
   const title = element.querySelector(".node-name");
   if (title) title.textContent = record.name || kindOf(kinds, record.type).label;
+  if (record.type === "app_action") {
+    // The app's icon and name, and whether it still needs a credential.
+    const card = document.createElement("template");
+    card.innerHTML = nodeHtml(record, kindOf(kinds, record.type));
+    element.querySelector(".node-kind")?.replaceWith(card.content.querySelector(".node-kind"));
+    element.querySelector(".node-needs")?.remove();
+    const needs = card.content.querySelector(".node-needs");
+    if (needs) element.querySelector(".node-name")?.after(needs);
+  }
   const handles = element.querySelector(".node-handles");
   if (handles) {
     // A switch's outputs follow its cases: redraw their names from the escaped HTML.
@@ -84,7 +94,7 @@ export function onFieldChange(dfId, path, value, wrapper) {
   const record = records.get(dfId);
   if (!record) return;
   setPath(record, path, value);
-  if (path === "name") refreshNodeHtml(dfId);
+  if (path === "name" || path === "data.credential_id") refreshNodeHtml(dfId);
   if (path === "error_output") syncErrorPort(dfId, record);
   if (path === "data.cases") {
     syncErrorPort(dfId, record); // a switch: one port per case (ports follow the count)
@@ -106,7 +116,9 @@ export function renderInspector() {
   const record = records.get(dfId);
   const kind = kindOf(kinds, record.type);
   const errors = state.nodeErrors.get(dfId) || [];
-  const fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
+  let fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
+  const appAction = record.type === "app_action";
+  if (appAction) fields = appActionFields(fields, kind.apps?.[record.data.app]);
   if (!kind.is_trigger) fields.push(WAIT_FIELD, ERROR_FIELD, ...RETRY_FIELDS);
   const placed = new Set();
 
@@ -139,6 +151,14 @@ export function renderInspector() {
   };
 
   fields.forEach((field, index) => {
+    if (appAction && field.path === "data.operation") {
+      const change = (path, value) => {
+        onFieldChange(dfId, path, value);
+        if (path === "data.app") refreshNodeHtml(dfId);
+      };
+      inspector.append(appActionSection(record, kind, change, renderInspector));
+      return;
+    }
     const inputId = `field-${index}`;
     const wrapper = h("div", { class: "field", "data-field": field.path });
     const errorBox = h("p", { class: "field-error", role: "alert", hidden: true });
@@ -168,6 +188,14 @@ export function renderInspector() {
       h("button", { type: "button", class: "small danger", text: "Delete node", onclick: () => editor.removeNodeId(`node-${dfId}`) }),
     ),
   );
+}
+
+/** An app action's fields: the app, operation and parameters are one section
+ * (app_action_form.js), and the credential offers the app's kinds only. */
+function appActionFields(fields, app) {
+  return fields
+    .filter((field) => field.path !== "data.app" && field.path !== "data.params")
+    .map((field) => (field.path === "data.credential_id" && app?.kinds.length ? { ...field, kinds: app.kinds } : field));
 }
 
 on("select-node", selectNode);

@@ -1,0 +1,110 @@
+"""Reading an OpenAPI document: parsed, size-capped, free of `$ref` loops and
+valid per openapi-spec-validator, then with its local `$ref`s resolved.
+
+Every refusal is a `DocumentProblem` whose message names the problem, which
+the upload API returns as a 400 (docs/apps.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from openapi_spec_validator import validate
+from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
+VERSIONS = ("3.0", "3.1")
+MESSAGE_CHARS = 300  # of the validator's message, which may quote the document
+
+
+class DocumentProblem(Exception):
+    """Why a document cannot be an app; `code` is the API error code."""
+
+    def __init__(self, message: str, code: str = "invalid_document"):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse(raw: bytes | str) -> dict:
+    """The document in `raw` (YAML or JSON), refused when over 10 MB."""
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise DocumentProblem(
+            f"The document is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB.",
+            "document_too_large",
+        )
+    try:
+        document = yaml.safe_load(raw)
+    except yaml.YAMLError as error:
+        raise DocumentProblem(
+            f"The document is neither JSON nor YAML: {error}"
+        ) from None
+    if not isinstance(document, dict):
+        raise DocumentProblem("The document is not an object (an OpenAPI document).")
+    return document
+
+
+def checked(document: dict) -> dict:
+    """`document` with its local `$ref`s resolved, after the checks above."""
+    version = str(document.get("openapi", ""))
+    if not version.startswith(VERSIONS):
+        raise DocumentProblem(
+            f"openapi is {version[:20]!r}: only OpenAPI 3.0 and 3.1 documents are apps."
+        )
+    resolved = resolve_refs(document)
+    try:
+        validate(document)
+    except OpenAPIValidationError as error:
+        where = "/".join(str(part) for part in error.path) or "the document"
+        message = error.message
+        if len(message) > MESSAGE_CHARS:
+            message = message[:MESSAGE_CHARS] + "…"
+        raise DocumentProblem(f"Invalid OpenAPI at {where}: {message}") from None
+    except RecursionError:
+        raise DocumentProblem("The document nests too deeply.", "ref_loop") from None
+    return resolved
+
+
+def resolve_refs(document: dict) -> dict:
+    """A copy of `document` with every `{"$ref": "#/..."}` replaced by what it
+    points at. A `$ref` that leads back to itself is refused (`ref_loop`): the
+    node needs finite schemas to build its form; one to another file or a URL
+    is refused too (`invalid_document`)."""
+
+    def target(ref: str) -> Any:
+        if not ref.startswith("#/"):
+            raise DocumentProblem(
+                f"$ref {ref[:200]!r} points outside the document; only local "
+                "references (#/components/...) are read."
+            )
+        node: Any = document
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, dict) or part not in node:
+                raise DocumentProblem(f"$ref {ref[:200]!r} points at nothing.")
+            node = node[part]
+        return node
+
+    def walk(value: Any, trail: tuple[str, ...]) -> Any:
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str):
+                if ref in trail:
+                    loop = " → ".join((*trail[trail.index(ref) :], ref))
+                    raise DocumentProblem(f"$ref loop: {loop}.", "ref_loop")
+                return walk(target(ref), (*trail, ref))
+            return {key: walk(item, trail) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item, trail) for item in value]
+        return value
+
+    try:
+        return walk(document, ())
+    except RecursionError:
+        raise DocumentProblem("The document nests too deeply.", "ref_loop") from None
+
+
+def load(raw: bytes | str) -> dict:
+    """Parse and check `raw` in one step (what uploads and plugins use)."""
+    return checked(parse(raw))

@@ -1,0 +1,31 @@
+"""The builder page's apps: a palette group per app with its icon and its
+actions, and what the inspector needs of each app."""
+
+from __future__ import annotations
+
+import re
+
+from tests.flows.test_views import json_script
+
+
+def test_the_palette_groups_every_app_with_its_icon_and_actions(
+    alice_client, alice_flow
+):
+    html = alice_client.get(f"/flows/{alice_flow.id}/").content.decode()
+
+    apps = re.search(r'<ul class="palette-apps".*?</ul>\s*<p', html, re.S).group(0)
+    assert '<img class="app-icon" src="/static/img/apps/slack.svg"' in apps
+    assert re.search(
+        r'data-app-action="slack"\s+data-operation="chat.postMessage"', apps
+    )
+    assert ">Send a message to a channel</button>" in apps
+    kinds = {kind["type"]: kind for kind in json_script(html, "node-kinds")}
+    github = kinds["app_action"]["apps"]["github"]
+    assert github["icon"] == "/static/img/apps/github.svg"
+    assert github["kinds"] == ["bearer", "oauth2"]
+    assert {
+        "id": "issues/create",
+        "summary": "Create an issue",
+        "method": "POST",
+        "path": "/repos/{owner}/{repo}/issues",
+    } in github["operations"]
