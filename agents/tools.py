@@ -24,6 +24,7 @@ from agents.mcp_tools import call_remote, remote_tools
 from agents.providers import ToolCall, ToolSpec
 
 if TYPE_CHECKING:
+    from accounts.audit.actor import Actor
     from agents.models import Agent
     from flows.models import Flow, FlowRun
 
@@ -146,6 +147,7 @@ class Toolbox:
         deadline: float | None = None,
         hops: int = 0,
         trigger: str = "agent",
+        started_by: Actor | None = None,
     ) -> ToolOutcome:
         """Run the flow behind `call.name` with `call.arguments` as its input.
 
@@ -156,6 +158,7 @@ class Toolbox:
         `hops` is the webhook chain the asking run is part of (see
         core.net.outbound): a tool flow calling a webhook carries it on.
         `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
+        `started_by` is who called over /api/mcp: audited as `run.started`.
         """
         from flows.engine import run_flow
 
@@ -178,6 +181,7 @@ class Toolbox:
                 deadline=deadline,
                 depth=depth,
                 hops=hops,
+                started_by=started_by,
             )
         except Exception:
             # run_flow reports node failures in the run; this is a bug elsewhere,

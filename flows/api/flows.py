@@ -37,7 +37,6 @@ from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable, check_storable_body
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
-from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.run_result import RunResultSerializer
 from flows.api.runs import RUN_FILTER_PARAMETERS, RunPagination, RunSummarySerializer
@@ -373,13 +372,23 @@ class FlowViewSet(
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             fair_queue.check_room(flow)
-            run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
-            record_started(request, run)
+            run = enqueue_run(
+                flow,
+                body,
+                FlowRun.Trigger.MANUAL,
+                request_meta=meta,
+                started_by=Actor.from_request(request),
+            )
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
         with admitted(request, **flow_work(flow)):
             pins = flow.pins if use_pins else None
-            run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
-        record_started(request, run)
+            run = run_flow(
+                flow,
+                body,
+                FlowRun.Trigger.MANUAL,
+                pins=pins,
+                started_by=Actor.from_request(request),
+            )
         return Response(run.as_result())
 
     @extend_schema(
