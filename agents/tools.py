@@ -22,6 +22,7 @@ from django.db.models import Exists, OuterRef
 
 from agents.mcp_tools import call_remote, remote_tools
 from agents.providers import ToolCall, ToolSpec
+from core.redact import Redactor, redacting
 
 if TYPE_CHECKING:
     from accounts.audit.actor import Actor
@@ -160,8 +161,6 @@ class Toolbox:
         `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
         `started_by` is who called over /api/mcp: audited as `run.started`.
         """
-        from flows.engine import run_flow
-
         flow = self.flows.get(call.name)
         target = self.remote.get(call.name)
         if flow is None and target is None:
@@ -173,21 +172,25 @@ class Toolbox:
             outcome = _outcome(result)
             outcome.status = "succeeded" if result["success"] else "failed"
             return outcome
-        try:
-            run = run_flow(
-                flow,
-                call.arguments,
-                trigger,
-                deadline=deadline,
-                depth=depth,
-                hops=hops,
-                started_by=started_by,
-            )
-        except Exception:
-            # run_flow reports node failures in the run; this is a bug elsewhere,
-            # and the model still deserves an answer.
-            logger.exception("Tool flow %s crashed", flow.pk)
-            return refusal("run_failed", "The tool's flow could not be run.")
+        from flows.engine import run_flow
+
+        # A crash is logged redacted with what the run opened (core.redact).
+        with redacting(Redactor()):
+            try:
+                run = run_flow(
+                    flow,
+                    call.arguments,
+                    trigger,
+                    deadline=deadline,
+                    depth=depth,
+                    hops=hops,
+                    started_by=started_by,
+                )
+            except Exception:
+                # run_flow reports node failures in the run; this is a bug
+                # elsewhere, and the model still deserves an answer.
+                logger.exception("Tool flow %s crashed", flow.pk)
+                return refusal("run_failed", "The tool's flow could not be run.")
         return _outcome(run_summary(run), run)
 
 
