@@ -369,26 +369,15 @@ class FlowViewSet(
         flow = self.get_object()
         body = object_body(request, check=check_storable_body) or {}
         use_pins = wants_pins(request, flow)  # the builder's test runs
+        by, manual = Actor.from_request(request), FlowRun.Trigger.MANUAL
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             fair_queue.check_room(flow)
-            run = enqueue_run(
-                flow,
-                body,
-                FlowRun.Trigger.MANUAL,
-                request_meta=meta,
-                started_by=Actor.from_request(request),
-            )
+            run = enqueue_run(flow, body, manual, request_meta=meta, started_by=by)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
         with admitted(request, **flow_work(flow)):
             pins = flow.pins if use_pins else None
-            run = run_flow(
-                flow,
-                body,
-                FlowRun.Trigger.MANUAL,
-                pins=pins,
-                started_by=Actor.from_request(request),
-            )
+            run = run_flow(flow, body, manual, pins=pins, started_by=by)
         return Response(run.as_result())
 
     @extend_schema(
