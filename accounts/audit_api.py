@@ -84,7 +84,9 @@ class AuditEventSerializer(serializers.ModelSerializer):
 
 @extend_schema(parameters=FILTERS)
 class AuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
-    """Every event, for staff; 403 for anyone else."""
+    """Every event, for staff; 403 for anyone else. A staff member's API token
+    reads its own workspace's events only (a token reaches one workspace,
+    everywhere): no other workspace's, and no sign-ins, which have none."""
 
     serializer_class = AuditEventSerializer
     pagination_class = NewestFirstCursor
@@ -94,7 +96,11 @@ class AuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self):
         filters = parse_filters(AuditFilterForm(self.request.query_params))
-        return apply_audit_filters(AuditEvent.objects.all(), filters)
+        events = AuditEvent.objects.all()
+        if self.request.auth is not None:  # a token, not a session
+            only = getattr(self.request.user, "token_workspace_id", None)
+            events = events.filter(workspace_id=only) if only else events.none()
+        return apply_audit_filters(events, filters)
 
 
 @extend_schema(parameters=FILTERS)

@@ -8,11 +8,13 @@ from django.db import models
 
 from accounts.audit.models import AuditEvent
 from accounts.tokens.models import ApiToken
+from accounts.workspaces.invitations import Invitation
 from accounts.workspaces.models import Membership, Workspace
 
 __all__ = [
     "ApiToken",
     "AuditEvent",
+    "Invitation",
     "Membership",
     "SignInFailureWindow",
     "Workspace",

@@ -6,7 +6,7 @@ from django.urls import path
 from accounts.audit_views import workspace_audit
 from accounts.tokens.page import tokens_page, workspace_tokens_page
 from accounts.views import SignInView, SignOutView
-from accounts.workspaces.views import workspace_members, workspace_new
+from accounts.workspaces.views import invitations_page, workspace_members, workspace_new
 
 urlpatterns = [
     path("login/", SignInView.as_view(), name="login"),
@@ -18,6 +18,7 @@ urlpatterns = [
         name="workspace-tokens",
     ),
     path("workspaces/new/", workspace_new, name="workspace_new"),
+    path("invitations/", invitations_page, name="invitations"),
     path(
         "workspaces/<uuid:workspace_id>/members/",
         workspace_members,

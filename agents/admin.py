@@ -109,6 +109,12 @@ class AgentForm(forms.ModelForm):
         creator = cleaned.get("created_by") or self.instance.created_by
         if workspace is None and creator is not None:
             workspace = personal_workspace(creator)
+        if workspace is None and not cleaned.get("shared"):
+            self.add_error(
+                "workspace",
+                "With no workspace and nobody who made it, the agent is visible "
+                "to nobody: choose a workspace, or tick Shared.",
+            )
         tools = cleaned.get("tools")
         if tools and any(
             flow.workspace_id != getattr(workspace, "pk", None) for flow in tools

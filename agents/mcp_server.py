@@ -37,6 +37,7 @@ from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
 from rest_framework.views import APIView
 
 from accounts import rights
+from accounts.audit.actor import Actor
 from accounts.workspaces.access import whose_work, workspace_ids_where
 from agents.providers import ToolCall
 from agents.tools import Toolbox
@@ -74,9 +75,12 @@ def list_tools(user) -> ListToolsResult:
     )
 
 
-def call_tool(user, may_run: bool, name: str, arguments: dict) -> CallToolResult:
+def call_tool(
+    user, may_run: bool, name: str, arguments: dict, actor: Actor | None = None
+) -> CallToolResult:
     """Run the flow behind `name`; an unknown name or a token without
-    `flows:run` is a tool error the client reads, not a protocol failure."""
+    `flows:run` is a tool error the client reads, not a protocol failure.
+    The run is audited as `run.started` by `actor`, as a run started by hand."""
     if not may_run:
         return _error("This token lacks the scope this needs: flows:run.")
     toolbox = Toolbox(offered_flows(user))
@@ -84,6 +88,7 @@ def call_tool(user, may_run: bool, name: str, arguments: dict) -> CallToolResult
         ToolCall(id=str(uuid.uuid4()), name=name, arguments=arguments),
         depth=0,
         trigger="mcp",
+        started_by=actor,
     )
     result = outcome.result if isinstance(outcome.result, dict) else {}
     summary = {
@@ -112,6 +117,7 @@ class Caller:
     user: object
     may_run: bool
     thread: CurrentThreadExecutor
+    actor: Actor | None = None
 
     async def run(self, work, *args):
         return await asyncio.get_running_loop().run_in_executor(
@@ -134,7 +140,12 @@ async def _on_list_tools(ctx, params) -> ListToolsResult:
 async def _on_call_tool(ctx, params) -> CallToolResult:
     caller = _caller(ctx)
     return await caller.run(
-        call_tool, caller.user, caller.may_run, params.name, params.arguments or {}
+        call_tool,
+        caller.user,
+        caller.may_run,
+        params.name,
+        params.arguments or {},
+        caller.actor,
     )
 
 
@@ -195,7 +206,9 @@ class Exchanges:
 EXCHANGES = Exchanges()
 
 
-def serve(request, caller_user, may_run: bool) -> tuple[int, list, bytes]:
+def serve(
+    request, caller_user, may_run: bool, actor: Actor | None = None
+) -> tuple[int, list, bytes]:
     """One HTTP exchange through the SDK's transport: status, headers, body.
 
     The exchange runs on the process's loop; whatever it needs of the
@@ -218,7 +231,7 @@ def serve(request, caller_user, may_run: bool) -> tuple[int, list, bytes]:
         ],
         "client": (request.META.get("REMOTE_ADDR") or "", 0),
         "server": (request.get_host(), 0),
-        CALLER: Caller(caller_user, may_run, thread),
+        CALLER: Caller(caller_user, may_run, thread, actor),
     }
     body = request.body
     answer: dict = {"status": 500, "headers": [], "body": b""}
@@ -269,7 +282,9 @@ class McpView(APIView):
         # A call runs a flow on this thread: it holds a work slot as the run
         # endpoint does (503/429 in the envelope when the caller is over).
         with admitted(request, **whose_work(user)):
-            status, headers, body = serve(request._request, user, may_run)
+            status, headers, body = serve(
+                request._request, user, may_run, Actor.from_request(request)
+            )
         response = HttpResponse(body, status=status)
         for name, value in headers:
             key = name.decode("latin-1")

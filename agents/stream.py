@@ -34,6 +34,7 @@ from agents.chat import ChatCancelled, ChatFailed, start_turn
 from agents.limits import ChatThrottled
 from agents.pricing import BudgetExceeded
 from core.http.errors import ApiError, Throttled
+from core.redact import redacting
 from flows.engine.admission import admitted
 
 logger = logging.getLogger("weir.agents")
@@ -187,6 +188,11 @@ def _frames(turn, events, release) -> Iterator[bytes]:
 
 
 def _work(turn, events: queue.Queue, done: Callable) -> None:
+    with redacting(turn.redactor):  # a failure is logged without the key
+        _work_redacted(turn, events, done)
+
+
+def _work_redacted(turn, events: queue.Queue, done: Callable) -> None:
     try:
         reply = turn.run()
         events.put(("approval_required" if reply.awaiting else "done", done(reply)))

@@ -22,8 +22,10 @@ from django.db.models import Exists, OuterRef
 
 from agents.mcp_tools import call_remote, remote_tools
 from agents.providers import ToolCall, ToolSpec
+from core.redact import Redactor, redacting
 
 if TYPE_CHECKING:
+    from accounts.audit.actor import Actor
     from agents.models import Agent
     from flows.models import Flow, FlowRun
 
@@ -146,6 +148,7 @@ class Toolbox:
         deadline: float | None = None,
         hops: int = 0,
         trigger: str = "agent",
+        started_by: Actor | None = None,
     ) -> ToolOutcome:
         """Run the flow behind `call.name` with `call.arguments` as its input.
 
@@ -156,9 +159,8 @@ class Toolbox:
         `hops` is the webhook chain the asking run is part of (see
         core.net.outbound): a tool flow calling a webhook carries it on.
         `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
+        `started_by` is who called over /api/mcp: audited as `run.started`.
         """
-        from flows.engine import run_flow
-
         flow = self.flows.get(call.name)
         target = self.remote.get(call.name)
         if flow is None and target is None:
@@ -170,20 +172,25 @@ class Toolbox:
             outcome = _outcome(result)
             outcome.status = "succeeded" if result["success"] else "failed"
             return outcome
-        try:
-            run = run_flow(
-                flow,
-                call.arguments,
-                trigger,
-                deadline=deadline,
-                depth=depth,
-                hops=hops,
-            )
-        except Exception:
-            # run_flow reports node failures in the run; this is a bug elsewhere,
-            # and the model still deserves an answer.
-            logger.exception("Tool flow %s crashed", flow.pk)
-            return refusal("run_failed", "The tool's flow could not be run.")
+        from flows.engine import run_flow
+
+        # A crash is logged redacted with what the run opened (core.redact).
+        with redacting(Redactor()):
+            try:
+                run = run_flow(
+                    flow,
+                    call.arguments,
+                    trigger,
+                    deadline=deadline,
+                    depth=depth,
+                    hops=hops,
+                    started_by=started_by,
+                )
+            except Exception:
+                # run_flow reports node failures in the run; this is a bug
+                # elsewhere, and the model still deserves an answer.
+                logger.exception("Tool flow %s crashed", flow.pk)
+                return refusal("run_failed", "The tool's flow could not be run.")
         return _outcome(run_summary(run), run)
 
 

@@ -37,6 +37,7 @@ from agents.providers import (
 )
 from agents.replies import ChatCancelled, ChatFailed, ChatReply
 from agents.tools import Toolbox, refusal
+from core.redact import Redactor
 from core.storable import storable_text, storable_value
 
 
@@ -71,6 +72,9 @@ class Turn:
         self.store_failed = False
         self.hops = hops
         self.api_key = api_key
+        # The provider key, once read: log lines of the turn are redacted
+        # with it, and with what its tool runs opened (core.redact).
+        self.redactor = Redactor()
         self.conversation = conversation
         self.user = user
         self.depth = depth
@@ -205,6 +209,8 @@ class Turn:
                 max_retries=0 if self.deadline is not None else None,
             )
             api_key = self.api_key or self.agent.provider_key()
+            if api_key:
+                self.redactor.add("provider_key", [api_key])
             provider = provider_for(self.agent.model, api_key)
             result = self._receive(provider.stream(request))
         except ProviderError as error:

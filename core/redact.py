@@ -20,8 +20,10 @@ input and echoed by a node never reaches a step, a log or a run view.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from contextvars import ContextVar
 from typing import Any
 
 import ahocorasick
@@ -68,6 +70,11 @@ class Redactor:
 
     def __bool__(self) -> bool:
         return bool(self._names)
+
+    def add_all(self, other: Redactor) -> None:
+        """Every value `other` knows, under its name."""
+        for value, name in other._names.items():
+            self.add(name, [value])
 
     def add(self, name: str, values: list[str]) -> None:
         for value in values:
@@ -120,3 +127,36 @@ class Redactor:
         if isinstance(value, list):
             return [self.redact(item) for item in value]
         return value
+
+
+# The redactors of the work this thread (or task) is doing: a run's, a chat
+# turn's. Log records made meanwhile are redacted with them
+# (core.telemetry.logs), so a traceback logged anywhere below a run or a turn
+# never carries a value the run or turn opened.
+_ACTIVE: ContextVar[tuple[Redactor, ...]] = ContextVar("redactors", default=())
+
+
+@contextlib.contextmanager
+def redacting(redactor: Redactor):
+    """Log records made inside are redacted with `redactor` too. On the way
+    out, what it learnt is handed to the enclosing one, if any: a tool run's
+    credential values still count when the chat turn above logs its failure."""
+    outer = _ACTIVE.get()
+    token = _ACTIVE.set((*outer, redactor))
+    try:
+        yield redactor
+    finally:
+        _ACTIVE.reset(token)
+        if outer and outer[-1] is not redactor:
+            outer[-1].add_all(redactor)
+
+
+def redact_for_logs(text: str) -> str:
+    """`text` through every active redactor (each also replaces the shapes)."""
+    for redactor in _ACTIVE.get():
+        text = redactor.text(text)
+    return text
+
+
+def any_active() -> bool:
+    return bool(_ACTIVE.get())

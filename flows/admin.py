@@ -13,7 +13,7 @@ from core.redact import redact_shapes
 from flows.admin_forms import MASKED_FIELDS, FlowAdminForm, literals_of
 from flows.credentials.literals import LiteralSecrets
 from flows.history.save import save_flow
-from flows.models import Credential, Flow, FlowRun, RunStep
+from flows.models import AllowedAddress, Credential, Flow, FlowRun, RunStep
 
 PRETTY_JSON = {
     JSONField: {
@@ -362,6 +362,14 @@ class CredentialAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+
+@admin.register(AllowedAddress)
+class AllowedAddressAdmin(admin.ModelAdmin):
+    """Private addresses nodes may reach, beside HTTP_NODE_ALLOWLIST: a change
+    applies within seconds in every process, without a restart."""
+
+    list_display = ["entry", "note", "created_at"]
+    search_fields = ["entry", "note"]
 
 # Uploaded apps' page lives beside them (importing it registers it).
 from flows.app_actions import admin as app_actions_admin  # noqa: E402, F401

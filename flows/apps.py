@@ -10,9 +10,12 @@ class FlowsConfig(AppConfig):
         from django.db.models.signals import post_delete, post_save
 
         from accounts.workspaces.personal import on_user_saved
+        from core.net import allowlist
         from core.telemetry.health import Check, register_check
         from core.telemetry.metrics import register_scrape_collector
         from flows.app_actions.node import AppActionNode
+
+        from flows.allowed_addresses import stored_entries
         from flows.credentials import checks  # noqa: F401  (registers the check)
         from flows.engine import (
             calls,  # noqa: F401  (plugs child runs into the runner)
@@ -27,6 +30,7 @@ class FlowsConfig(AppConfig):
 
         register(AppActionNode())
 
+        allowlist.register_source(stored_entries)
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))
         register_check(Check("sandbox", check_sandbox))
         # A run file's bytes go when its row does, by whatever path.

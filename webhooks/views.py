@@ -60,7 +60,7 @@ from flows.engine.background import enqueue_run
 from flows.engine.deliveries import DeliveryExists, answered_from
 from flows.files import FileTooLarge, RunFiles, claim, files_in, is_file
 from flows.models import Flow, FlowRun
-from flows.nodes.webhook import methods_of, webhook_settings
+from flows.nodes.webhook import has_webhook_trigger, methods_of, webhook_settings
 from webhooks import bodies, limits, metrics, provider_signatures, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
@@ -70,14 +70,15 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 
 
 def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
-    """The flow whose webhook is enabled; anything else does not exist (404, or
-    429 for an address that keeps missing: `limits.miss`)."""
+    """The flow whose webhook is enabled and that has a Webhook trigger node;
+    anything else does not exist (404, or 429 for an address that keeps
+    missing: `limits.miss`)."""
     try:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise limits.miss(request) from None
     flow = webhook_cache.webhook_target(pk)
-    if flow is None:
+    if flow is None or not has_webhook_trigger(flow.nodes):
         raise limits.miss(request)
     return flow
 

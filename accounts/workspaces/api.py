@@ -1,13 +1,14 @@
 """`/api/workspaces` and `/api/workspaces/:id/members` (docs/api.md).
 
 Every member lists a workspace and its members; an owner renames or deletes
-it; an admin adds, re-roles and removes members (only an owner touches
-owners); anyone may leave. A workspace the caller is not a member of is 404.
+it; an admin invites, re-roles and removes members (only an owner touches
+owners); an invited account joins when it accepts (accounts/workspaces/
+invitations.py); anyone may leave. A workspace the caller is not a member of is 404.
 """
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
@@ -20,10 +21,10 @@ from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.rights import SESSION_ONLY
 from accounts.workspaces.access import in_workspaces_of, memberships_of
+from accounts.workspaces.invitations import INVITED, invite
 from accounts.workspaces.members import (
     LastOwner,
     TooManyWorkspaces,
-    add_member,
     change_role,
     create_workspace,
     find_user,
@@ -33,7 +34,7 @@ from accounts.workspaces.members import (
 from accounts.workspaces.models import Membership, Workspace
 from accounts.workspaces.permissions import WorkspaceRole
 from accounts.workspaces.roles import FLOWS_VIEW, MEMBERS_MANAGE, WORKSPACE_OWN
-from core.http.errors import Conflict, ValidationFailed
+from core.http.errors import Conflict
 
 LAST_OWNER = "A workspace keeps at least one owner: make someone else owner first."
 DELETED = inline_serializer("WorkspaceDeleted", {"success": serializers.BooleanField()})
@@ -131,7 +132,9 @@ class MemberSerializer(serializers.ModelSerializer):
         source="invited_by.username", read_only=True, allow_null=True, default=None
     )
     user = serializers.CharField(
-        write_only=True, help_text="Add: an existing user's username or e-mail."
+        write_only=True,
+        help_text="Invite: a username or e-mail (the answer is the same whether "
+        "or not it has an account).",
     )
     role = serializers.ChoiceField(choices=Membership.Role.choices)
 
@@ -153,14 +156,10 @@ class RoleSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 
-def existing_user(value: str):
-    """The user named by username or e-mail; a 400 naming the field when
-    there is none (or several share the e-mail)."""
-    user = find_user(value)
-    if user is None:
-        message = "No user has this username or e-mail."
-        raise ValidationFailed(message, details={"user": [message]})
-    return user
+INVITED_ANSWER = inline_serializer(
+    "MemberInvited",
+    {"invited": serializers.BooleanField(), "message": serializers.CharField()},
+)
 
 
 class MemberViewSet(viewsets.ModelViewSet):
@@ -196,20 +195,18 @@ class MemberViewSet(viewsets.ModelViewSet):
         if reason:
             raise PermissionDenied(reason)
 
+    @extend_schema(responses={202: INVITED_ANSWER})
     def create(self, request, *args, **kwargs):
+        """Invite an account: 202 with the same answer whether or not the name
+        has one, or is a member already (nobody learns who has an account)."""
         workspace = self.workspace()
         body = MemberSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         role = body.validated_data["role"]
         self._may_manage(workspace, role)
-        user = existing_user(body.validated_data["user"])
-        try:
-            membership = add_member(workspace, user, role, Actor.from_request(request))
-        except IntegrityError:
-            raise Conflict(
-                f"{user.get_username()} is already a member of this workspace."
-            ) from None
-        return Response(MemberSerializer(membership).data, status=201)
+        typed = body.validated_data["user"].strip()
+        invite(workspace, find_user(typed), typed, role, Actor.from_request(request))
+        return Response({"invited": True, "message": INVITED}, status=202)
 
     @extend_schema(request=RoleSerializer)
     def partial_update(self, request, *args, **kwargs):
@@ -222,6 +219,8 @@ class MemberViewSet(viewsets.ModelViewSet):
             change_role(membership, role, Actor.from_request(request))
         except LastOwner:
             raise Conflict(LAST_OWNER) from None
+        except TooManyWorkspaces as refused:
+            raise Conflict(str(refused)) from None
         return Response(MemberSerializer(membership).data)
 
     @extend_schema(responses={200: DELETED})

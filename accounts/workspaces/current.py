@@ -13,6 +13,7 @@ from functools import partial
 
 from django.utils.functional import SimpleLazyObject
 
+from accounts.workspaces.invitations import pending_for
 from accounts.workspaces.models import Membership
 from accounts.workspaces.roles import (
     FLOWS_EDIT,
@@ -68,7 +69,12 @@ def workspaces(request) -> dict:
             "may_manage_members": grants(role, MEMBERS_MANAGE),
         }
 
-    return {key: SimpleLazyObject(partial(_read, header, key)) for key in HEADER_KEYS}
+    context = {
+        key: SimpleLazyObject(partial(_read, header, key)) for key in HEADER_KEYS
+    }
+    # The header's "Invitations" link: one query, on pages that show it.
+    context["pending_invitations"] = SimpleLazyObject(lambda: list(pending_for(user)))
+    return context
 
 
 HEADER_KEYS = (

@@ -6,29 +6,23 @@ adds, removes or makes owners; a workspace never loses its last owner (409).
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.workspaces.access import role_of
+from accounts.workspaces.invitations import (
+    CONTROLLING,
+    TooManyWorkspaces,  # noqa: F401  (raised here, caught by its callers)
+    check_room,
+)
 from accounts.workspaces.models import Membership, Workspace
 from accounts.workspaces.roles import MEMBERS_MANAGE, ROLE_NAMES, WORKSPACE_OWN, grants
 
 
 class LastOwner(Exception):
     """The change would leave the workspace without an owner."""
-
-
-class TooManyWorkspaces(Exception):
-    """The user owns WORKSPACES_PER_USER team workspaces already."""
-
-    def __init__(self, owned: int):
-        super().__init__(
-            f"You own {owned} workspaces, the most one account may have; delete "
-            "one you no longer use first."
-        )
 
 
 OWNER_ROLE = Membership.Role.OWNER
@@ -96,7 +90,8 @@ def add_member(
 
 
 def change_role(membership: Membership, role: str, actor: Actor) -> Membership:
-    """Set `membership.role`; `LastOwner` if it demotes the only owner."""
+    """Set `membership.role`; `LastOwner` if it demotes the only owner,
+    `TooManyWorkspaces` if it makes owner or admin someone at their cap."""
     with transaction.atomic():
         # The workspace's row serialises owner changes: two admins demoting the
         # last two owners at once must not both succeed.
@@ -108,6 +103,9 @@ def change_role(membership: Membership, role: str, actor: Actor) -> Membership:
             and _owners(membership.workspace_id) <= 1
         ):
             raise LastOwner
+        # Made owner or admin, they control one more workspace: their cap.
+        if before not in CONTROLLING:
+            check_room(membership.user, role, membership.user.get_username())
         membership.role = role
         membership.save(update_fields=["role"])
         record(
@@ -145,17 +143,14 @@ def remove_member(membership: Membership, actor: Actor) -> None:
 
 def create_workspace(name: str, user, actor: Actor) -> Workspace:
     """A new team workspace named `name`, `user` its owner (the API and the
-    New workspace page alike). `TooManyWorkspaces` past WORKSPACES_PER_USER:
-    the schedule and queue caps count per workspace, so free workspaces would
-    multiply them without end."""
+    New workspace page alike). `TooManyWorkspaces` past WORKSPACES_PER_USER
+    team workspaces controlled (owned or administered): the schedule and
+    queue caps count per workspace, so free workspaces would multiply them
+    without end, and stepping down to admin must not make room."""
     with transaction.atomic():
         # The user's personal workspace row serialises their creations.
         Workspace.objects.select_for_update().filter(personal_of=user).exists()
-        owned = Membership.objects.filter(
-            user=user, role=OWNER_ROLE, workspace__personal_of__isnull=True
-        ).count()
-        if owned >= settings.WORKSPACES_PER_USER:
-            raise TooManyWorkspaces(owned)
+        check_room(user, OWNER_ROLE)
         workspace = Workspace.objects.create(
             name=name, slug=Workspace.unique_slug(name)
         )

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import uuid
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,10 +13,19 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.audit.actor import Actor
 from accounts.workspaces.access import in_workspaces_of, role_of
 from accounts.workspaces.current import SESSION_KEY
+from accounts.workspaces.invitations import (
+    INVITED,
+    accept,
+    decline,
+    invite,
+    pending_for,
+)
+from accounts.workspaces.invitations import (
+    TooManyWorkspaces as NoRoom,
+)
 from accounts.workspaces.members import (
     LastOwner,
     TooManyWorkspaces,
-    add_member,
     change_role,
     create_workspace,
     find_user,
@@ -87,16 +99,16 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
     post, actor = request.POST, Actor.from_request(request)
     role = post.get("role", "")
     if post.get("action") == "add":
-        user = find_user(post.get("user", "").strip())
+        typed = post.get("user", "").strip()
+        if not typed:
+            return {"add": "Give a username or e-mail."}
         if role not in Membership.Role.values:
             return {"add": "Choose a role."}
         if reason := refusal(request.user, workspace.pk, role):
             return {"add": reason}
-        if user is None:
-            return {"add": "No user has this username or e-mail."}
-        if workspace.memberships.filter(user=user).exists():
-            return {"add": f"{user.get_username()} is already a member."}
-        add_member(workspace, user, role, actor)
+        # The same answer whether or not it names an account (nor a member).
+        invite(workspace, find_user(typed), typed, role, actor)
+        messages.success(request, INVITED)
         return {}
     membership = workspace.memberships.filter(pk=post.get("membership")).first()
     if membership is None:
@@ -118,4 +130,44 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         return {
             key: "A workspace keeps at least one owner: make someone else owner first."
         }
+    except TooManyWorkspaces as refused:
+        return {key: str(refused)}
     return {}
+
+
+@login_required
+def invitations_page(request: HttpRequest) -> HttpResponse:
+    """The caller's invitations: accept (joining with the offered role, if
+    their cap allows) or decline, each answer beside its invitation."""
+    pending = pending_for(request.user)
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        invitation = pending.filter(pk=_uuid_or_none(request.POST.get("invitation")))
+        invitation = invitation.first()
+        actor = Actor.from_request(request)
+        if invitation is None:
+            errors["page"] = "That invitation is no longer open."
+        elif request.POST.get("answer") == "accept":
+            try:
+                accept(invitation, actor)
+            except NoRoom as refused:
+                errors[str(invitation.pk)] = str(refused)
+            else:
+                return redirect("members", workspace_id=invitation.workspace_id)
+        else:
+            decline(invitation, actor)
+        if not errors:
+            return redirect("invitations")
+    return render(
+        request,
+        "accounts/invitations.html",
+        {"invitations": pending, "errors": errors},
+        status=400 if errors else 200,
+    )
+
+
+def _uuid_or_none(value):
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None

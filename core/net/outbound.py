@@ -28,6 +28,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 
+from core.net import allowlist
 from core.net.http_body import BodyError, decode_body
 
 MAX_REDIRECTS = 5
@@ -263,10 +264,7 @@ def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 
 def allowlisted(host: str, address) -> bool:
-    for entry in settings.HTTP_NODE_ALLOWLIST:
-        entry = entry.strip().lower()
-        if not entry:
-            continue
+    for entry in allowlist.entries():
         try:
             if address in ipaddress.ip_network(entry, strict=False):
                 return True
@@ -293,7 +291,7 @@ def checked_address(host: str, port: int) -> str:
                 # Not what it resolved to: that would map internal names
                 # for a flow's author, one refused request at a time.
                 f"{host} is refused: it is not a public address (an operator "
-                "may allow it with HTTP_NODE_ALLOWLIST).",
+                "may allow it in the admin or with HTTP_NODE_ALLOWLIST).",
             )
         addresses.append(str(address))
     if not addresses:

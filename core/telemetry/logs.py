@@ -10,6 +10,11 @@ message, the logger, the level, the time, those ids and a traceback: never a
 record's other attributes (Django's `django.request` lines carry the whole
 request object, headers and all). The message and traceback are scrubbed of
 webhook secrets, signatures and `key=value` credentials as a last guard.
+
+Before that, every record made while a run or a chat turn works is redacted
+as it is made, with the values that work opened (`core.redact.redacting`):
+`logging_config` installs `redacting_record` as the record factory, so every
+handler (the console, pytest's `caplog`, any other) gets the redacted text.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import traceback
 from datetime import UTC, datetime
 
+from core import redact
 from core.telemetry import context
 
 REDACTED = "[redacted]"
@@ -26,7 +33,9 @@ REDACTED = "[redacted]"
 
 def logging_config(log_format: str, level: str) -> dict:
     """Django's LOGGING: every line through one handler, in `log_format`
-    ("json" or "human"), with the context filter."""
+    ("json" or "human"), with the context filter; log records are redacted
+    as they are made (`redacting_record`)."""
+    install_redacting_records()
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -83,6 +92,28 @@ def scrub(text: str) -> str:
     return text
 
 
+_plain_record = logging.getLogRecordFactory()
+
+
+def redacting_record(*args, **kwargs) -> logging.LogRecord:
+    """A log record whose message and traceback went through the redactors
+    of the work under way (`core.redact.redacting`), if any: the values a
+    run or chat turn opened never reach a handler."""
+    record = _plain_record(*args, **kwargs)
+    if not redact.any_active():
+        return record
+    record.msg, record.args = redact.redact_for_logs(record.getMessage()), ()
+    if record.exc_info and record.exc_info[0] is not None:
+        text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+        record.exc_text = redact.redact_for_logs(text)
+    return record
+
+
+def install_redacting_records() -> None:
+    if logging.getLogRecordFactory() is not redacting_record:
+        logging.setLogRecordFactory(redacting_record)
+
+
 class ContextFilter(logging.Filter):
     """Adds the ids of `core.telemetry.context` to every record that passes."""
 
@@ -113,7 +144,8 @@ class JsonFormatter(logging.Formatter):
         if isinstance(event := getattr(record, "event", None), dict):
             entry["event"] = event  # an audit event (accounts/audit/record.py)
         if record.exc_info:
-            entry["exception"] = scrub(self.formatException(record.exc_info))
+            text = record.exc_text or self.formatException(record.exc_info)
+            entry["exception"] = scrub(text)
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 

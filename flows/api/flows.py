@@ -38,7 +38,6 @@ from core.storable import Unstorable, check_storable, check_storable_body
 from flows.api.form_slug import check_form_slug
 from flows.api.move import MoveMixin
 from flows.api.pins import RunNodeMixin, wants_pins
-from flows.api.run_audit import record_started
 from flows.api.run_filters import apply_run_filters, parse_run_filters
 from flows.api.run_result import RunResultSerializer
 from flows.api.runs import RUN_FILTER_PARAMETERS, RunPagination, RunSummarySerializer
@@ -372,16 +371,15 @@ class FlowViewSet(
         flow = self.get_object()
         body = object_body(request, check=check_storable_body) or {}
         use_pins = wants_pins(request, flow)  # the builder's test runs
+        by, manual = Actor.from_request(request), FlowRun.Trigger.MANUAL
         if prefers_async(request) or request.query_params.get("async") in TRUE:
             meta = {"use_pins": True} if use_pins else None
             fair_queue.check_room(flow)
-            run = enqueue_run(flow, body, FlowRun.Trigger.MANUAL, request_meta=meta)
-            record_started(request, run)
+            run = enqueue_run(flow, body, manual, request_meta=meta, started_by=by)
             return accepted(run.id, run.status, location=f"/api/runs/{run.id}")
         with admitted(request, **flow_work(flow)):
             pins = flow.pins if use_pins else None
-            run = run_flow(flow, body, FlowRun.Trigger.MANUAL, pins=pins)
-        record_started(request, run)
+            run = run_flow(flow, body, manual, pins=pins, started_by=by)
         return Response(run.as_result())
 
     @extend_schema(

@@ -18,6 +18,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from accounts import rights
+from accounts.audit.actor import Actor
 from accounts.workspaces.access import flow_work
 from accounts.workspaces.permissions import allows
 from core.http.body import object_body
@@ -72,5 +73,6 @@ class RunNodeMixin:
                 FlowRun.Trigger.MANUAL,
                 pins=pins,
                 only=upstream | {node_id},
+                started_by=Actor.from_request(request),
             )
         return Response(run.as_result())

@@ -11,7 +11,13 @@ code, header values, keys too):
   credential to use instead;
 - well-known token shapes (`TOKEN_SHAPES`: OpenAI/Anthropic `sk-…`, Stripe,
   GitHub `ghp_…`, Slack `xox…-`, AWS `AKIA…`, Google `AIza…`, JWTs, the
-  token after `Bearer`/`Basic`, a password in a URL): replaced by `[redacted]`.
+  token after `Bearer`/`Basic`, a password in a URL): replaced by `[redacted]`;
+- whatever is typed into a field named for a secret, whatever it looks like
+  (issue 34 part 2 item 5): the value of a key such as `api_key`,
+  `client_secret`, `password`, `token`, `secret` or `Authorization` in node
+  data (headers, a JSON body, a query), and after such a name in text
+  (`?api_key=…` in a URL, `"password": "…"` in a body typed as text):
+  replaced by `[redacted]`.
 
 A `{{ secrets.NAME }}` reference is not a literal and is never touched.
 """
@@ -52,6 +58,46 @@ TOKEN_SHAPES = re.compile(
 )
 
 
+# A key that names a secret: the whole key, or its last word (`X-Api-Key`,
+# `access_token`, `client_secret`). `{{ … }}` values are references, kept.
+SECRET_KEY = re.compile(
+    r"(?i)(?:^|[-_. ])(?:api[-_]?key|apikey|client[-_]?secret|secret|password"
+    r"|passwd|token|authorization)$"
+)
+_NAMES = (
+    r"(?:[a-z0-9]+[-_])?(?:api[-_]?key|apikey|client[-_]?secret|secret|password"
+    r"|passwd|token|authorization)"
+)
+# Such a name in text with a literal value: a URL's query or a form body
+# (`?api_key=…`, `&password=…`), or a quoted value (`"password": "…"`,
+# `token = '…'`); code like `token = getToken()` is left alone. One character
+# class per part: linear in the text.
+SECRET_AFTER_KEY = re.compile(
+    rf"""(?ix)
+    (?:^|[?&]){_NAMES}=(?P<plain>(?!\{{\{{)[^\s&\#"'<>]+)
+    | (?<![a-z0-9]){_NAMES}["']?[ ]*[:=][ ]*["'](?P<quoted>(?!\{{\{{)[^"'\s]+)["']
+    """
+)
+
+
+def _after_key(match: re.Match) -> str:
+    start, end = match.span("plain" if match["plain"] else "quoted")
+    whole_start = match.start()
+    text = match[0]
+    return text[: start - whole_start] + SHAPE_MARKER + text[end - whole_start :]
+
+
+def _secret_field(key: Any, value: str) -> bool:
+    """Whether `value` is a literal typed into a field named for a secret."""
+    return (
+        isinstance(key, str)
+        and bool(SECRET_KEY.search(key))
+        and bool(value.strip())
+        and "{{" not in value
+        and value != SHAPE_MARKER
+    )
+
+
 def _replace_shape(match: re.Match) -> str:
     group = next(name for name in ("token", "auth", "password") if match[name])
     start, end = match.span(group)
@@ -81,7 +127,17 @@ class LiteralSecrets:
         return cls(redactor)
 
     def text(self, text: str) -> str:
-        return TOKEN_SHAPES.sub(_replace_shape, self.redactor.text(text))
+        text = TOKEN_SHAPES.sub(_replace_shape, self.redactor.text(text))
+        return SECRET_AFTER_KEY.sub(_after_key, text)
+
+    def shown(self, key: Any, value: str) -> str:
+        """`value` as shown under `key`: its literals replaced (`Bearer
+        [redacted]`, `[redacted:NAME]`); when none is found and the key names
+        a secret, all of it."""
+        clean = self.text(value)
+        if clean == value and _secret_field(key, value):
+            return SHAPE_MARKER
+        return clean
 
     def scrub(self, value: Any, path: str = "") -> tuple[Any, list[str]]:
         """`value` with every literal replaced, and the paths where
@@ -102,7 +158,12 @@ class LiteralSecrets:
                 where = f"{path}.{clean_key}" if path else str(clean_key)
                 if clean_key != key:
                     found.append(where)
-                out[clean_key] = self._scrub(item, where, found)
+                if isinstance(item, str):
+                    out[clean_key] = self.shown(key, item)
+                    if out[clean_key] != item:
+                        found.append(where)
+                else:
+                    out[clean_key] = self._scrub(item, where, found)
             return out
         if isinstance(value, list):
             return [
@@ -123,7 +184,11 @@ class LiteralSecrets:
             out = {}
             for key, item in edited.items():
                 original = shown.get(key, key)
-                out[original] = self.keep(item, stored.get(original))
+                old = stored.get(original)
+                if isinstance(item, str) and isinstance(old, str):
+                    out[original] = old if item == self.shown(original, old) else item
+                else:
+                    out[original] = self.keep(item, old)
             return out
         if isinstance(edited, list) and isinstance(stored, list):
             by_id = {_id_of(item): item for item in stored if _id_of(item)}

@@ -22,10 +22,12 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django_tasks import task
 
+from accounts.audit.actor import Actor
 from flows.engine import enqueue_db, fair_queue, lease
 from flows.engine.attempts import RequeueForRetry
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.new_run import new_run
+from flows.engine.run_audit import record_started
 from flows.engine.runner import Execution
 from flows.history.save import at_version
 from flows.models import Flow, FlowRun, RunStep
@@ -73,6 +75,7 @@ def enqueue_run(
     called_by: FlowRun | None = None,
     retry_of: FlowRun | None = None,
     steps: list[dict] = (),
+    started_by: Actor | None = None,
 ) -> FlowRun:
     """Store a `queued` background run of `flow`, then enqueue its execution.
 
@@ -86,7 +89,8 @@ def enqueue_run(
     the flow, raises `deliveries.DeliveryExists` with that delivery's run.
     `retry_of` and `steps` make a retry (flows/engine/again.py): the steps
     (rows without `run_id` and `position`) are stored with the run, before
-    any worker can take it, and the run resumes after them.
+    any worker can take it, and the run resumes after them. `started_by` is
+    audited as `run.started` (flows/engine/run_audit.py).
     """
     backend = enqueue_db.database_backend(execute_run)
     links = {"error_of": error_of, "called_by": called_by, "retry_of": retry_of}
@@ -102,6 +106,7 @@ def enqueue_run(
         if not stored:
             existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id)
             raise DeliveryExists(existing.first())
+        record_started(started_by, run)
         return run
     if delivery_id:
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
@@ -116,6 +121,7 @@ def enqueue_run(
         existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
         raise DeliveryExists(existing) from None
     execute_run.enqueue(str(run.id))
+    record_started(started_by, run)
     return run
 
 

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import functools
 
+from core.redact import redacting
 from core.telemetry import context as log_context
 
 
 def logged_as_run(method):
-    """Every log line written inside carries the run's and its flow's ids."""
+    """Every log line written inside carries the run's and its flow's ids,
+    and is redacted with the run's redactor (the credential values it opened)."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with log_context.bound(run_id=self.key, flow_id=self.flow.id):
+        with (
+            log_context.bound(run_id=self.key, flow_id=self.flow.id),
+            redacting(self.redactor),
+        ):
             return method(self, *args, **kwargs)
 
     return wrapper

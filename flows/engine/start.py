@@ -3,10 +3,12 @@ thread (flows/engine/runner.py has how a run executes and is stored)."""
 
 from __future__ import annotations
 
+from accounts.audit.actor import Actor
 from core.storable import Unstorable, check_storable
 from flows.engine import deferred
 from flows.engine.deliveries import start_delivery
 from flows.engine.new_run import new_run
+from flows.engine.run_audit import record_started
 from flows.engine.runner import Execution
 from flows.files import RunFiles
 from flows.models import Flow, FlowRun
@@ -26,6 +28,7 @@ def run_flow(
     only: set[str] | None = None,
     called_by: FlowRun | None = None,
     files: RunFiles | None = None,
+    started_by: Actor | None = None,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -45,7 +48,9 @@ def run_flow(
     `called_by` is the run whose call_flow or for_each node started this one
     (flows/engine/calls.py). `files` holds what was stored for the run
     before it began (a webhook's uploads, flows/files/run_files.py): they
-    count towards its files' limit and are claimed with it.
+    count towards its files' limit and are claimed with it. `started_by`,
+    the person or token who started it by hand, is audited as `run.started`
+    once the run has ended (flows/engine/run_audit.py).
     """
     try:
         check_storable(input, what="The run's input")
@@ -72,5 +77,7 @@ def run_flow(
     if refused is not None:
         error = {"node_id": None, "code": "invalid_input", "message": refused}
         execution.finish(FlowRun.Status.FAILED, error)
-        return run
-    return execution.execute()
+    else:
+        run = execution.execute()
+    record_started(started_by, run)
+    return run

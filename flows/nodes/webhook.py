@@ -25,6 +25,12 @@ def methods_of(data: dict) -> tuple[str, ...]:
     return tuple(method for method in METHODS if method in chosen)
 
 
+def has_webhook_trigger(nodes: list) -> bool:
+    """Whether the flow has a Webhook trigger node: only then does its public
+    webhook URL answer (a schedule-only flow or a sub-flow has none)."""
+    return any(isinstance(n, dict) and n.get("type") == "webhook" for n in nodes)
+
+
 def webhook_settings(nodes: list) -> dict:
     """The data of a flow's webhook node ({} when it has none)."""
     for node in nodes:

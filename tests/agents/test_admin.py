@@ -248,3 +248,41 @@ def test_admin_refuses_an_output_schema_that_is_not_an_object(admin_client, bob)
     assert response.status_code == 200
     assert "root must be" in response.content.decode()
     assert not Agent.objects.filter(name="Listy").exists()
+
+
+def test_admin_refuses_an_agent_nobody_could_see(admin_client):
+    """No workspace, nobody who made it and not shared: nobody could chat
+    with it, so the form says so instead of saving it."""
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Orphan",
+            "model": "openai:gpt-4o-mini",
+            "temperature": "0.5",
+            "max_tokens": "512",
+            "is_active": "on",
+        },
+    )
+
+    assert response.status_code == 200
+    assert "visible to nobody" in response.content.decode()
+    assert not Agent.objects.filter(name="Orphan").exists()
+
+
+def test_admin_saves_a_shared_agent_of_no_workspace(admin_client, bob):
+    response = admin_client.post(
+        "/admin/agents/agent/add/",
+        {
+            "name": "Everyone's",
+            "model": "openai:gpt-4o-mini",
+            "temperature": "0.5",
+            "max_tokens": "512",
+            "is_active": "on",
+            "shared": "on",
+        },
+    )
+
+    assert response.status_code == 302
+    agent = Agent.objects.get(name="Everyone's")
+    assert agent.workspace is None
+    assert list(Agent.objects.for_user(bob)) == [agent]

@@ -12,6 +12,7 @@ from django.utils import timezone
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from accounts.audit.models import AuditEvent
 from accounts.models import Membership, Workspace
 from accounts.tokens.models import ApiToken
 from agents.mcp_server import call_tool, list_tools
@@ -213,3 +214,25 @@ def test_a_runner_is_offered_and_runs_the_team_flow(alice, bob):
     called = call_tool(bob, True, "team_op", {"number": 3})
     assert called.is_error is False
     assert FlowRun.objects.get().trigger == "mcp"
+
+
+def test_a_tools_call_is_in_the_audit_log_like_any_run_started_by_hand(api, alice):
+    flow_of(alice, "Look up order")
+    response = api.post(
+        "/api/mcp",
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "look_up_order", "arguments": {"number": 7}},
+        },
+        format="json",
+        HTTP_ACCEPT="application/json, text/event-stream",
+        HTTP_MCP_PROTOCOL_VERSION="2025-06-18",
+    )
+
+    assert response.status_code == 200, response.content
+    run = FlowRun.objects.get()
+    event = AuditEvent.objects.get(action="run.started")
+    assert (event.actor, event.target_id) == (alice, str(run.pk))
+    assert event.changes == {"flow_id": str(run.flow_id), "status": run.status}

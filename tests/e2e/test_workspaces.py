@@ -37,17 +37,23 @@ def test_an_admin_adds_a_viewer_who_sees_no_save_or_run(
     login(alice)
     page.goto(f"{live_url}/workspaces/{team.id}/members/")
     page.get_by_label("Username or e-mail").fill("nobody")
-    page.get_by_role("button", name="Add member").click()
-    expect(page.locator("#add-error")).to_contain_text("No user has this")
+    page.get_by_role("button", name="Invite").click()
+    expect(page.locator("#add-note")).to_contain_text("If an account has this")
     page.get_by_label("Username or e-mail").fill("vera")
-    page.get_by_role("button", name="Add member").click()
+    page.get_by_role("button", name="Invite").click()
+    expect(page.locator("#add-note")).to_contain_text("If an account has this")
+    assert not Membership.objects.filter(user__username="vera", workspace=team)
+
+    # Vera joins only once she accepts, from the invitation in her top bar.
+    page.context.clear_cookies()
+    login(UserFactory._meta.model.objects.get(username="vera"))
+    page.goto(f"{live_url}/flows/")
+    page.locator("#invitations-link").click()
+    page.get_by_role("button", name="Accept").click()
     expect(page.locator("tr[data-username=vera]")).to_contain_text("vera")
     assert (
         Membership.objects.get(user__username="vera", workspace=team).role == "viewer"
     )
-
-    page.context.clear_cookies()
-    login(Membership.objects.get(user__username="vera", workspace=team).user)
     page.goto(f"{live_url}/flows/{flow.id}/?workspace={team.id}")
     page.wait_for_selector("body[data-builder-ready]")
     expect(page.locator("#save-button")).to_be_hidden()

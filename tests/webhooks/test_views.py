@@ -150,3 +150,21 @@ def test_a_deactivated_owners_webhook_is_404_and_runs_nothing(client, alice):
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
     assert not FlowRun.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "nodes",
+    [
+        [{"id": "s", "type": "schedule", "data": {"cron": "0 9 * * 1-5"}}],
+        [{"id": "c", "type": "code", "data": {"code": "return {secret: 42};"}}],
+    ],
+    ids=["schedule-only", "sub-flow"],
+)
+def test_a_flow_without_a_webhook_trigger_has_no_webhook(client, alice, nodes):
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=[], webhook_enabled=True)
+
+    response = post_webhook(client, flow, b"{}")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert not FlowRun.objects.filter(flow=flow).exists()

@@ -199,3 +199,33 @@ def test_a_token_for_one_workspace_reads_no_other_workspaces_log(team):
     assert own.status_code == 200 and own.json()["results"] == []
     assert theirs.status_code == 404
     assert everything.status_code == 403
+
+
+def test_a_staff_token_reads_its_own_workspaces_events_only(alice, bob):
+    """A token reaches its own workspace only, everywhere: a staff member's
+    token made for one workspace reads no other workspace's events and no
+    sign-ins (which belong to no workspace)."""
+    from accounts.models import Workspace
+    from accounts.tokens.models import ApiToken
+    from accounts.workspaces.personal import personal_workspace
+
+    alice.is_staff = True
+    alice.save(update_fields=["is_staff"])
+    own = personal_workspace(alice)
+    AuditEvent.objects.create(action="flow.updated", actor_label="alice", workspace=own)
+    team = Workspace.objects.create(name="Bob's team", slug="bobs-team")
+    AuditEvent.objects.create(action="flow.deleted", actor_label="bob", workspace=team)
+    AuditEvent.objects.create(action="auth.login", actor_label="bob")
+    _, value = ApiToken.issue(
+        alice, "audit", ["audit:read"], timezone.now() + timedelta(days=1)
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+
+    response = client.get("/api/audit")
+
+    assert response.status_code == 200
+    rows = response.json()["results"]
+    assert [(r["action"], r["workspace"]) for r in rows] == [
+        ("flow.updated", str(own.pk))
+    ]

@@ -136,7 +136,7 @@ def test_an_owner_deletes_an_empty_workspace(as_member, team):
     assert AuditEvent.objects.filter(action="workspace.deleted").count() == 1
 
 
-def test_an_admin_adds_an_existing_user_by_e_mail(as_member, team):
+def test_an_admin_invites_an_existing_user_by_e_mail(as_member, team):
     carol = UserFactory(username="carol", email="carol@example.com")
 
     response = as_member("admin").post(
@@ -145,32 +145,36 @@ def test_an_admin_adds_an_existing_user_by_e_mail(as_member, team):
         format="json",
     )
 
-    assert response.status_code == 201
-    assert response.json()["username"] == "carol"
-    assert Membership.objects.get(workspace=team, user=carol).role == "viewer"
-    assert AuditEvent.objects.filter(action="member.added").count() == 1
+    assert response.status_code == 202
+    assert response.json()["invited"] is True
+    assert not Membership.objects.filter(workspace=team, user=carol).exists()
+    assert carol.invitations.get().role == "viewer"
+    assert AuditEvent.objects.filter(action="member.invited").count() == 1
 
 
-def test_adding_an_unknown_user_names_the_field(as_member, team):
-    response = as_member("admin").post(
+def test_inviting_an_unknown_user_answers_as_for_a_known_one(as_member, team):
+    UserFactory(username="carol")
+
+    unknown = as_member("admin").post(
         members_url(team), {"user": "nobody", "role": "viewer"}, format="json"
     )
+    known = as_member("admin").post(
+        members_url(team), {"user": "carol", "role": "viewer"}, format="json"
+    )
 
-    assert response.status_code == 400
-    assert response.json()["error"]["details"] == {
-        "user": ["No user has this username or e-mail."]
-    }
+    assert (unknown.status_code, unknown.json()) == (known.status_code, known.json())
 
 
-def test_adding_a_member_twice_is_a_conflict(as_member, members, team):
+def test_inviting_a_member_again_changes_nothing(as_member, members, team):
     response = as_member("admin").post(
         members_url(team), {"user": "team_viewer", "role": "editor"}, format="json"
     )
 
-    assert response.status_code == 409
+    assert response.status_code == 202
     assert Membership.objects.get(user=members["viewer"], workspace=team).role == (
         "viewer"
     )
+    assert not members["viewer"].invitations.exists()
 
 
 def test_an_editor_may_not_add_members(as_member, team):

@@ -53,7 +53,7 @@ ROUTES = [
         "post",
         "/api/workspaces/{team}/members",
         {"user": "carol", "role": "viewer"},
-        (404, 403, 403, 403, 201, 201),
+        (404, 403, 403, 403, 202, 202),
     ),
     ("patch", "/api/workspaces/{team}", {"name": "x"}, (404, 403, 403, 403, 403, 200)),
 ]

@@ -95,3 +95,26 @@ def test_a_key_in_the_flows_description_is_replaced_too(api, alice):
 
     assert body["description"] == "Uses [redacted] for the API"
     assert {"node_id": None, "field": "description"} in body["redacted"]
+
+
+def test_an_export_replaces_values_typed_into_fields_named_for_secrets(api, alice):
+    nodes, edges = chain(
+        trigger(),
+        node(
+            "call",
+            "http_request",
+            method="POST",
+            url="https://api.example.com/v1?api_key=plainkey42&page=2",
+            headers={"Authorization": "letmein", "X-Auth-Token": "opensesame"},
+            body='{"client_secret": "shh-no-shape", "password": "hunter2"}',
+        ),
+    )
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
+
+    body = api.get(f"/api/flows/{flow.id}/export").json()
+
+    text = json.dumps(body)
+    for secret in ("plainkey42", "letmein", "opensesame", "shh-no-shape", "hunter2"):
+        assert secret not in text
+    call = next(n for n in body["nodes"] if n["id"] == "call")
+    assert call["data"]["url"] == "https://api.example.com/v1?api_key=[redacted]&page=2"

@@ -11,6 +11,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.audit.models import AuditEvent
 from accounts.models import Membership, Workspace
 from accounts.tokens.models import ApiToken
 from flows.engine import run_flow
@@ -228,3 +229,15 @@ def test_a_token_without_runs_read_runs_the_flow_without_the_pins(
     assert not run.request_meta.get("use_pins")  # a queued run ignores them too
     if not mode:
         assert response.json()["error"]["node_id"] == "fetch"  # it ran for real
+
+
+def test_run_this_node_is_in_the_audit_log_like_any_run_started_by_hand(
+    api, alice, flow
+):
+    response = api.post(f"/api/flows/{flow.id}/nodes/shape/run", {}, format="json")
+
+    assert response.status_code == 200
+    run = FlowRun.objects.get()
+    event = AuditEvent.objects.get(action="run.started")
+    assert (event.actor, event.target_id) == (alice, str(run.pk))
+    assert event.changes == {"flow_id": str(flow.pk), "status": run.status}

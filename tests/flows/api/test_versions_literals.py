@@ -69,3 +69,15 @@ def test_a_diff_of_the_description_shows_no_key(api, alice_flow):
     assert KEY not in json.dumps(body)
     [field] = body["fields"]
     assert field["after"] == "key: [redacted]"
+
+
+def test_an_old_version_shows_a_password_field_replaced(api, alice_flow):
+    typed = "return {password: 'hunter2-no-shape'};"
+    patch(api, alice_flow, {"nodes": with_code(alice_flow, typed)})
+    patch(api, alice_flow, {"nodes": with_code(alice_flow, "return {};")})
+
+    body = api.get(f"/api/flows/{alice_flow.id}/versions/2").json()
+
+    assert "hunter2-no-shape" not in json.dumps(body)
+    greet = next(n for n in body["nodes"] if n["id"] == "greet")
+    assert greet["data"]["code"] == "return {password: '[redacted]'};"

@@ -171,3 +171,54 @@ def test_keep_takes_what_was_typed_over_the_mask():
     assert literals.keep(
         {"k": "Bearer {{ secrets.x }}"}, {"k": "Bearer " + SHAPES[0]}
     ) == {"k": "Bearer {{ secrets.x }}"}
+
+
+@pytest.mark.parametrize(
+    "key", ["api_key", "client_secret", "password", "token", "secret", "X-Api-Key"]
+)
+def test_a_value_typed_into_a_field_named_for_a_secret_is_replaced(key):
+    data = {"body": {key: "hunter2-plain"}, "headers": {"Accept": "text/plain"}}
+
+    clean, where = shapes_only().scrub(data, "data")
+
+    assert clean == {"body": {key: "[redacted]"}, "headers": {"Accept": "text/plain"}}
+    assert where == [f"data.body.{key}"]
+
+
+def test_an_authorization_header_of_no_known_shape_is_replaced():
+    clean, _ = shapes_only().scrub({"headers": {"Authorization": "letmein"}})
+
+    assert clean == {"headers": {"Authorization": "[redacted]"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "https://api.example/v1?q=1&api_key=plainvalue&page=2",
+            "https://api.example/v1?q=1&api_key=[redacted]&page=2",
+        ),
+        (
+            '{"user": "ada", "password": "hunter2"}',
+            '{"user": "ada", "password": "[redacted]"}',
+        ),
+        ("client_secret=abc123&grant_type=x", "client_secret=[redacted]&grant_type=x"),
+        ("?access_token={{ secrets.api }}", "?access_token={{ secrets.api }}"),
+        ("const token = getToken();", "const token = getToken();"),
+        ("return {password: input.password};", "return {password: input.password};"),
+        ("const secret = 'abc-123';", "const secret = '[redacted]';"),
+    ],
+)
+def test_a_value_after_a_secrets_name_in_text_is_replaced(text, shown):
+    assert shapes_only().scrub(text)[0] == shown
+
+
+def test_keep_puts_back_a_field_named_for_a_secret_left_masked():
+    literals = shapes_only()
+    stored = {"body": {"password": "hunter2-plain"}}
+    shown, _ = literals.scrub(stored)
+
+    assert literals.keep(shown, stored) == stored
+    assert literals.keep({"body": {"password": "{{ secrets.db }}"}}, stored) == {
+        "body": {"password": "{{ secrets.db }}"}
+    }

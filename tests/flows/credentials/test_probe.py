@@ -131,7 +131,7 @@ def test_a_private_address_stays_refused(api, alice, server):
     assert response.json() == {
         "ok": False,
         "message": "127.0.0.1 is refused: it is not a public address (an operator "
-        "may allow it with HTTP_NODE_ALLOWLIST).",
+        "may allow it in the admin or with HTTP_NODE_ALLOWLIST).",
     }
     assert server.hits == []
 

@@ -296,3 +296,18 @@ def test_start_mode_does_not_report_a_planted_run_as_its_child(alice):
     assert run.status == "failed"
     assert run.error["code"] == "delivery_taken"
     assert str(planted.id) not in str(run.results)
+
+
+def test_a_callee_with_no_webhook_trigger_and_its_webhook_off_is_called(alice):
+    """call_flow needs no public webhook of the flow it calls: a schedule-only
+    flow, whose webhook is off, is called as any other."""
+    schedule = node("tick", "schedule", cron="0 9 * * 1-5", enabled=False)
+    nodes, edges = chain(schedule, code("work", "return {doubled: input.n * 2};"))
+    child = FlowFactory(
+        created_by=alice, nodes=nodes, edges=edges, webhook_enabled=False
+    )
+
+    run = run_flow(caller(alice, child), {"n": 4}, "manual")
+
+    assert run.status == "succeeded", run.error
+    assert run.results["call"]["result"] == {"doubled": 8}

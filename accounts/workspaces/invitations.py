@@ -1,0 +1,155 @@
+"""Invitations: nobody becomes a member of a workspace without saying yes.
+
+An admin names a username or e-mail; if it names an account that is not a
+member yet, that account gets an invitation, shown in its header until it
+accepts or declines. The answer is the same whether or not the name has an
+account (`INVITED`), so the members form tells nobody who has one. Accepting
+checks the invitee's own cap: an account controls (owns or administers) at
+most `WORKSPACES_PER_USER` team workspaces, so nobody's quota fills up
+without their say, and making workspaces for someone else and stepping down
+gets around no cap.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models, transaction
+
+from accounts.audit.actor import Actor
+from accounts.audit.record import record
+from accounts.workspaces.models import Membership, Workspace
+
+INVITED = (
+    "If an account has this username or e-mail, it is invited; it joins once "
+    "it accepts."
+)
+# The roles that run a workspace: an owner, and an admin who manages members.
+CONTROLLING = (Membership.Role.OWNER, Membership.Role.ADMIN)
+
+
+class Invitation(models.Model):
+    """An offer of `role` in `workspace` to `user`, until they answer."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(
+        "accounts.Workspace", on_delete=models.CASCADE, related_name="invitations"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    role = models.CharField(max_length=16, choices=Membership.Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        app_label = "accounts"
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "user"], name="invitation_once_per_workspace"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.user} to {self.workspace} as {self.role}"
+
+
+class TooManyWorkspaces(Exception):
+    """The account controls WORKSPACES_PER_USER team workspaces already."""
+
+    def __init__(self, controlled: int, whose: str = "You"):
+        verb = "control" if whose == "You" else "controls"
+        super().__init__(
+            f"{whose} {verb} {controlled} workspaces (as owner or admin), the most "
+            "one account may; leave or delete one first."
+        )
+
+
+def controlled(user) -> int:
+    """The team workspaces `user` owns or administers (one query)."""
+    return Membership.objects.filter(
+        user=user, role__in=CONTROLLING, workspace__personal_of__isnull=True
+    ).count()
+
+
+def check_room(user, role: str, whose: str = "You") -> None:
+    """`TooManyWorkspaces` if taking `role` in one more team workspace would
+    put `user` past the cap."""
+    if role in CONTROLLING:
+        count = controlled(user)
+        if count >= settings.WORKSPACES_PER_USER:
+            raise TooManyWorkspaces(count, whose)
+
+
+def invite(workspace: Workspace, user, typed: str, role: str, actor: Actor) -> None:
+    """Invite `user` (None when `typed` names no account); nothing happens for
+    none or a member, and the audit event names only what was typed."""
+    with transaction.atomic():
+        if user is not None and not workspace.memberships.filter(user=user).exists():
+            Invitation.objects.update_or_create(
+                workspace=workspace,
+                user=user,
+                defaults={"role": role, "invited_by": actor.user},
+            )
+        record(
+            "member.invited",
+            actor,
+            workspace,
+            target_label=typed[:200],
+            changes={"workspace_id": str(workspace.pk), "role": role},
+        )
+
+
+def pending_for(user):
+    return Invitation.objects.filter(user=user).select_related(
+        "workspace", "invited_by"
+    )
+
+
+def accept(invitation: Invitation, actor: Actor) -> Membership:
+    """The invitee joins with the offered role; `TooManyWorkspaces` past
+    their cap (checked under a lock on their personal workspace's row)."""
+    with transaction.atomic():
+        Workspace.objects.select_for_update().filter(
+            personal_of=invitation.user
+        ).exists()
+        check_room(invitation.user, invitation.role)
+        membership = Membership.objects.create(
+            workspace=invitation.workspace,
+            user=invitation.user,
+            role=invitation.role,
+            invited_by=invitation.invited_by,
+        )
+        record(
+            "member.added",
+            actor,
+            membership,
+            target_label=f"{invitation.user.get_username()} in "
+            f"{invitation.workspace.name}",
+            changes={
+                "workspace_id": str(invitation.workspace_id),
+                "role": invitation.role,
+            },
+        )
+        invitation.delete()
+    return membership
+
+
+def decline(invitation: Invitation, actor: Actor) -> None:
+    with transaction.atomic():
+        record(
+            "member.declined",
+            actor,
+            invitation.workspace,
+            target_label=invitation.user.get_username(),
+            changes={"workspace_id": str(invitation.workspace_id)},
+        )
+        invitation.delete()
