@@ -371,5 +371,6 @@ class AllowedAddressAdmin(admin.ModelAdmin):
     list_display = ["entry", "note", "created_at"]
     search_fields = ["entry", "note"]
 
+
 # Uploaded apps' page lives beside them (importing it registers it).
 from flows.app_actions import admin as app_actions_admin  # noqa: E402, F401

@@ -13,9 +13,8 @@ class FlowsConfig(AppConfig):
         from core.net import allowlist
         from core.telemetry.health import Check, register_check
         from core.telemetry.metrics import register_scrape_collector
-        from flows.app_actions.node import AppActionNode
-
         from flows.allowed_addresses import stored_entries
+        from flows.app_actions.node import AppActionNode
         from flows.credentials import checks  # noqa: F401  (registers the check)
         from flows.engine import (
             calls,  # noqa: F401  (plugs child runs into the runner)

@@ -374,9 +374,8 @@ class FlowRun(models.Model):
 
 # Run steps, credentials, flow versions and run files live in modules of
 # their own; importing their models here registers them with the flows app.
-from flows.app_actions.models import UploadedApp  # noqa: E402, F401
-
 from flows.allowed_addresses import AllowedAddress  # noqa: E402, F401
+from flows.app_actions.models import UploadedApp  # noqa: E402, F401
 from flows.credentials.models import Credential  # noqa: E402, F401
 from flows.credentials.oauth2.state import OAuthState  # noqa: E402, F401
 from flows.files.models import RunFile  # noqa: E402, F401
