@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(os.environ.get("ROOT", Path(__file__).resolve().parent.parent))
 N = int(os.environ.get("N", "1000"))
-SOURCE = "return { greeting: 'hi ' + input.name };"
+SOURCE = os.environ.get("SOURCE", "return { greeting: 'hi ' + input.name };")
 PAYLOAD = {"name": "Ada", "items": [1, 2, 3]}
 VARIABLES = {"input": PAYLOAD, "prev": PAYLOAD, "results": {"trigger": PAYLOAD}}
 
