@@ -34,7 +34,7 @@ def main(root: str) -> None:
     table = {rule: " ".join(zones) for rule, zones in sorted(groups.items())}
     target = HERE / f"tz-rules-{version}.js"
     target.write_text(
-        f"// IANA tzdata {version}: POSIX rule -> zones (sandbox/vendor/make_tz_rules.py)\n"
+        f"// IANA tzdata {version}: rule -> zones (make_tz_rules.py)\n"
         f"const tzRuleText = {json.dumps(json.dumps(table, separators=(',', ':')))};\n"
     )
     print(target, len(groups), "rules")
