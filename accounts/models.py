@@ -8,13 +8,14 @@ from django.db import models
 
 from accounts.audit.models import AuditEvent
 from accounts.tokens.models import ApiToken
-from accounts.workspaces.models import Membership, Workspace
+from accounts.workspaces.models import Membership, Variable, Workspace
 
 __all__ = [
     "ApiToken",
     "AuditEvent",
     "Membership",
     "SignInFailureWindow",
+    "Variable",
     "Workspace",
 ]
 
