@@ -6,6 +6,13 @@
 dayjsOf.extend(utcPlugin);
 dayjsOf.extend(parsePlugin);
 const DateOf = Date;
+// The helpers' own errors carry no stack: its frames would be the harness's,
+// and the worker would report their lines as lines of the user's code.
+const fail = (message) => {
+  const error = new RangeError(message);
+  error.stack = "";
+  throw error;
+};
 let tzRules;  // zone -> its POSIX rule text, built on first use
 const parsedRules = create(null);
 const zoneRule = (zone) => {
@@ -20,7 +27,7 @@ const zoneRule = (zone) => {
     }
   }
   const text = tzRules[zone];
-  if (typeof text !== "string") throw new RangeError("Unknown time zone: " + zone);
+  if (typeof text !== "string") fail("Unknown time zone: " + zone);
   if (parsedRules[zone] === undefined) parsedRules[zone] = posixRule(text);
   return parsedRules[zone];
 };
@@ -32,7 +39,7 @@ const seconds = (text) => {
 };
 const posixRule = (text) => {
   const match = /^(<[^>]*>|[A-Za-z]+)([+-]?[\d:]+)(?:(<[^>]*>|[A-Za-z]+)([+-]?[\d:]+)?,M(\d+)\.(\d)\.(\d)(?:\/([+-]?[\d:]+))?,M(\d+)\.(\d)\.(\d)(?:\/([+-]?[\d:]+))?)?$/.exec(text);
-  if (match === null) throw new RangeError("Unreadable time zone rule: " + text);
+  if (match === null) fail("Unreadable time zone rule: " + text);
   const std = -seconds(match[2]) / 60;
   if (match[3] === undefined) return { std };
   const dst = match[4] === undefined ? std + 60 : -seconds(match[4]) / 60;
@@ -71,7 +78,7 @@ const fromWall = (wallMs, zone) => {
 };
 const instant = (value) => {
   const d = dayjsOf.utc(value);
-  if (!d.isValid()) throw new RangeError("Not a date: " + show(value));
+  if (!d.isValid()) fail("Not a date: " + show(value));
   return d;
 };
 const inZone = (value, zone) => {
@@ -88,7 +95,7 @@ globalThis.dates = Object.freeze({
       return iso(instant(text));
     }
     const wall = format === undefined ? dayjsOf.utc(text) : dayjsOf.utc(text, format, true);
-    if (!wall.isValid()) throw new RangeError("Not a date: " + show(text) + (format ? " (format " + format + ")" : ""));
+    if (!wall.isValid()) fail("Not a date: " + show(text) + (format ? " (format " + format + ")" : ""));
     return new DateOf(fromWall(wall.valueOf(), zone)).toISOString();
   },
   format: (value, pattern, zone) => {

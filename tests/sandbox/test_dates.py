@@ -101,3 +101,12 @@ def test_a_job_that_does_not_mention_dates_has_no_dates():
     assert sandbox.run_code("return typeof globalThis['da' + 'tes']", SCOPE).value == (
         "undefined"
     )
+
+
+def test_a_helpers_error_names_no_line_of_the_harness():
+    with pytest.raises(sandbox.SandboxError) as failure:
+        sandbox.run_code(
+            'return dates.format("2026-01-01", "YYYY", "Mars/Base")', SCOPE
+        )
+
+    assert failure.value.message == "RangeError: Unknown time zone: Mars/Base"

@@ -166,3 +166,30 @@ def test_a_body_that_is_not_json_is_a_415(as_member, team):
     )
 
     assert response.status_code == 415
+
+
+def test_a_token_reads_with_flows_read_but_writes_only_with_flows_write(alice):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework.test import APIClient
+
+    from accounts.tokens.models import ApiToken
+
+    workspace = alice.personal_workspace
+    expires = timezone.now() + timedelta(days=1)
+    clients = {}
+    for scope in ("flows:read", "flows:write"):
+        _, value = ApiToken.issue(alice, scope, [scope], expires)
+        clients[scope] = APIClient()
+        clients[scope].credentials(HTTP_AUTHORIZATION=f"Bearer {value}")
+    body = {"name": "TZ", "value": "UTC"}
+
+    listed = clients["flows:read"].get(url(workspace))
+    refused = clients["flows:read"].post(url(workspace), body, format="json")
+    created = clients["flows:write"].post(url(workspace), body, format="json")
+
+    assert listed.status_code == 200
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "permission_denied"
+    assert created.status_code == 201
