@@ -1,5 +1,6 @@
 """The accounts app's routes under /api/: `/api/auth/*`, `/api/tokens`,
-`/api/workspaces` with their members, tokens and audit log, and `/api/audit`."""
+`/api/workspaces` with their members, variables, tokens and audit log, and
+`/api/audit`."""
 
 from django.urls import path
 from rest_framework.routers import SimpleRouter
@@ -9,6 +10,7 @@ from accounts.audit_api import AuditViewSet, WorkspaceAuditViewSet
 from accounts.tokens.api import ApiTokenViewSet
 from accounts.tokens.workspace_api import WorkspaceTokenViewSet
 from accounts.workspaces.api import MemberViewSet, WorkspaceViewSet
+from accounts.workspaces.variables_api import VariableViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("tokens", ApiTokenViewSet, basename="token")
@@ -18,6 +20,11 @@ router.register(
     r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/members",
     MemberViewSet,
     basename="workspace-member",
+)
+router.register(
+    r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/variables",
+    VariableViewSet,
+    basename="workspace-variable",
 )
 router.register(
     r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/audit",

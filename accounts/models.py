@@ -9,7 +9,7 @@ from django.db import models
 from accounts.audit.models import AuditEvent
 from accounts.tokens.models import ApiToken
 from accounts.workspaces.invitations import Invitation
-from accounts.workspaces.models import Membership, Workspace
+from accounts.workspaces.models import Membership, Variable, Workspace
 
 __all__ = [
     "ApiToken",
@@ -17,6 +17,7 @@ __all__ = [
     "Invitation",
     "Membership",
     "SignInFailureWindow",
+    "Variable",
     "Workspace",
 ]
 

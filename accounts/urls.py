@@ -1,11 +1,12 @@
 """The sign-in and sign-out pages, the API tokens pages, and the workspace
-pages (new workspace, members, audit log)."""
+pages (new workspace, members, variables, audit log)."""
 
 from django.urls import path
 
 from accounts.audit_views import workspace_audit
 from accounts.tokens.page import tokens_page, workspace_tokens_page
 from accounts.views import SignInView, SignOutView
+from accounts.workspaces.variables_page import workspace_variables
 from accounts.workspaces.views import invitations_page, workspace_members, workspace_new
 
 urlpatterns = [
@@ -25,4 +26,9 @@ urlpatterns = [
         name="members",
     ),
     path("workspaces/<uuid:workspace_id>/audit/", workspace_audit, name="audit"),
+    path(
+        "workspaces/<uuid:workspace_id>/variables/",
+        workspace_variables,
+        name="variables",
+    ),
 ]

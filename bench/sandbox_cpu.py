@@ -4,7 +4,8 @@ Calls `sandbox.run_code` (the webhook benchmark's code node, on its
 payload) N times in process, five rounds, and prints per call the wall time,
 this (the web) process's CPU time and the worker processes' CPU time (from
 /proc, in clock ticks: 10 µs resolution at N=1000). Runs against any checkout,
-so two can be compared in one sitting, on a machine whose load you note:
+so two can be compared in one sitting, on a machine whose load you note
+(`SOURCE` replaces the code, e.g. one that uses `dates`):
 
     .venv/bin/python bench/sandbox_cpu.py
     ROOT=/path/to/another/checkout N=2000 .venv/bin/python bench/sandbox_cpu.py
@@ -19,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(os.environ.get("ROOT", Path(__file__).resolve().parent.parent))
 N = int(os.environ.get("N", "1000"))
-SOURCE = "return { greeting: 'hi ' + input.name };"
+SOURCE = os.environ.get("SOURCE", "return { greeting: 'hi ' + input.name };")
 PAYLOAD = {"name": "Ada", "items": [1, 2, 3]}
 VARIABLES = {"input": PAYLOAD, "prev": PAYLOAD, "results": {"trigger": PAYLOAD}}
 

@@ -152,6 +152,10 @@ EXTRA_ERRORS = {
     "workspaces_members_partial_update": ("409",),
     "workspaces_members_destroy": ("409",),
     "workspaces_tokens_list": ("404",),
+    # A non-member's workspace (404); a name taken, or a full workspace (409).
+    "workspaces_variables_list": ("404",),
+    "workspaces_variables_create": ("404", "409"),
+    "workspaces_variables_partial_update": ("409",),
     # Filters name a bad value with 400; a non-member's workspace is 404.
     "workspaces_audit_list": ("400", "404"),
     "workspaces_tokens_create": ("404",),

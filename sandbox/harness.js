@@ -19,7 +19,10 @@ const toText = String;
 const FunctionOf = Function;
 const create = Object.create;
 const ErrorOf = Error;
-const vars = parse(variables);
+const given = parse(variables);
+// Workspace variables (docs/engine.md, "Variables"): a frozen global, so a
+// missing name reads as undefined, as n8n's $vars does.
+globalThis.vars = Object.freeze(Object.assign(create(null), given.vars));
 const logs = create(null);
 let logCount = 0;
 let logBytes = 0;

@@ -7,7 +7,7 @@ const NativePromise = Promise;
 return (what, source) => {
   if (what !== "run") return read(what, source);
   const body = new FunctionOf("input", "prev", "results", "secrets", source);
-  const value = apply(body, undefined, [vars.input, vars.prev, vars.results, vars.secrets]);
+  const value = apply(body, undefined, [given.input, given.prev, given.results, given.secrets]);
   apply(then, apply(promiseResolve, NativePromise, [value]), [
     (result) => { settle(0, encode(result)); },
     (error) => { settle(0, ["error", "code_error", describe(error)]); },

@@ -13,8 +13,8 @@ return (what, list) => {
       const fn = new FunctionOf(
         "input", "prev", "results", "secrets", "item", "index", "run", source);
       settle(index, encode(apply(fn, undefined, [
-        vars.input, vars.prev, vars.results, vars.secrets, vars.item, vars.index,
-        vars.run])));
+        given.input, given.prev, given.results, given.secrets, given.item, given.index,
+        given.run])));
     } catch (error) {
       settle(index, ["error", "expression_error", describe(error)]);
     }

@@ -36,12 +36,40 @@ import _quickjs as quickjs
 # (`read_logs`, `read_settled`).
 HERE = Path(__file__).parent
 COMMON = (HERE / "harness.js").read_text()
+VENDOR = HERE / "vendor"
+
+
+def as_module(name: str, path: Path) -> str:
+    """A vendored UMD file as a constant local to the harness, never a global."""
+    return (
+        f"const {name} = (function () {{ const module = {{ exports: {{}} }};"
+        f" const exports = module.exports;\n{path.read_text()}\n"
+        "return module.exports; })();\n"
+    )
+
+
+# The date helpers (docs/sandbox.md, "Dates"), read from disk once per worker
+# and compiled only into the jobs whose source mentions `dates`: compiling is
+# most of a job's cost, and contexts are never reused.
+DATES = (
+    as_module("dayjsOf", VENDOR / "dayjs-1.11.23.min.js")
+    + as_module("utcPlugin", VENDOR / "dayjs-utc-1.11.23.min.js")
+    + as_module("parsePlugin", VENDOR / "dayjs-customParseFormat-1.11.23.min.js")
+    + (VENDOR / "tz-rules-2025b.js").read_text()
+    + (HERE / "harness_dates.js").read_text()
+)
+MENTIONS_DATES = re.compile(r"\bdates\b")
 HARNESSES = {
-    mode: "(function (variables, logLines, logLineChars, logChars, outputChars) {\n"
+    (
+        mode,
+        dated,
+    ): "(function (variables, logLines, logLineChars, logChars, outputChars) {\n"
     + COMMON
+    + (DATES if dated else "")
     + (HERE / f"harness_{mode}.js").read_text()
     + "})"
     for mode in ("code", "expressions")
+    for dated in (False, True)
 }
 PARSE_HARNESS = (HERE / "harness_parse.js").read_text()
 
@@ -122,7 +150,9 @@ def handle(job: dict) -> dict:
         if job["mode"] == "parse":
             context.eval(PARSE_HARNESS)(job["source"])
             return {"settled": {"kind": "json", "text": "null"}}
-        start = context.eval(HARNESSES[job["mode"]])
+        user_text = job.get("source") or json.dumps(job.get("expressions"))
+        dated = MENTIONS_DATES.search(user_text) is not None
+        start = context.eval(HARNESSES[job["mode"], dated])
         entry = start(
             job["variables"],
             limits["logLines"],

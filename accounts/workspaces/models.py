@@ -112,3 +112,31 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} in {self.workspace} ({self.role})"
+
+
+class Variable(models.Model):
+    """A workspace's non-secret name/value pair, read in templates and code as
+    `vars.NAME` (docs/engine.md, "Variables"). Values are plain text, shown to
+    every member and kept out of flow exports; secrets belong in credentials.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="variables"
+    )
+    name = models.CharField(max_length=64)
+    value = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            # Also serves a run's one query for its workspace's variables.
+            models.UniqueConstraint(
+                fields=["workspace", "name"], name="variable_workspace_name_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flows.credentials.resolve import mentions_secrets
+from flows.engine.variables import mentions_vars
 from flows.graph import ERROR_HANDLE, reachable_from_triggers, topological_order
 from flows.graph.retry import RetryPolicy, policy_of
 from flows.models import Flow, FlowRun
@@ -64,6 +65,7 @@ class PlannedNode:
     skip_error: dict | None = None  # why it is skipped whatever happens
     # Its data mentions `secrets`: templates and code may see them.
     exposes_secrets: bool = False
+    reads_vars: bool = False  # its data mentions `vars` (workspace variables)
     # Its retry policy, and whether it leaves through a handle it picks: read
     # from the node once, with the plan, not on every run.
     policy: RetryPolicy = RetryPolicy()
@@ -108,6 +110,7 @@ def _plan(flow: Flow, trigger: str | None) -> list[PlannedNode]:
             [],
             [],
             exposes_secrets=mentions_secrets(data),
+            reads_vars=mentions_vars(data),
             policy=policy_of(node),
             branching=kind.handles(data) != (None,),
         )

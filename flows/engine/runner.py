@@ -52,6 +52,7 @@ from flows.engine.plan import (
 from flows.engine.signals import run_ended
 from flows.engine.step_log import StepLog
 from flows.engine.stops import Stopped, cancelled_at
+from flows.engine.variables import RunVariables
 from flows.files import RunFiles
 from flows.graph import ERROR_HANDLE
 from flows.models import Flow, FlowRun, RunStep
@@ -102,6 +103,7 @@ class Execution(FinalWrite, StepLog):
         # is redacted.
         self.secrets = RunSecrets(flow.workspace_id)
         self.redactor = self.secrets.redactor
+        self.workspace_vars = RunVariables(flow.workspace_id)
         # The run's files (flows/files): a webhook's uploads come with it.
         self.files = files or RunFiles(flow.workspace_id)
         self.files.run = run
@@ -250,6 +252,7 @@ class Execution(FinalWrite, StepLog):
             calls=self.child_runs(self, node_id) if self.child_runs else None,
             node_id=node_id,
             run_values=self.run_values,
+            workspace_vars=self.workspace_vars if planned.reads_vars else None,
             resume=self.resumed_at(node_id),
             files=self.files,
         )

@@ -100,6 +100,8 @@ class NodeContext:
     idempotency_key: str = ""
     node_id: str = ""
     run_values: dict | None = None
+    # The run's flows.engine.variables.RunVariables, for a node naming `vars`.
+    workspace_vars: Any = None
     resume: dict | None = None
     logs: list[str] = field(default_factory=list)
     handle: str | None = None
@@ -117,6 +119,8 @@ class NodeContext:
         variables = {"input": self.input, "prev": self.prev, "results": self.results}
         if self.run_values is not None:
             variables["run"] = self.run_values
+        if self.workspace_vars is not None:
+            variables["vars"] = self.workspace_vars.values
         if self.exposes_secrets and self.secrets is not None:
             variables["secrets"] = self.secrets.template_values(self.label)
         return variables

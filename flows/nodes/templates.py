@@ -1,7 +1,8 @@
 """`{{ expression }}` templates inside node data, filled in once per node run.
 
-Expressions are JavaScript, evaluated in the sandbox with `input`, `prev` and
-`results` in scope, exactly like code nodes. Two rules make templates safe and
+Expressions are JavaScript, evaluated in the sandbox with `input`, `prev`,
+`results`, the workspace's `vars` and the `dates` helpers in scope, exactly
+like code nodes. Two rules make templates safe and
 predictable:
 
 - **Evaluated once.** Only the strings written in the node's `data` are scanned
@@ -26,7 +27,7 @@ import sandbox
 from flows.nodes.errors import NodeError, sandbox_failure
 
 DOTTED_PATH = re.compile(
-    r"^(input|prev|results|secrets|run|item|index)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$",
+    r"^(input|prev|results|secrets|run|item|index|vars)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)$",
     re.ASCII,
 )
 PATH_PART = re.compile(r"\.([A-Za-z_$][\w$]*)|\[(\d+)\]", re.ASCII)
