@@ -31,19 +31,25 @@ function chartWidth() {
 
 // Stacked bars: series k is drawn at the sum of statuses k..n, so each bar's
 // visible slice is one status; the legend shows the status's own count.
-function countsChart(stats, xs) {
+// The time column of a legend: the hovered bucket's time, else the range.
+function timeSeries(words) {
+  return { label: "Time", value: (u, value) => (value === null ? `last ${words}` : new Date(value * 1000).toLocaleString()) };
+}
+
+function countsChart(stats, xs, words) {
   const statuses = stats.statuses.filter((status) => stats.counts[status] > 0);
   const own = statuses.map((status) => stats.buckets.map((b) => b.counts[status]));
   const stacked = own.map((_, k) =>
     stats.buckets.map((_, i) => own.slice(k).reduce((sum, row) => sum + row[i], 0) || null));
   const bars = uPlot.paths.bars({ size: [0.8, 40] });
-  const series = [{}, ...statuses.map((status, k) => ({
+  const series = [timeSeries(words), ...statuses.map((status, k) => ({
     label: status.replace("_", " "),
     fill: STATUS_COLOURS[status] || "#64748b",
     stroke: STATUS_COLOURS[status] || "#64748b",
     paths: bars,
     points: { show: false },
-    value: (u, value, si, index) => (index === null ? "–" : own[k][index]),
+    // Without a hovered bar the legend shows the range's total for the status.
+    value: (u, value, si, index) => (index === null ? stats.counts[status] : own[k][index]),
   }))];
   return new uPlot({
     width: chartWidth(),
@@ -54,14 +60,14 @@ function countsChart(stats, xs) {
   }, [xs, ...stacked], countsBox);
 }
 
-function durationsChart(stats, xs) {
+function durationsChart(stats, xs, words) {
   return new uPlot({
     width: chartWidth(),
     height: 160,
     series: [
-      {},
-      { label: "p50", stroke: "#2563eb", width: 2, spanGaps: true, value: (u, v) => formatMs(v) },
-      { label: "p95", stroke: "#9333ea", width: 2, spanGaps: true, value: (u, v) => formatMs(v) },
+      timeSeries(words),
+      { label: "p50", stroke: "#2563eb", width: 2, spanGaps: true, value: (u, v, si, index) => formatMs(index === null ? stats.p50 : v) },
+      { label: "p95", stroke: "#9333ea", width: 2, spanGaps: true, value: (u, v, si, index) => formatMs(index === null ? stats.p95 : v) },
     ],
     axes: [{}, { label: "ms", size: 60 }],
   }, [xs, stats.buckets.map((b) => b.p50), stats.buckets.map((b) => b.p95)], durationsBox);
@@ -96,7 +102,7 @@ async function show(range) {
     ` (${failed} failed or timed out) · p50 ${formatMs(stats.p50)} · p95 ${formatMs(stats.p95)}` +
     ` · per ${stats.bucket}`;
   const xs = stats.buckets.map((b) => Date.parse(b.start) / 1000);
-  charts = [countsChart(stats, xs), durationsChart(stats, xs)];
+  charts = [countsChart(stats, xs, words), durationsChart(stats, xs, words)];
 }
 
 for (const button of buttons) {

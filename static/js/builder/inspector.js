@@ -162,7 +162,8 @@ export function renderInspector() {
   }
   general.hidden = !general.children.length;
   inspector.append(
-    pinsSection(dfId, renderInspector),
+    // A trigger or a branch has no pins section: null, which append() would write as "null".
+    ...[pinsSection(dfId, renderInspector)].filter(Boolean),
     connectionsSection(dfId, renderInspector),
     h("div", { class: "inspector-foot" },
       h("button", { type: "button", class: "small danger", text: "Delete node", onclick: () => editor.removeNodeId(`node-${dfId}`) }),
