@@ -6,7 +6,7 @@
 import {
   autocompletion, basicSetup, Decoration, EditorState, EditorView, indentWithTab, javascript, keymap,
 } from "../../vendor/codemirror/codemirror.bundle.js";
-import { currentGraph, state } from "./context.js";
+import { currentGraph, dfIdOfNode, records, state } from "./context.js";
 
 const ROOTS = ["input", "prev", "results"];
 
@@ -37,10 +37,12 @@ function completeFromLastRun(nodeId) {
     const last = parts[parts.length - 1];
     return {
       from: word.to - last.length,
+      // Under `results.` the keys are node ids: the node's name shows beside each.
       options: Object.keys(value).map((key) => ({
         label: key,
         type: "property",
-        detail: Array.isArray(value[key]) ? "array" : typeof value[key],
+        detail: (parts.length === 2 && parts[0] === "results" && records.get(dfIdOfNode(key))?.name)
+          || (Array.isArray(value[key]) ? "array" : typeof value[key]),
       })),
       validFor: /^[\w$]*$/,
     };
