@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.audit.models import AuditEvent
+from accounts.preferences.models import Preference
 from accounts.tokens.models import ApiToken
 from accounts.workspaces.models import Membership, Workspace
 
@@ -14,6 +15,7 @@ __all__ = [
     "ApiToken",
     "AuditEvent",
     "Membership",
+    "Preference",
     "SignInFailureWindow",
     "Workspace",
 ]

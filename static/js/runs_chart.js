@@ -25,6 +25,13 @@ function formatMs(ms) {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
 }
 
+// Axis ink and grid lines from the page's theme (static/css/theme.css).
+function axis(extra = {}) {
+  const style = getComputedStyle(document.documentElement);
+  return { stroke: style.getPropertyValue("--muted").trim(), grid: { stroke: style.getPropertyValue("--line").trim() },
+    ticks: { stroke: style.getPropertyValue("--line").trim() }, ...extra };
+}
+
 function chartWidth() {
   return Math.max(320, countsBox.parentElement.clientWidth - 48);
 }
@@ -55,7 +62,7 @@ function countsChart(stats, xs, words) {
     width: chartWidth(),
     height: 200,
     series,
-    axes: [{}, { label: "runs", size: 50 }],
+    axes: [axis(), axis({ label: "runs", size: 50 })],
     scales: { y: { range: (u, min, max) => [0, Math.max(1, max)] } },
   }, [xs, ...stacked], countsBox);
 }
@@ -69,7 +76,7 @@ function durationsChart(stats, xs, words) {
       { label: "p50", stroke: "#2563eb", width: 2, spanGaps: true, value: (u, v, si, index) => formatMs(index === null ? stats.p50 : v) },
       { label: "p95", stroke: "#9333ea", width: 2, spanGaps: true, value: (u, v, si, index) => formatMs(index === null ? stats.p95 : v) },
     ],
-    axes: [{}, { label: "ms", size: 60 }],
+    axes: [axis(), axis({ label: "ms", size: 60 })],
   }, [xs, stats.buckets.map((b) => b.p50), stats.buckets.map((b) => b.p95)], durationsBox);
 }
 
@@ -110,5 +117,9 @@ for (const button of buttons) {
 }
 window.addEventListener("resize", () => {
   for (const chart of charts) chart.setSize({ width: chartWidth(), height: chart.height });
+});
+document.addEventListener("theme-changed", () => {
+  const pressed = buttons.find((button) => button.getAttribute("aria-pressed") === "true");
+  show(pressed?.dataset.range || "24h");
 });
 show(buttons[0]?.dataset.range || "24h");
