@@ -9,7 +9,8 @@ import re
 from playwright.sync_api import expect
 
 from accounts.models import Preference
-from tests.e2e.pages import canvas_node, open_builder
+from tests.e2e.accessibility import severe_violations
+from tests.e2e.pages import canvas_node, open_builder, save_screenshot
 from tests.e2e.test_papercuts import spaced
 from tests.factories import FlowFactory
 from tests.flows.graphs import code, trigger
@@ -30,12 +31,21 @@ def test_every_page_the_canvas_and_the_code_editor_follow_a_dark_system(
     page = alice_page
     page.emulate_media(color_scheme="dark")
     flow = FlowFactory(
-        created_by=alice, name="Dark", **spaced(trigger(), code("say", "return 1;"))
+        created_by=alice,
+        name="Dark",
+        **spaced(
+            trigger(),
+            code(
+                "say",
+                "// greet\nconst who = input.name;\nreturn { text: `Hi ${who}`, n: 1, ok: true };",
+            ),
+        ),
     )
     for path in ("/", "/runs/", "/credentials/", "/agents/", "/account/tokens/"):
         page.goto(live_url + path)
         assert brightness(page, "body") < 0.15, path
         assert brightness(page, ".topbar") < 0.2, path
+        assert severe_violations(page) == [], path
 
     open_builder(page, live_url, flow)
     assert brightness(page, "#drawflow") < 0.15
@@ -45,6 +55,8 @@ def test_every_page_the_canvas_and_the_code_editor_follow_a_dark_system(
     expect(editor).to_be_visible()
     assert brightness(page, ".cm-code-editor .cm-editor") < 0.2
     assert brightness(page, ".cm-code-editor .cm-gutters") < 0.2
+    save_screenshot(page, "builder-dark")
+    assert severe_violations(page) == []
     assert page_errors == []
 
 

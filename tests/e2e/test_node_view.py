@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from tests.e2e.pages import canvas_node, open_builder, save_screenshot
 from tests.e2e.test_papercuts import spaced
 from tests.factories import FlowFactory
-from tests.flows.graphs import node, trigger
+from tests.flows.graphs import code, node, trigger
 
 
 def flow_of_two_steps(alice):
@@ -51,7 +51,10 @@ def test_the_node_view_shows_input_settings_and_output_and_takes_dragged_fields(
     expect(shape.locator(".tree-caption")).to_have_text("shape")
     expect(output).to_contain_text("From the last run.")
     expect(output.locator("[data-path='results.reply.text']")).to_be_visible()
-    save_screenshot(page, "node-view")
+    save_screenshot(page, "builder-node-view")
+    page.emulate_media(color_scheme="dark")
+    save_screenshot(page, "builder-node-view-dark")
+    page.emulate_media(color_scheme="light")
 
     value = view.get_by_label("Value")
     value.fill("Dear !")
@@ -101,4 +104,28 @@ def test_results_completion_names_the_nodes_and_the_editor_widens(
     assert settings["width"] > 1200
     page.keyboard.press("Escape")
     expect(view).to_be_hidden()
+    assert page_errors == []
+
+
+def test_a_field_dropped_on_the_code_editor_is_the_bare_path(
+    alice_page, live_url, alice, page_errors
+):
+    page = alice_page
+    flow = FlowFactory(
+        created_by=alice,
+        name="Coded",
+        **spaced(trigger(), code("say", "return 1;")),
+    )
+    open_builder(page, live_url, flow)
+    run_once(page)
+    canvas_node(page, "Say").dblclick()
+    view = page.get_by_role("dialog", name="Say")
+
+    editor = view.get_by_test_id("code-editor")
+    view.get_by_role("region", name="Input").locator(
+        "[data-path='input.city']"
+    ).drag_to(editor, target_position={"x": 4, "y": 8})
+
+    expect(editor).to_contain_text("input.city")
+    expect(editor).not_to_contain_text("{{")
     assert page_errors == []

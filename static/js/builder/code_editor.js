@@ -77,6 +77,18 @@ export function codeMirrorEditor(value, onInput, { nodeId, label }) {
         keymap.of([indentWithTab]),
         autocompletion({ override: [completeFromLastRun(nodeId)], activateOnTyping: true }),
         errorDecorations(nodeId),
+        // A field dragged from the node view: code reads `input.city`, not `{{ input.city }}`.
+        EditorView.domEventHandlers({
+          drop(event, view) {
+            const path = event.dataTransfer?.getData("application/x-weir-path");
+            const at = path && view.posAtCoords({ x: event.clientX, y: event.clientY });
+            if (at === null || at === undefined || !path) return false;
+            event.preventDefault();
+            view.dispatch({ changes: { from: at, insert: path }, selection: { anchor: at + path.length } });
+            view.focus();
+            return true;
+          },
+        }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onInput(update.state.doc.toString());
         }),

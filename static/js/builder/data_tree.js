@@ -1,7 +1,8 @@
 // A run's data as a tree the user can read and drag from: every key a row,
 // objects and arrays folded open a few levels deep. Dragging a row carries its
 // `{{ path }}` reference as text, so dropping it on a text field inserts it at
-// the drop point (the browser's own text drop) and on the code editor too.
+// the drop point (the browser's own text drop); the code editor takes the bare
+// path (`input.city`) from the drag's second type.
 import { h } from "./dom.js";
 
 const OPEN_DEPTH = 3;
@@ -23,6 +24,7 @@ function row(label, path, value, caption) {
     class: "tree-key", draggable: "true", "data-path": path, title: `Drag ${reference(path)} onto a setting`,
     ondragstart: (event) => {
       event.dataTransfer.setData("text/plain", reference(path));
+      event.dataTransfer.setData("application/x-weir-path", path);
       event.dataTransfer.effectAllowed = "copy";
     },
   }, label, caption ? h("span", { class: "tree-caption", text: caption }) : null);
