@@ -38,7 +38,8 @@ function branch(summary, path, value, depth) {
   const entries = Object.entries(value);
   const shown = entries.slice(0, MAX_KEYS).map(([key, item]) => row(key, `${path}.${key}`, item));
   if (entries.length > MAX_KEYS) shown.push(h("li", { class: "muted", text: `… ${entries.length - MAX_KEYS} more` }));
-  const kind = Array.isArray(value) ? `array of ${entries.length}` : `${entries.length} fields`;
+  const count = entries.length;
+  const kind = Array.isArray(value) ? `array of ${count}` : `${count} field${count === 1 ? "" : "s"}`;
   return h("details", { open: depth <= OPEN_DEPTH },
     h("summary", {}, summary, h("span", { class: "tree-value muted", text: kind })),
     h("ul", { class: "data-tree" }, shown));
