@@ -37,7 +37,8 @@ def test_every_page_the_canvas_and_the_code_editor_follow_a_dark_system(
             trigger(),
             code(
                 "say",
-                "// greet\nconst who = input.name;\nreturn { text: `Hi ${who}`, n: 1, ok: true };",
+                "// greet\nconst who = input.name;\n"
+                "return { text: `Hi ${who}`, n: 1, ok: true };",
             ),
         ),
     )
