@@ -29,6 +29,7 @@ export function selectNode(dfId, { fromCanvas = false } = {}) {
   }
   renderInspector();
   if (state.selected) showTab("inspector");
+  emit("selection-changed");
 }
 
 export function setPath(record, path, value) {

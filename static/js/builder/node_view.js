@@ -16,6 +16,7 @@ const inputBox = $("node-view-input");
 const outputBox = $("node-view-output");
 const settingsBox = $("node-view-settings");
 const wideButton = $("node-view-wide");
+const BEHIND = document.querySelectorAll(".left-panel, .canvas-area, .right-panel");
 let returnFocus = null;
 
 function nameOf(nodeId) {
@@ -71,6 +72,7 @@ export function openNodeView() {
   returnFocus = document.activeElement;
   settingsBox.append(inspector);
   view.hidden = false;
+  for (const behind of BEHIND) behind.inert = true; // Tab stays in the view
   renderSides();
   $("node-view-title").textContent = records.get(state.selected).name || "Node";
   $("node-view-close").focus();
@@ -79,6 +81,7 @@ export function openNodeView() {
 export function closeNodeView() {
   if (view.hidden) return;
   view.hidden = true;
+  for (const behind of BEHIND) behind.inert = false;
   $("pane-inspector").append(inspector);
   returnFocus?.focus?.();
 }
@@ -103,7 +106,7 @@ container.addEventListener("dblclick", (event) => {
   openNodeView();
 });
 on("open-node-view", openNodeView);
-on("select-node", () => {
+on("selection-changed", () => {
   if (view.hidden) return;
   if (!state.selected) closeNodeView();
   else {
