@@ -12,7 +12,7 @@ from accounts.models import Preference
 from tests.e2e.accessibility import severe_violations
 from tests.e2e.pages import canvas_node, open_builder, save_screenshot
 from tests.e2e.test_papercuts import spaced
-from tests.factories import FlowFactory
+from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.graphs import code, trigger
 
 BACKGROUND = "el => getComputedStyle(el).backgroundColor"
@@ -42,7 +42,9 @@ def test_every_page_the_canvas_and_the_code_editor_follow_a_dark_system(
             ),
         ),
     )
-    for path in ("/", "/runs/", "/credentials/", "/agents/", "/account/tokens/"):
+    run = FlowRunFactory(flow=flow, status="failed", error={"message": "Boom"})
+    pages = ("/", "/runs/", f"/runs/{run.pk}/", "/credentials/", "/agents/")
+    for path in (*pages, "/account/tokens/"):
         page.goto(live_url + path)
         assert brightness(page, "body") < 0.15, path
         assert brightness(page, ".topbar") < 0.2, path

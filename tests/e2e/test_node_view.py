@@ -129,3 +129,25 @@ def test_a_field_dropped_on_the_code_editor_is_the_bare_path(
     expect(editor).to_contain_text("input.city")
     expect(editor).not_to_contain_text("{{")
     assert page_errors == []
+
+
+def test_tab_skips_the_panels_under_the_view_and_deleting_the_node_closes_it(
+    alice_page, live_url, alice, page_errors
+):
+    page = alice_page
+    open_builder(page, live_url, flow_of_two_steps(alice))
+    canvas_node(page, "Reply").dblclick()
+    view = page.get_by_role("dialog", name="Reply")
+    expect(view.get_by_role("region", name="Input")).to_contain_text(
+        "No input yet: run the flow"
+    )
+
+    behind = "document.activeElement.closest('.left-panel, .canvas-area, .right-panel')"
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        assert page.evaluate(behind) is None, "Tab reached the panels under the view"
+    view.get_by_role("button", name="Delete node").click()
+
+    expect(view).to_be_hidden()
+    expect(canvas_node(page, "Reply")).to_have_count(0)
+    assert page_errors == []
