@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from flows.engine import run_flow, waits
-from flows.models import FlowRun
+from flows.models import Credential, FlowRun
 from tests.e2e.pages import save_screenshot
 from tests.e2e.test_papercuts import spaced
 from tests.factories import AgentFactory, FlowFactory
@@ -103,5 +103,29 @@ def test_the_builder_on_a_phone_asks_for_a_wider_screen(
 
     expect(phone.get_by_text("The builder needs a wider screen")).to_be_visible()
     expect(phone.locator("#drawflow")).to_be_hidden()
+    fits_the_screen(phone)
+    assert page_errors == []
+
+
+def test_the_credentials_connect_button_is_whole_on_a_phone(
+    phone, live_url, alice, page_errors
+):
+    Credential.objects.create(
+        created_by=alice,
+        name="crm_with_a_rather_long_name",
+        kind="oauth2",
+        public={
+            "grant": "authorization_code",
+            "authorize_url": "https://login.example.com/oauth2/v2/authorize",
+            "token_url": "https://login.example.com/oauth2/v2/token",
+            "client_id": "a-very-long-client-identifier-0123456789abcdef",
+            "scopes": "read write",
+        },
+    )
+    phone.goto(f"{live_url}/credentials/")
+
+    connect = phone.get_by_role("link", name="Connect crm_with_a_rather_long_name")
+    expect(connect).to_be_visible()
+    inside(phone, connect)
     fits_the_screen(phone)
     assert page_errors == []
