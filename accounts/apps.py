@@ -12,6 +12,8 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib import admin
 
+        # Connects the sign-in receiver that puts the person's theme in the session.
+        import accounts.preferences.theme  # noqa: F401
         from accounts.tokens.text import SHAPE
         from accounts.two_factor.views import admin_login
         from core.redact import register_shape

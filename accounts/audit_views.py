@@ -3,8 +3,6 @@ the events of `GET /api/workspaces/:id/audit`, with its filters and cursor."""
 
 from __future__ import annotations
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
@@ -12,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
+from accounts.audit.changes import readable_changes
 from accounts.audit.models import AuditEvent
 from accounts.audit_api import AuditFilterForm, apply_audit_filters
 from accounts.rights import AUDIT_READ
@@ -43,7 +42,7 @@ def workspace_audit(request: HttpRequest, workspace_id) -> HttpResponse:
             raise Http404("No such page of the audit log.") from None
         next_url = paginator.get_next_link()
         rows = [
-            (event, json.dumps(event.changes, sort_keys=True) if event.changes else "")
+            (event, readable_changes(event.changes, event.target_type))
             for event in page
         ]
     else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.audit.models import AuditEvent
+from accounts.preferences.models import Preference
 from accounts.tokens.models import ApiToken
 from accounts.workspaces.invitations import Invitation
 from accounts.workspaces.models import Membership, Variable, Workspace
@@ -16,6 +17,7 @@ __all__ = [
     "AuditEvent",
     "Invitation",
     "Membership",
+    "Preference",
     "SignInFailureWindow",
     "Variable",
     "Workspace",

@@ -4,6 +4,7 @@ pages (new workspace, members, variables, audit log)."""
 from django.urls import path
 
 from accounts.audit_views import workspace_audit
+from accounts.preferences.theme import set_theme
 from accounts.tokens.page import tokens_page, workspace_tokens_page
 from accounts.views import SignInView, SignOutView
 from accounts.workspaces.variables_page import workspace_variables
@@ -13,6 +14,7 @@ urlpatterns = [
     path("login/", SignInView.as_view(), name="login"),
     path("logout/", SignOutView.as_view(), name="logout"),
     path("account/tokens/", tokens_page, name="tokens"),
+    path("account/theme/", set_theme, name="theme"),
     path(
         "workspaces/<uuid:workspace_id>/tokens/",
         workspace_tokens_page,

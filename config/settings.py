@@ -116,6 +116,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 # The header's workspace switcher and role badge.
                 "accounts.workspaces.current.workspaces",
+                "accounts.preferences.theme.theme",
             ],
         },
     },

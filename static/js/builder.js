@@ -11,6 +11,7 @@ import "./builder/history.js";
 import "./builder/keyboard.js";
 import { labelNodes } from "./builder/keyboard_access.js";
 import "./builder/mcp_offer_panel.js";
+import "./builder/node_view.js";
 import { markPinnedNodes } from "./builder/pins_panel.js";
 import { markUnreachable } from "./builder/reachability.js";
 import "./builder/run_panel.js";

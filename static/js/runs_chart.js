@@ -25,45 +25,58 @@ function formatMs(ms) {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
 }
 
+// Axis ink and grid lines from the page's theme (static/css/theme.css).
+function axis(extra = {}) {
+  const style = getComputedStyle(document.documentElement);
+  return { stroke: style.getPropertyValue("--muted").trim(), grid: { stroke: style.getPropertyValue("--line").trim() },
+    ticks: { stroke: style.getPropertyValue("--line").trim() }, ...extra };
+}
+
 function chartWidth() {
   return Math.max(320, countsBox.parentElement.clientWidth - 48);
 }
 
 // Stacked bars: series k is drawn at the sum of statuses k..n, so each bar's
 // visible slice is one status; the legend shows the status's own count.
-function countsChart(stats, xs) {
+// The time column of a legend: the hovered bucket's time, else the range.
+function timeSeries(words) {
+  return { label: "Time", value: (u, value) => (value === null ? `last ${words}` : new Date(value * 1000).toLocaleString()) };
+}
+
+function countsChart(stats, xs, words) {
   const statuses = stats.statuses.filter((status) => stats.counts[status] > 0);
   const own = statuses.map((status) => stats.buckets.map((b) => b.counts[status]));
   const stacked = own.map((_, k) =>
     stats.buckets.map((_, i) => own.slice(k).reduce((sum, row) => sum + row[i], 0) || null));
   const bars = uPlot.paths.bars({ size: [0.8, 40] });
-  const series = [{}, ...statuses.map((status, k) => ({
+  const series = [timeSeries(words), ...statuses.map((status, k) => ({
     label: status.replace("_", " "),
     fill: STATUS_COLOURS[status] || "#64748b",
     stroke: STATUS_COLOURS[status] || "#64748b",
     paths: bars,
     points: { show: false },
-    value: (u, value, si, index) => (index === null ? "–" : own[k][index]),
+    // Without a hovered bar the legend shows the range's total for the status.
+    value: (u, value, si, index) => (index === null ? stats.counts[status] : own[k][index]),
   }))];
   return new uPlot({
     width: chartWidth(),
     height: 200,
     series,
-    axes: [{}, { label: "runs", size: 50 }],
+    axes: [axis(), axis({ label: "runs", size: 50 })],
     scales: { y: { range: (u, min, max) => [0, Math.max(1, max)] } },
   }, [xs, ...stacked], countsBox);
 }
 
-function durationsChart(stats, xs) {
+function durationsChart(stats, xs, words) {
   return new uPlot({
     width: chartWidth(),
     height: 160,
     series: [
-      {},
-      { label: "p50", stroke: "#2563eb", width: 2, spanGaps: true, value: (u, v) => formatMs(v) },
-      { label: "p95", stroke: "#9333ea", width: 2, spanGaps: true, value: (u, v) => formatMs(v) },
+      timeSeries(words),
+      { label: "p50", stroke: "#2563eb", width: 2, spanGaps: true, value: (u, v, si, index) => formatMs(index === null ? stats.p50 : v) },
+      { label: "p95", stroke: "#9333ea", width: 2, spanGaps: true, value: (u, v, si, index) => formatMs(index === null ? stats.p95 : v) },
     ],
-    axes: [{}, { label: "ms", size: 60 }],
+    axes: [axis(), axis({ label: "ms", size: 60 })],
   }, [xs, stats.buckets.map((b) => b.p50), stats.buckets.map((b) => b.p95)], durationsBox);
 }
 
@@ -96,7 +109,7 @@ async function show(range) {
     ` (${failed} failed or timed out) · p50 ${formatMs(stats.p50)} · p95 ${formatMs(stats.p95)}` +
     ` · per ${stats.bucket}`;
   const xs = stats.buckets.map((b) => Date.parse(b.start) / 1000);
-  charts = [countsChart(stats, xs), durationsChart(stats, xs)];
+  charts = [countsChart(stats, xs, words), durationsChart(stats, xs, words)];
 }
 
 for (const button of buttons) {
@@ -104,5 +117,9 @@ for (const button of buttons) {
 }
 window.addEventListener("resize", () => {
   for (const chart of charts) chart.setSize({ width: chartWidth(), height: chart.height });
+});
+document.addEventListener("theme-changed", () => {
+  const pressed = buttons.find((button) => button.getAttribute("aria-pressed") === "true");
+  show(pressed?.dataset.range || "24h");
 });
 show(buttons[0]?.dataset.range || "24h");

@@ -6,7 +6,7 @@
 import {
   autocompletion, basicSetup, Decoration, EditorState, EditorView, indentWithTab, javascript, keymap,
 } from "../../vendor/codemirror/codemirror.bundle.js";
-import { currentGraph, state } from "./context.js";
+import { currentGraph, dfIdOfNode, records, state } from "./context.js";
 
 const ROOTS = ["input", "prev", "results"];
 
@@ -37,10 +37,12 @@ function completeFromLastRun(nodeId) {
     const last = parts[parts.length - 1];
     return {
       from: word.to - last.length,
+      // Under `results.` the keys are node ids: the node's name shows beside each.
       options: Object.keys(value).map((key) => ({
         label: key,
         type: "property",
-        detail: Array.isArray(value[key]) ? "array" : typeof value[key],
+        detail: (parts.length === 2 && parts[0] === "results" && records.get(dfIdOfNode(key))?.name)
+          || (Array.isArray(value[key]) ? "array" : typeof value[key]),
       })),
       validFor: /^[\w$]*$/,
     };
@@ -75,6 +77,18 @@ export function codeMirrorEditor(value, onInput, { nodeId, label }) {
         keymap.of([indentWithTab]),
         autocompletion({ override: [completeFromLastRun(nodeId)], activateOnTyping: true }),
         errorDecorations(nodeId),
+        // A field dragged from the node view: code reads `input.city`, not `{{ input.city }}`.
+        EditorView.domEventHandlers({
+          drop(event, view) {
+            const path = event.dataTransfer?.getData("application/x-weir-path");
+            const at = path && view.posAtCoords({ x: event.clientX, y: event.clientY });
+            if (at === null || at === undefined || !path) return false;
+            event.preventDefault();
+            view.dispatch({ changes: { from: at, insert: path }, selection: { anchor: at + path.length } });
+            view.focus();
+            return true;
+          },
+        }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onInput(update.state.doc.toString());
         }),

@@ -33,7 +33,8 @@ export const state = {
 // A small event bus (as Node-RED's editor has RED.events): a panel reacts to
 // what happened instead of importing the panel that handles it, so modules do
 // not import each other in a circle. Events: "select-node" (dfId, options),
-// "refresh-inspector", "tab-shown" (name).
+// "refresh-inspector", "tab-shown" (name), "selection-changed" (after any
+// selection), "open-node-view", "run-shown" (after showRun()).
 const handlers = new Map();
 
 export function on(event, handler) {

@@ -2,7 +2,7 @@
 // declared fields, and edits written back into the node's record.
 import { kindClass, kindOf, nodeHtml } from "../graph_format.js";
 import { fieldsFor } from "../node_forms.js";
-import { container, editor, kinds, markChanged, nodeElement, on, records, state } from "./context.js";
+import { container, editor, emit, kinds, markChanged, nodeElement, on, records, state } from "./context.js";
 import { $, h, showText } from "./dom.js";
 import { showTab } from "./tabs.js";
 import { connectionsSection } from "./connect_menu.js";
@@ -30,6 +30,7 @@ export function selectNode(dfId, { fromCanvas = false } = {}) {
   }
   renderInspector();
   if (state.selected) showTab("inspector");
+  emit("selection-changed");
 }
 
 export function setPath(record, path, value) {
@@ -129,6 +130,8 @@ export function renderInspector() {
         h("div", { class: "inspector-kind", text: kind.label }),
         h("div", { class: "muted small-text" }, "id ", h("code", { class: "node-id", text: record.id })),
       ),
+      h("button", { type: "button", class: "small node-view-open", text: "Open node view",
+        title: "Input, settings and output side by side (or double-click the node)", onclick: () => emit("open-node-view") }),
     ),
     h("p", { class: "muted small-text", text: kind.description }),
   );
@@ -182,7 +185,8 @@ export function renderInspector() {
   }
   general.hidden = !general.children.length;
   inspector.append(
-    pinsSection(dfId, renderInspector),
+    // A trigger or a branch has no pins section: null, which append() would write as "null".
+    ...[pinsSection(dfId, renderInspector)].filter(Boolean),
     connectionsSection(dfId, renderInspector),
     h("div", { class: "inspector-foot" },
       h("button", { type: "button", class: "small danger", text: "Delete node", onclick: () => editor.removeNodeId(`node-${dfId}`) }),

@@ -136,4 +136,5 @@ export function showRun(target, run, steps = stepsOf(run, run)) {
   children.push(list);
   target.replaceChildren(...children);
   paintCanvas(steps);
+  emit("run-shown");
 }

@@ -7,11 +7,16 @@
 import { samples } from "./code_editor.js";
 import { h } from "./dom.js";
 import { inspector } from "./inspector.js";
-import { records, state } from "./context.js";
+import { dfIdOfNode, records, state } from "./context.js";
 
 const PATH = /^(input|prev|results)(\.[\w$]+)*$/;
 const TYPING = /\{\{\s*((?:input|prev|results)(?:\.[\w$]*)+)$/;
 let list = null; // the open listbox: {element, field, options, index, from}
+
+/** A node's name by its id (`results.<id>` names a node by id). */
+function nodeName(id) {
+  return records.get(dfIdOfNode(id))?.name || null;
+}
 
 function nodeId() {
   return records.get(state.selected)?.id;
@@ -34,6 +39,25 @@ function preview(text, data) {
 }
 
 const previews = new WeakMap(); // field -> its preview line
+const referenceLines = new WeakMap(); // field -> its "Refers to" line
+
+/** Under a field that reads other nodes' results: their names, ids after them. */
+function showReferences(field) {
+  const ids = [...new Set([...field.value.matchAll(/\{\{[^}]*?\bresults\.([\w$]+)/g)].map((match) => match[1]))];
+  const named = ids.filter((id) => nodeName(id)).map((id) => `${nodeName(id)} (${id})`);
+  let line = referenceLines.get(field);
+  if (!named.length) {
+    line?.remove();
+    referenceLines.delete(field);
+    return;
+  }
+  if (!line?.isConnected) {
+    line = h("p", { class: "template-refs hint" });
+    field.after(line);
+    referenceLines.set(field, line);
+  }
+  line.textContent = `Refers to ${named.join(", ")}`;
+}
 
 function showPreview(field, data) {
   let box = previews.get(field);
@@ -66,10 +90,13 @@ function choose(index) {
 }
 
 function render() {
+  // Under `results.` the options are node ids: the node's name shows, its id under it.
+  const named = (option) => (list.nodes && nodeName(option)) || null;
   list.element.replaceChildren(...list.options.map((option, index) =>
     h("li", { role: "option", id: `template-option-${index}`, "aria-selected": String(index === list.index),
-      class: index === list.index ? "active" : "", text: option,
-      onmousedown: (event) => { event.preventDefault(); choose(index); } })));
+      class: index === list.index ? "active" : "",
+      onmousedown: (event) => { event.preventDefault(); choose(index); } },
+    named(option) ?? option, named(option) ? h("span", { class: "option-id", text: option }) : null)));
   list.field.setAttribute("aria-activedescendant", `template-option-${list.index}`);
 }
 
@@ -86,7 +113,7 @@ function suggest(field, data) {
     list = { element: h("ul", { class: "template-options", role: "listbox", "aria-label": "Fields of the last run" }), field };
     field.after(list.element);
   }
-  Object.assign(list, { options, index: 0, from: field.selectionStart - partial.length });
+  Object.assign(list, { options, index: 0, from: field.selectionStart - partial.length, nodes: parts.length === 2 && parts[0] === "results" });
   render();
 }
 
@@ -95,6 +122,7 @@ inspector.addEventListener("input", (event) => {
   if (!field.matches("input:not([type]), input[type=text], textarea") || !nodeId()) return;
   const data = samples(nodeId());
   showPreview(field, data);
+  showReferences(field);
   suggest(field, data);
 });
 

@@ -46,7 +46,7 @@ def test_an_admin_sees_the_events_with_who_what_and_changes(team):
 
     assert "Audit log of Team" in html
     assert "flow: Orders" in html and "team_runner" in html
-    assert "{&quot;from&quot;: 3, &quot;to&quot;: 4}" in html
+    assert '<span class="audit-old">3</span> → <span class="audit-new">4</span>' in html
     assert "flow.deleted" not in html
 
 

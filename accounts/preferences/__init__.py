@@ -1,0 +1,1 @@
+"""A person's own settings for the pages (the colour theme)."""
