@@ -44,6 +44,7 @@ api_patterns = [
     path("", include("flows.api.urls")),
     path("", include("flows.git.urls")),
     path("", include("agents.api_urls")),
+    path("", include("knowledge.api_urls")),
 ]
 
 urlpatterns = [
