@@ -162,6 +162,8 @@ EXTRA_ERRORS = {
     "agents_partial_update": ("412",),
     "agents_usage_retrieve": ("400",),
     "agents_test_connection_create": ("429", "502", "504"),
+    "knowledge_bases_create": ("409",),  # the name is taken in the workspace
+    "knowledge_bases_partial_update": ("409",),
 }
 
 # `Prefer: respond-async` or `?async=true`: the run waits for a worker.

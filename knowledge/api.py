@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -25,6 +27,7 @@ from knowledge import documents, embedders
 from knowledge.models import Document, KnowledgeBase
 from knowledge.search import MAX_RESULTS, as_data, search
 
+DOCUMENT_ID = OpenApiParameter("document_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 # A multipart body's framing around the file, allowed past the document limit.
 MULTIPART_SLACK_BYTES = 64 * 1024
 
@@ -35,12 +38,20 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
         required=False,
         error_messages={"does_not_exist": "No workspace of yours has this id."},
     )
-    documents = serializers.IntegerField(read_only=True, source="document_count")
+    documents = serializers.SerializerMethodField()
 
     class Meta:
         model = KnowledgeBase
         fields = ["id", "name", "description", "embedder", "workspace", "documents"]
         read_only_fields = ["id", "documents"]
+        # (workspace, name) is checked by `_check_name_free`: a 409, and the
+        # workspace may be left out (the personal one).
+        validators = []
+
+    def get_documents(self, base) -> int:
+        """How many documents it holds (the list's annotation, else one query)."""
+        count = getattr(base, "document_count", None)
+        return base.documents.count() if count is None else count
 
     def validate_workspace(self, workspace):
         if self.instance is not None:
@@ -135,6 +146,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         if taken.exclude(pk=exclude).exists():
             raise Conflict(f"This workspace already has a knowledge base named {name!r}.")
 
+    @extend_schema(request=SearchSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"])
     def search(self, request, pk=None):
         body = SearchSerializer(data=request.data)
@@ -146,11 +158,13 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
             raise ValidationFailed(str(error)) from None
         return Response(as_data(query, passages))
 
+    @extend_schema(responses=DocumentSerializer(many=True))
     @action(detail=True, methods=["get"])
     def documents(self, request, pk=None):
         base = self.get_object()
         return Response(DocumentSerializer(base.documents.all(), many=True).data)
 
+    @extend_schema(request=None, responses={202: DocumentSerializer})
     @documents.mapping.post
     def add_document(self, request, pk=None):
         """A file (multipart, field `file`) or a web page (JSON `{url}`)."""
@@ -183,15 +197,24 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
             ) from None
         return Response(DocumentSerializer(document).data, status=202)
 
+    @extend_schema(
+        parameters=[DOCUMENT_ID],
+        responses=DocumentSerializer,
+        operation_id="knowledge_bases_document_retrieve",
+    )
     @action(detail=True, methods=["get"], url_path=r"documents/(?P<document_id>[^/.]+)")
     def document(self, request, pk=None, document_id=None):
         return Response(DocumentSerializer(self._document(document_id)).data)
 
+    @extend_schema(parameters=[DOCUMENT_ID], responses={204: None})
     @document.mapping.delete
     def remove_document(self, request, pk=None, document_id=None):
         documents.delete(self._document(document_id))
         return Response(status=204)
 
+    @extend_schema(
+        parameters=[DOCUMENT_ID], request=None, responses={202: DocumentSerializer}
+    )
     @action(
         detail=True,
         methods=["post"],
