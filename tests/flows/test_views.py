@@ -170,6 +170,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "send_email",
         "postgres_query",
         "mcp_tool",
+        "knowledge_search",
         "agent",
     ]
     assert 'data-kind="http_request"' in left_panel(html)

@@ -9,7 +9,7 @@ from accounts.models import Membership
 from accounts.workspaces.personal import personal_workspace
 from knowledge.indexing import index_now
 from knowledge.models import Document
-from tests.knowledge.conftest import HANDBOOK, add_markdown, make_base
+from tests.knowledge.bases import HANDBOOK, add_markdown, make_base
 
 
 def upload(client, base, name="handbook.md", data=HANDBOOK.encode(), kind="text/markdown"):

@@ -9,7 +9,7 @@ import pytest
 from knowledge import embedders
 from knowledge.indexing import index_now
 from knowledge.search import search
-from tests.knowledge.conftest import add_markdown, make_base
+from tests.knowledge.bases import add_markdown, make_base
 from tests.llm_server import letter_counts
 
 

@@ -9,10 +9,10 @@ import pytest
 from knowledge.search import DATA_NOTE, as_data, search
 from knowledge.vectors import new_index
 from knowledge.vectors.base import ExactIndex
-from tests.knowledge.conftest import add_markdown, make_base
+from tests.knowledge.bases import add_markdown, make_base
 
 
-def test_the_passage_answering_the_question_comes_first(engine, settings, alice):
+def test_the_passage_answering_the_question_comes_first(vector_engine, settings, alice):
     settings.KNOWLEDGE_CHUNK_CHARS = 120
     settings.KNOWLEDGE_CHUNK_OVERLAP = 20
     base = make_base(alice)
@@ -26,7 +26,7 @@ def test_the_passage_answering_the_question_comes_first(engine, settings, alice)
     assert 0 < best.score <= 1.0001
 
 
-def test_a_deleted_document_is_no_longer_found(engine, alice):
+def test_a_deleted_document_is_no_longer_found(vector_engine, alice):
     from knowledge import documents
 
     base = make_base(alice)
@@ -38,7 +38,7 @@ def test_a_deleted_document_is_no_longer_found(engine, alice):
     assert search(base, "refunds", k=1) == []
 
 
-def test_a_changed_document_is_found_by_its_new_words(engine, alice):
+def test_a_changed_document_is_found_by_its_new_words(vector_engine, alice):
     base = make_base(alice)
     add_markdown(base, text="The office cat is called Pixel.")
     assert "Pixel" in search(base, "cat name", k=1)[0].text
@@ -49,7 +49,7 @@ def test_a_changed_document_is_found_by_its_new_words(engine, alice):
     assert "Biscuit" in found.text
 
 
-def test_an_empty_base_finds_nothing(engine, alice):
+def test_an_empty_base_finds_nothing(vector_engine, alice):
     assert search(make_base(alice), "anything") == []
 
 
@@ -71,7 +71,7 @@ def test_every_engine_ranks_like_exact_search(settings, name):
         assert got[0][1] == pytest.approx(1.0, abs=1e-4)
 
 
-def test_passages_reach_a_reader_fenced_and_marked_as_data(engine, alice):
+def test_passages_reach_a_reader_fenced_and_marked_as_data(vector_engine, alice):
     base = make_base(alice)
     add_markdown(
         base,

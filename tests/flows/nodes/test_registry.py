@@ -123,6 +123,8 @@ def test_a_new_nodes_default_data_passes_its_kinds_checks(db, kind):
         assert [problem.field for problem in problems] == ["data.agent_id"]
     elif kind == "mcp_tool":  # and a tool of the server's list
         assert [problem.field for problem in problems] == ["data.tool"]
+    elif kind == "knowledge_search":  # and a knowledge base
+        assert [problem.field for problem in problems] == ["data.base_id"]
     else:
         assert problems == []
 

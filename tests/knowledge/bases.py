@@ -1,4 +1,5 @@
-"""Knowledge bases for the tests, indexed as a worker would."""
+"""Knowledge bases for the tests, indexed as a worker would (a plugin of
+tests/conftest.py: the flows and agents tests use them too)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ A webhook answers 429 when a flow is called too often.
 
 
 @pytest.fixture(params=["embedded", "qdrant"])
-def engine(request, settings):
+def vector_engine(request, settings):
     """Each test runs once per vector index: one interface, both engines."""
     settings.KNOWLEDGE_INDEX = request.param
     return request.param
@@ -44,10 +45,3 @@ def add_markdown(base, name="handbook.md", text=HANDBOOK, *, index=True):
         index_now(str(document.pk))
         document.refresh_from_db()
     return document
-
-
-@pytest.fixture
-def handbook(alice, django_capture_on_commit_callbacks):
-    base = make_base(alice)
-    add_markdown(base)
-    return base
