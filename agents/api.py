@@ -159,8 +159,13 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
             # agent has tool flows come with the agent: statements fewer
             # before the first token.
             tools = Agent.tools.through.objects.filter(agent_id=OuterRef("pk"))
+            bases = Agent.knowledge_bases.through.objects.filter(
+                agent_id=OuterRef("pk")
+            )
             return agents.annotate(
-                caller_role=role_subquery(self.request.user), has_tools=Exists(tools)
+                caller_role=role_subquery(self.request.user),
+                has_tools=Exists(tools),
+                has_knowledge=Exists(bases),
             )
         return agents
 

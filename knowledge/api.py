@@ -144,7 +144,9 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     def _check_name_free(workspace, name, exclude=None):
         taken = KnowledgeBase.objects.filter(workspace=workspace, name=name)
         if taken.exclude(pk=exclude).exists():
-            raise Conflict(f"This workspace already has a knowledge base named {name!r}.")
+            raise Conflict(
+                f"This workspace already has a knowledge base named {name!r}."
+            )
 
     @extend_schema(request=SearchSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"])
@@ -193,7 +195,8 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
             if refused.too_large:
                 raise PayloadTooLarge(refused.message) from None
             raise ValidationFailed(
-                "The document was not added.", details={refused.field: [refused.message]}
+                "The document was not added.",
+                details={refused.field: [refused.message]},
             ) from None
         return Response(DocumentSerializer(document).data, status=202)
 

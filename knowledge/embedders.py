@@ -34,8 +34,7 @@ def parse(name: str) -> tuple[str, str]:
     if provider in ("openai", "ollama") and model:
         return provider, model
     raise ValueError(
-        "An embedder is `hash`, `openai:<model>` or `ollama:<model>`, "
-        f"not {name!r}."
+        f"An embedder is `hash`, `openai:<model>` or `ollama:<model>`, not {name!r}."
     )
 
 
@@ -58,7 +57,7 @@ def hash_vector(text: str) -> np.ndarray:
     vector = np.zeros(HASH_DIMENSIONS, dtype=np.float32)
     words = [word.lower() for word in WORD.findall(text)]
     counts: dict[str, int] = {}
-    for feature in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+    for feature in words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]:
         counts[feature] = counts.get(feature, 0) + 1
     for feature, count in counts.items():
         digest = zlib.crc32(feature.encode())
@@ -92,7 +91,9 @@ def _remote(provider: str, model: str, texts: list[str]) -> list[list[float]]:
     try:
         answer = client.embeddings.create(model=model, input=texts)
     except openai.OpenAIError as error:
-        raise EmbeddingFailed(f"The {provider} embeddings call failed: {error}") from None
+        raise EmbeddingFailed(
+            f"The {provider} embeddings call failed: {error}"
+        ) from None
     rows = [item.embedding for item in sorted(answer.data, key=lambda i: i.index)]
     if len(rows) != len(texts):
         raise EmbeddingFailed(f"The {provider} embeddings answer lacks vectors.")

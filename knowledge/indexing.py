@@ -67,7 +67,9 @@ def index_now(document_id: str) -> str | None:
     except Exception:
         logger.exception("Indexing document %s crashed", document_id)
         _fail(document, "Indexing failed unexpectedly; see the server's log.")
-    return Document.objects.filter(pk=document_id).values_list("status", flat=True).first()
+    return (
+        Document.objects.filter(pk=document_id).values_list("status", flat=True).first()
+    )
 
 
 def _index(document: Document) -> None:
@@ -97,9 +99,7 @@ def _index(document: Document) -> None:
     vectors = []
     for start in range(0, len(pieces), EMBED_BATCH):
         batch = pieces[start : start + EMBED_BATCH]
-        vectors.append(
-            embedders.embed(document.base.embedder, [p.text for p in batch])
-        )
+        vectors.append(embedders.embed(document.base.embedder, [p.text for p in batch]))
         Document.objects.filter(pk=document.pk).update(chunks_done=start + len(batch))
     matrix = np.concatenate(vectors)
     with transaction.atomic():
@@ -115,7 +115,7 @@ def _index(document: Document) -> None:
                 text=piece.text,
                 vector=vector.tobytes(),
             )
-            for piece, vector in zip(pieces, matrix)
+            for piece, vector in zip(pieces, matrix, strict=True)
         )
         Document.objects.filter(pk=document.pk).update(
             status=Document.Status.READY, indexed_at=timezone.now(), error=""

@@ -80,8 +80,7 @@ def as_data(query: str, passages: list[Passage]) -> dict:
         "note": DATA_NOTE,
         "query": query,
         "passages": [
-            {**passage.as_json(), "text": _fenced(passage.text)}
-            for passage in passages
+            {**passage.as_json(), "text": _fenced(passage.text)} for passage in passages
         ],
     }
 
@@ -93,9 +92,11 @@ def _fenced(text: str) -> str:
 
 
 def _index_of(base: KnowledgeBase) -> VectorIndex | None:
-    version = KnowledgeBase.objects.filter(pk=base.pk).values_list(
-        "version", flat=True
-    ).first()
+    version = (
+        KnowledgeBase.objects.filter(pk=base.pk)
+        .values_list("version", flat=True)
+        .first()
+    )
     if version is None:
         return None
     key = (base.pk, settings.KNOWLEDGE_INDEX)
@@ -112,7 +113,9 @@ def _index_of(base: KnowledgeBase) -> VectorIndex | None:
             _built.pop(key, None)
             return None
         keys = np.fromiter((row[0] for row in rows), dtype=np.uint64, count=len(rows))
-        vectors = np.stack([np.frombuffer(bytes(row[1]), dtype=np.float32) for row in rows])
+        vectors = np.stack(
+            [np.frombuffer(bytes(row[1]), dtype=np.float32) for row in rows]
+        )
         index = new_index(f"weir_kb_{base.pk.hex}", vectors.shape[1])
         index.build(keys, vectors)
         _built[key] = (version, index)

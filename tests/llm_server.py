@@ -110,9 +110,17 @@ class LLMServer:
             def _embeddings(self, body: dict) -> None:
                 """OpenAI's (and Ollama's compatible) `/embeddings`: each input's
                 vector from its letters' counts, so alike texts point alike."""
-                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                inputs = (
+                    body["input"]
+                    if isinstance(body["input"], list)
+                    else [body["input"]]
+                )
                 data = [
-                    {"object": "embedding", "index": i, "embedding": letter_counts(text)}
+                    {
+                        "object": "embedding",
+                        "index": i,
+                        "embedding": letter_counts(text),
+                    }
                     for i, text in enumerate(inputs)
                 ]
                 answer = json.dumps(

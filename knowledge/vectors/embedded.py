@@ -38,5 +38,5 @@ class EmbeddedIndex(VectorIndex):
         # usearch's "ip" distance is 1 - inner product.
         return [
             (int(key), 1.0 - float(distance))
-            for key, distance in zip(found.keys, found.distances)
+            for key, distance in zip(found.keys, found.distances, strict=True)
         ]

@@ -12,7 +12,8 @@ from knowledge.models import Document
 from tests.knowledge.bases import HANDBOOK, add_markdown, make_base
 
 
-def upload(client, base, name="handbook.md", data=HANDBOOK.encode(), kind="text/markdown"):
+def upload(client, base, name="handbook.md", data=None, kind="text/markdown"):
+    data = HANDBOOK.encode() if data is None else data
     return client.post(
         f"/api/knowledge-bases/{base.id}/documents",
         {"file": SimpleUploadedFile(name, data, content_type=kind)},
@@ -165,7 +166,9 @@ def test_a_page_is_fetched_through_the_wall_when_allowed(
     found = api.post(
         f"/api/knowledge-bases/{base.id}/search", {"query": "parcels"}, format="json"
     ).json()
-    assert found["passages"][0]["text"].endswith("Parcels ship on Tuesdays.\n</passage>")
+    assert found["passages"][0]["text"].endswith(
+        "Parcels ship on Tuesdays.\n</passage>"
+    )
     assert found["passages"][0]["source"] == url
 
 

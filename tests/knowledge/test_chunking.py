@@ -20,12 +20,14 @@ def test_blank_text_makes_no_passage():
 
 
 def test_consecutive_passages_overlap_so_a_cut_answer_is_whole_in_one():
-    sentences = " ".join(f"Sentence number {n} says the code is {n * 7}." for n in range(60))
+    sentences = " ".join(
+        f"Sentence number {n} says the code is {n * 7}." for n in range(60)
+    )
 
     pieces = chunk(sentences, 200, 60)
 
     assert len(pieces) > 5
-    for before, after in zip(pieces, pieces[1:]):
+    for before, after in zip(pieces, pieces[1:], strict=False):
         assert after.start < before.start + len(before.text)  # they overlap
     for n in range(60):
         fact = f"Sentence number {n} says the code is {n * 7}."
