@@ -59,6 +59,7 @@ urlpatterns = [
     path("", include("accounts.oidc.urls")),
     path("", include("accounts.two_factor.urls")),
     path("", include("agents.urls")),
+    path("", include("knowledge.urls")),
     path("", include("flows.urls")),
 ]
 
