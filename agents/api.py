@@ -152,7 +152,7 @@ class AgentViewSet(AgentExtrasMixin, viewsets.ModelViewSet):
             return agents  # the schema's anonymous request: no role to read
         if self.action in ("list", "retrieve"):
             return agents.with_editable(self.request.user).prefetch_related(
-                "tools", "approval_flows"
+                "tools", "approval_flows", "knowledge_bases"
             )
         if self.action == "chat":
             # The caller's role (read live on every request) and whether the

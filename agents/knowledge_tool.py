@@ -23,13 +23,18 @@ DEFAULT_RESULTS = 5
 
 
 def bases_of(agent: Agent) -> list:
-    """The agent's knowledge bases in its own workspace (one query; none when
-    the agent was read with `has_knowledge` False, as the chat API reads it)."""
+    """The agent's knowledge bases in its own workspace: one query, none when
+    they were prefetched or the agent was read with `has_knowledge` False (as
+    the chat API reads it). Filtered in Python so a prefetch serves it."""
     if agent.pk is None or agent.workspace_id is None:
         return []
     if getattr(agent, "has_knowledge", True) is False:
         return []
-    return list(agent.knowledge_bases.filter(workspace_id=agent.workspace_id))
+    return [
+        base
+        for base in agent.knowledge_bases.all()
+        if base.workspace_id == agent.workspace_id
+    ]
 
 
 def spec(bases: list) -> ToolSpec:

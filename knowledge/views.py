@@ -34,7 +34,9 @@ def base_list(request):
         workspace_id = membership.workspace_id
         if not name:
             errors["name"] = "Give the knowledge base a name."
-        elif KnowledgeBase.objects.filter(workspace_id=workspace_id, name=name).exists():
+        elif KnowledgeBase.objects.filter(
+            workspace_id=workspace_id, name=name
+        ).exists():
             errors["name"] = "This workspace already has a knowledge base of that name."
         else:
             base = KnowledgeBase.objects.create(
@@ -42,7 +44,9 @@ def base_list(request):
             )
             return redirect("knowledge:base", base_id=base.pk)
     bases = (
-        KnowledgeBase.objects.filter(workspace_id=getattr(membership, "workspace_id", None))
+        KnowledgeBase.objects.filter(
+            workspace_id=getattr(membership, "workspace_id", None)
+        )
         .annotate(document_count=Count("documents"))
         .order_by("name")
     )
@@ -64,7 +68,9 @@ def base_page(request, base_id):
     status = 200
     if request.method == "POST":
         if not may_edit:
-            return HttpResponseForbidden("Your role may not change this knowledge base.")
+            return HttpResponseForbidden(
+                "Your role may not change this knowledge base."
+            )
         status, errors = _change(request, base)
         if not errors:
             return redirect("knowledge:base", base_id=base.pk)

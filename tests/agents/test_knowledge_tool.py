@@ -60,9 +60,7 @@ def test_a_document_asking_for_a_tool_call_still_waits_for_approval(
     agent.knowledge_bases.add(base)
     # The model, fooled by the passage, calls the tool the document names.
     llm_server.queue(openai_tool_call("search_knowledge", {"query": "returns"}))
-    llm_server.queue(
-        openai_tool_call("look_up_order", {"number": 1}, call_id="call_9")
-    )
+    llm_server.queue(openai_tool_call("look_up_order", {"number": 1}, call_id="call_9"))
 
     response = chat(api, agent, "What is the returns policy?")
 

@@ -41,7 +41,9 @@ def test_an_added_file_shows_queued_then_ready_and_is_searchable(alice_client, a
         page,
         {
             "action": "add_file",
-            "file": SimpleUploadedFile("handbook.md", HANDBOOK.encode(), "text/markdown"),
+            "file": SimpleUploadedFile(
+                "handbook.md", HANDBOOK.encode(), "text/markdown"
+            ),
         },
     )
     assert "status-queued" in alice_client.get(page).content.decode()
@@ -90,7 +92,10 @@ def test_deleting_a_document_removes_its_row(alice_client, alice):
     )
 
     assert not Document.objects.exists()
-    assert "No documents yet" in alice_client.get(f"/knowledge/{base.id}/").content.decode()
+    assert (
+        "No documents yet"
+        in alice_client.get(f"/knowledge/{base.id}/").content.decode()
+    )
 
 
 def test_another_workspaces_base_page_is_404(bob, alice):
@@ -99,4 +104,6 @@ def test_another_workspaces_base_page_is_404(bob, alice):
     client.force_login(bob)
 
     assert client.get(f"/knowledge/{base.id}/").status_code == 404
-    assert client.post(f"/knowledge/{base.id}/", {"action": "add_url"}).status_code == 404
+    assert (
+        client.post(f"/knowledge/{base.id}/", {"action": "add_url"}).status_code == 404
+    )
