@@ -34,7 +34,5 @@ class ExactIndex(VectorIndex):
         if not len(self.keys):
             return []
         scores = self.vectors @ np.asarray(vector, dtype=np.float32)
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(int(self.keys[i]), float(scores[i])) for i in best]
+        order = np.lexsort((self.keys, -scores))[:k]
+        return [(int(self.keys[i]), float(scores[i])) for i in order]

@@ -1,5 +1,8 @@
-"""usearch's HNSW graph in this process: nothing to run, searched in well under
-a millisecond at 100,000 passages (bench/README.md, "Knowledge search")."""
+"""usearch in this process: nothing to run. A base of up to `EXACT_BELOW`
+passages is searched exhaustively (usearch's SIMD scan: a millisecond or two,
+and exactly exact search's answer); a larger one through the HNSW graph, whose
+candidates are ranked again by their exact inner products (bench/README.md,
+"Knowledge search": p95 and agreement with exact search at 100,000)."""
 
 from __future__ import annotations
 
@@ -8,14 +11,18 @@ from usearch.index import Index
 
 from knowledge.vectors.base import VectorIndex
 
-# How wide the graph search looks: high enough that on the benchmark corpus the
-# top five equal exact search's (bench/knowledge.py), still far inside 50 ms.
-EXPANSION_SEARCH = 128
-EXPANSION_ADD = 128
-CONNECTIVITY = 16
+EXACT_BELOW = 20_000
+# How wide the graph is built and searched, and how many candidates a search
+# returns to be ranked again (ties broken by key, as exact search does).
+CONNECTIVITY = 32
+EXPANSION_ADD = 256
+EXPANSION_SEARCH = 512
+CANDIDATES = 128
 
 
 class EmbeddedIndex(VectorIndex):
+    exact_below = EXACT_BELOW
+
     def build(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         self.index = Index(
             ndim=self.dimensions,
@@ -34,9 +41,16 @@ class EmbeddedIndex(VectorIndex):
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         if len(self.index) == 0:
             return []
-        found = self.index.search(np.asarray(vector, dtype=np.float32), k)
-        # usearch's "ip" distance is 1 - inner product.
-        return [
-            (int(key), 1.0 - float(distance))
-            for key, distance in zip(found.keys, found.distances, strict=True)
-        ]
+        vector = np.asarray(vector, dtype=np.float32)
+        found = self.index.search(
+            vector, max(k, CANDIDATES), exact=len(self.index) <= self.exact_below
+        )
+        keys = np.asarray(found.keys, dtype=np.uint64)
+        scores = np.asarray(self.index.get(keys), dtype=np.float32) @ vector
+        return ranked(keys, scores, k)
+
+
+def ranked(keys: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The `k` best (key, score), highest score first, ties by smaller key."""
+    order = np.lexsort((keys, -scores))[:k]
+    return [(int(keys[i]), float(scores[i])) for i in order]
