@@ -63,3 +63,20 @@ def test_a_private_url_is_refused_beside_the_field(alice_page, live_url, alice):
 
     expect(alice_page.locator("#url-error")).to_contain_text("not a public address")
     assert not Document.objects.exists()
+
+
+def test_the_agent_page_gives_an_agent_a_knowledge_base(alice_page, live_url, alice):
+    from agents.models import Agent
+    from tests.factories import AgentFactory
+    from tests.knowledge.bases import make_base
+
+    agent = AgentFactory(created_by=alice, shared=False, name="Helper")
+    base = make_base(alice, name="Support docs")
+    alice_page.goto(f"{live_url}/agents/{agent.id}/edit/")
+
+    expect(alice_page.get_by_label("Name", exact=True)).to_have_value("Helper")
+    alice_page.get_by_label("Support docs").check()
+    alice_page.get_by_role("button", name="Save").click()
+
+    expect(alice_page.locator(".chat-header h1")).to_have_text("Helper")
+    assert list(Agent.objects.get().knowledge_bases.all()) == [base]
