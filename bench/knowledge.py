@@ -259,8 +259,9 @@ def speed() -> list[str]:
 def main() -> None:
     print(f"uptime before: {subprocess.check_output(['uptime'], text=True).strip()}")
     print("| measure | result |\n|---|---|")
-    for line in quality() + speed():
-        print(line, flush=True)
+    for part in (quality, speed):
+        for line in part():
+            print(line, flush=True)
     print(f"uptime after: {subprocess.check_output(['uptime'], text=True).strip()}")
 
 
