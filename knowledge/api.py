@@ -28,8 +28,6 @@ from knowledge.models import Document, KnowledgeBase
 from knowledge.search import MAX_RESULTS, as_data, search
 
 DOCUMENT_ID = OpenApiParameter("document_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
-# A multipart body's framing around the file, allowed past the document limit.
-MULTIPART_SLACK_BYTES = 64 * 1024
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
@@ -170,9 +168,10 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @documents.mapping.post
     def add_document(self, request, pk=None):
         """A file (multipart, field `file`) or a web page (JSON `{url}`)."""
-        too_big = settings.KNOWLEDGE_MAX_DOCUMENT_BYTES + MULTIPART_SLACK_BYTES
-        if int(request.META.get("CONTENT_LENGTH") or 0) > too_big:
-            raise PayloadTooLarge(documents.too_large_message())
+        try:
+            documents.refuse_large_body(request)
+        except documents.DocumentRefused as refused:
+            raise PayloadTooLarge(refused.message) from None
         base = self.get_object()
         upload = request.FILES.get("file")
         url = request.data.get("url") if hasattr(request.data, "get") else None

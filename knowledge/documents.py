@@ -25,6 +25,18 @@ class DocumentRefused(Exception):
         self.too_large = too_large
 
 
+# A multipart body's framing around the file, allowed past the document limit.
+MULTIPART_SLACK_BYTES = 64 * 1024
+
+
+def refuse_large_body(request) -> None:
+    """DocumentRefused (too large) for a body far past the limit, before Django
+    reads it: its Content-Length says so."""
+    limit = settings.KNOWLEDGE_MAX_DOCUMENT_BYTES + MULTIPART_SLACK_BYTES
+    if int(request.META.get("CONTENT_LENGTH") or 0) > limit:
+        raise DocumentRefused("file", too_large_message(), too_large=True)
+
+
 def too_large_message() -> str:
     return (
         f"A document may be at most {settings.KNOWLEDGE_MAX_DOCUMENT_BYTES} bytes "

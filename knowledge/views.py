@@ -103,11 +103,7 @@ def _change(request, base) -> tuple[int, dict[str, str]]:
     action = request.POST.get("action")
     try:
         if action == "add_file":
-            too_big = settings.KNOWLEDGE_MAX_DOCUMENT_BYTES + 64 * 1024
-            if int(request.META.get("CONTENT_LENGTH") or 0) > too_big:
-                raise documents.DocumentRefused(
-                    "file", documents.too_large_message(), too_large=True
-                )
+            documents.refuse_large_body(request)
             upload = request.FILES.get("file")
             if upload is None:
                 raise documents.DocumentRefused("file", "Choose a file to add.")
