@@ -1,15 +1,16 @@
-"""usearch in this process: nothing to run. A base of up to `EXACT_BELOW`
-passages is searched exhaustively (usearch's SIMD scan: a millisecond or two,
-and exactly exact search's answer); a larger one through the HNSW graph, whose
-candidates are ranked again by their exact inner products (bench/README.md,
-"Knowledge search": p95 and agreement with exact search at 100,000)."""
+"""The index in this process: nothing to run. A base of up to `EXACT_BELOW`
+passages is scanned exhaustively with numpy (a few milliseconds, no graph to
+build, exactly exact search's answer); a larger one goes into usearch's HNSW
+graph, whose candidates are ranked again by their exact inner products
+(bench/README.md, "Knowledge search": p95 and agreement with exact search at
+100,000)."""
 
 from __future__ import annotations
 
 import numpy as np
 from usearch.index import Index
 
-from knowledge.vectors.base import VectorIndex
+from knowledge.vectors.base import ExactIndex, VectorIndex
 
 EXACT_BELOW = 20_000
 # How wide the graph is built and searched, and how many candidates a search
@@ -24,7 +25,12 @@ class EmbeddedIndex(VectorIndex):
     exact_below = EXACT_BELOW
 
     def build(self, keys: np.ndarray, vectors: np.ndarray) -> None:
-        self.index = Index(
+        self.exact = self.graph = None
+        if len(keys) <= self.exact_below:
+            self.exact = ExactIndex(self.name, self.dimensions)
+            self.exact.build(keys, vectors)
+            return
+        self.graph = Index(
             ndim=self.dimensions,
             metric="ip",
             dtype="f32",
@@ -32,21 +38,18 @@ class EmbeddedIndex(VectorIndex):
             expansion_add=EXPANSION_ADD,
             expansion_search=EXPANSION_SEARCH,
         )
-        if len(keys):
-            self.index.add(
-                np.asarray(keys, dtype=np.uint64),
-                np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimensions),
-            )
+        self.graph.add(
+            np.asarray(keys, dtype=np.uint64),
+            np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimensions),
+        )
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-        if len(self.index) == 0:
-            return []
+        if self.exact is not None:
+            return self.exact.search(vector, k)
         vector = np.asarray(vector, dtype=np.float32)
-        found = self.index.search(
-            vector, max(k, CANDIDATES), exact=len(self.index) <= self.exact_below
-        )
+        found = self.graph.search(vector, max(k, CANDIDATES))
         keys = np.asarray(found.keys, dtype=np.uint64)
-        scores = np.asarray(self.index.get(keys), dtype=np.float32) @ vector
+        scores = np.asarray(self.graph.get(keys), dtype=np.float32) @ vector
         return ranked(keys, scores, k)
 
 

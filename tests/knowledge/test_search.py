@@ -53,22 +53,49 @@ def test_an_empty_base_finds_nothing(vector_engine, alice):
     assert search(make_base(alice), "anything") == []
 
 
+def unit_vectors(count: int, dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(count, dimensions)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.arange(1, count + 1, dtype=np.uint64), vectors
+
+
+def exact_tops(keys, vectors, queries) -> list[list[int]]:
+    exact = ExactIndex("exact", vectors.shape[1])
+    exact.build(keys, vectors)
+    return [[key for key, _ in exact.search(query, 5)] for query in queries]
+
+
 @pytest.mark.parametrize("name", ["embedded", "qdrant", "exact"])
 def test_every_engine_ranks_like_exact_search(settings, name):
-    rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(500, 32)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    keys = np.arange(1, 501, dtype=np.uint64)
-    exact = ExactIndex("exact", 32)
-    exact.build(keys, vectors)
+    keys, vectors = unit_vectors(500, 32)
     index = new_index(f"test_rank_{name}", 32, engine=name)
     index.build(keys, vectors)
 
-    for query in vectors[:20]:
-        want = [key for key, _ in exact.search(query, 5)]
+    for query, want in zip(
+        vectors[:20], exact_tops(keys, vectors, vectors[:20]), strict=True
+    ):
         got = index.search(query, 5)
         assert [key for key, _ in got] == want
         assert got[0][1] == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_large_base_goes_through_the_graph_and_finds_nearly_what_exact_finds():
+    keys, vectors = unit_vectors(500, 32)
+    index = new_index("test_graph", 32, engine="embedded")
+    index.exact_below = 100  # 500 vectors: the HNSW graph
+    index.build(keys, vectors)
+    queries = vectors[:50]
+
+    tops = [[key for key, _ in index.search(query, 5)] for query in queries]
+
+    assert index.graph is not None
+    wants = exact_tops(keys, vectors, queries)
+    assert all(top[0] == want[0] for top, want in zip(tops, wants, strict=True))
+    found = sum(
+        len(set(top) & set(want)) for top, want in zip(tops, wants, strict=True)
+    )
+    assert found / (5 * len(queries)) >= 0.9
 
 
 def test_passages_reach_a_reader_fenced_and_marked_as_data(vector_engine, alice):
