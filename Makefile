@@ -10,7 +10,7 @@ WORKERS ?= 2
 # two-factor first (production's default is true; README, "Settings").
 REQUIRE_2FA_FOR_STAFF ?= false
 
-.PHONY: run test lint format e2e bench-upload bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-scale bench-instructions clean credentials-key
+.PHONY: run test lint format e2e bench-upload bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-knowledge bench-scale bench-instructions clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -111,6 +111,10 @@ bench-prune: $(VENV)/.installed
 
 bench-runs-search: $(VENV)/.installed
 	$(PY) bench/runs_search.py
+
+# Knowledge search: recall@5 against exact search, p95 at 100,000 passages.
+bench-knowledge: $(VENV)/.installed
+	$(PY) bench/knowledge.py
 
 # Needs wrk and npm (Node-RED is installed from npm into a temporary folder).
 bench-scale: $(VENV)/.installed

@@ -155,15 +155,20 @@ class AgentViewSet(AgentExtrasMixin, VisitorConversationsMixin, viewsets.ModelVi
             return agents  # the schema's anonymous request: no role to read
         if self.action in ("list", "retrieve"):
             return agents.with_editable(self.request.user).prefetch_related(
-                "tools", "approval_flows"
+                "tools", "approval_flows", "knowledge_bases"
             )
         if self.action == "chat":
             # The caller's role (read live on every request) and whether the
             # agent has tool flows come with the agent: statements fewer
             # before the first token.
             tools = Agent.tools.through.objects.filter(agent_id=OuterRef("pk"))
+            bases = Agent.knowledge_bases.through.objects.filter(
+                agent_id=OuterRef("pk")
+            )
             return agents.annotate(
-                caller_role=role_subquery(self.request.user), has_tools=Exists(tools)
+                caller_role=role_subquery(self.request.user),
+                has_tools=Exists(tools),
+                has_knowledge=Exists(bases),
             )
         return agents
 

@@ -28,6 +28,7 @@ from agents.providers import ChatRequest, provider_for
 from agents.publishing import publishing_checked
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
+from knowledge.models import KnowledgeBase
 
 # A connection test asks for a word or two; it should not wait a full turn.
 TEST_TIMEOUT_SECONDS = 15.0
@@ -69,6 +70,12 @@ def require_agents_workspace(attrs: dict, agent) -> None:
             raise serializers.ValidationError(
                 {name: ["A tool flow must be of the agent's workspace."]}
             )
+    if any(
+        base.workspace_id != workspace_id for base in attrs.get("knowledge_bases") or []
+    ):
+        raise serializers.ValidationError(
+            {"knowledge_bases": ["A knowledge base must be of the agent's workspace."]}
+        )
     credential = attrs.get("credential")
     if credential is not None and credential.workspace_id != workspace_id:
         raise serializers.ValidationError({"credential": [WRONG_WORKSPACE]})
@@ -118,6 +125,18 @@ class OwnFlowField(serializers.PrimaryKeyRelatedField):
 
     def get_queryset(self):
         return Flow.objects.for_user(self.context["request"].user)
+
+
+class OwnKnowledgeBaseField(serializers.PrimaryKeyRelatedField):
+    """A knowledge base of a workspace of the request's user."""
+
+    default_error_messages = {
+        "does_not_exist": "No knowledge base of yours has this id.",
+        "incorrect_type": "A knowledge base id is a UUID.",
+    }
+
+    def get_queryset(self):
+        return KnowledgeBase.objects.for_user(self.context["request"].user)
 
 
 @extend_schema_field(OpenApiTypes.UUID)
@@ -203,6 +222,11 @@ class AgentEditSerializer(serializers.ModelSerializer):
         required=False,
         help_text="Tool flows whose calls wait for the chatting person's approval.",
     )
+    knowledge_bases = OwnKnowledgeBaseField(
+        many=True,
+        required=False,
+        help_text="Knowledge bases it searches with its search_knowledge tool.",
+    )
     credential = OwnKeyCredentialField(allow_null=True, required=False)
     # A list of plain objects (a JSON field), not a nested model: DRF's
     # ModelSerializer writes it as a value.
@@ -228,6 +252,7 @@ class AgentEditSerializer(serializers.ModelSerializer):
             "tool_flows",
             "mcp_servers",
             "approval_flows",
+            "knowledge_bases",
             "output_schema",
             "max_cost_per_turn",
             "max_cost_per_day",

@@ -7,10 +7,12 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
 from agents.models import Agent, validate_model_string
+from knowledge.demo import seed_weir_docs
 
 
 def seed_demo_agent(user, flow, stdout) -> Agent:
-    """The offline `Echo` agent, owned by `user`, with the demo `flow` as its tool.
+    """The offline `Echo` agent, owned by `user`, with the demo `flow` as its tool
+    and Weir's docs as its knowledge base.
 
     Created once; DEMO_AGENT_MODEL (one setting) moves it to a real model on
     any later seed.
@@ -28,6 +30,8 @@ def seed_demo_agent(user, flow, stdout) -> Agent:
     if created:
         agent.tools.add(flow)
         stdout.write("  Demo agent 'Echo' (model echo:demo).")
+    if not agent.knowledge_bases.exists():
+        agent.knowledge_bases.add(seed_weir_docs(user, agent.workspace, stdout))
     _apply_demo_agent_model(agent, stdout)
     return agent
 

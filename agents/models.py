@@ -116,6 +116,13 @@ class Agent(Publishable, models.Model):
         help_text="Tool flows that run only once the person chatting approves "
         "the call (refused inside flow runs, where nobody can).",
     )
+    knowledge_bases = models.ManyToManyField(
+        "knowledge.KnowledgeBase",
+        blank=True,
+        related_name="agents",
+        help_text="Knowledge bases of its workspace it searches with the "
+        "search_knowledge tool (docs/knowledge.md).",
+    )
     output_schema = models.JSONField(
         null=True,
         blank=True,

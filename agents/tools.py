@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import Exists, OuterRef
 
+from agents import knowledge_tool
 from agents.mcp_tools import call_remote, remote_tools
 from agents.providers import ToolCall, ToolSpec
 from core.redact import Redactor, redacting
@@ -74,9 +75,15 @@ class Toolbox:
     (for a turn) its MCP servers' tools (`agents.mcp_tools`)."""
 
     def __init__(
-        self, flows: list[Flow], asking=frozenset(), remote: list | None = None
+        self,
+        flows: list[Flow],
+        asking=frozenset(),
+        remote: list | None = None,
+        knowledge: list | None = None,
     ):
         self.flows: dict[str, Flow] = {}
+        # The agent's knowledge bases, searched by `search_knowledge`.
+        self.knowledge = knowledge or []
         self.remote: dict = {}
         # Function names whose calls wait for a person's approval (agents/approval.py).
         self.asking: set[str] = set()
@@ -98,6 +105,10 @@ class Toolbox:
                     parameters=input_parameters(flow),
                 )
             )
+        if self.knowledge:
+            self.flows.pop(knowledge_tool.NAME, None)  # the built-in name wins
+            self.specs = [s for s in self.specs if s.name != knowledge_tool.NAME]
+            self.specs.append(knowledge_tool.spec(self.knowledge))
         for spec, target in remote or []:
             if spec.name in self.flows or spec.name in self.remote:
                 continue  # a flow's name wins; a server's repeat is dropped
@@ -111,7 +122,9 @@ class Toolbox:
         """The agent's flow tools: `Agent.usable_tools`, its workspace's flows only;
         those in `approval_flows` ask first (one query more)."""
         asking = {flow.pk for flow in agent.approval_flows.all()}
-        return cls(agent.usable_tools(), asking)
+        return cls(
+            agent.usable_tools(), asking, knowledge=knowledge_tool.bases_of(agent)
+        )
 
     @classmethod
     def for_turn(cls, agent: Agent, deadline: float | None) -> Toolbox:
@@ -135,7 +148,7 @@ class Toolbox:
             )
         asking = {flow.pk for flow in flows if flow.asks_first}
         remote = remote_tools(agent, deadline) if agent.mcp_servers else None
-        return cls(flows, asking, remote)
+        return cls(flows, asking, remote, knowledge_tool.bases_of(agent))
 
     def asks_first(self, name: str) -> bool:
         return name in self.asking
@@ -161,6 +174,15 @@ class Toolbox:
         `trigger` is the run's: `agent`, or `mcp` for /api/mcp.
         `started_by` is who called over /api/mcp: audited as `run.started`.
         """
+        if self.knowledge and call.name == knowledge_tool.NAME:
+            if not isinstance(call.arguments, dict):
+                return refusal(
+                    "invalid_arguments", "Tool arguments must be a JSON object."
+                )
+            result = knowledge_tool.call(self.knowledge, call.arguments)
+            outcome = _outcome(result)
+            outcome.status = "succeeded" if result["success"] else "failed"
+            return outcome
         flow = self.flows.get(call.name)
         target = self.remote.get(call.name)
         if flow is None and target is None:

@@ -13,6 +13,7 @@ from agents.api_visitors import visitor_conversations
 from agents.chat import MAX_CONTENT_CHARS
 from agents.models import KEY_KINDS, Agent, Conversation, may_edit
 from flows.models import Credential, Flow
+from knowledge.models import KnowledgeBase
 
 # Offered in the model field's list; any other name the provider knows works.
 MODEL_SUGGESTIONS = {
@@ -50,7 +51,8 @@ def agent_edit(request, agent_id):
 
 
 def _agent_form(request, agent):
-    """The form's choices (the user's key credentials and flows) and the agent's
+    """The form's choices (the user's key credentials, flows and knowledge bases)
+    and the agent's
     settings reach the script as JSON; it saves through the API."""
     credentials = Credential.objects.for_user(request.user).filter(kind__in=KEY_KINDS)
     flows = Flow.objects.for_user(request.user).order_by("name")
@@ -63,6 +65,10 @@ def _agent_form(request, agent):
             for c in credentials.order_by("name")
         ],
         "flows": [{"id": str(flow.pk), "name": flow.name} for flow in flows],
+        "knowledge_bases": [
+            {"id": str(base.pk), "name": base.name}
+            for base in KnowledgeBase.objects.for_user(request.user).order_by("name")
+        ],
         "suggestions": MODEL_SUGGESTIONS,
     }
     return render(request, "agents/form.html", {"agent": agent, "form_data": form_data})

@@ -48,6 +48,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "flows.models.FlowRun.Status",
         "StepStatusEnum": "flows.models.RunStep.Status",
+        "DocumentStatusEnum": "knowledge.models.Document.Status",
+        "DocumentSourceEnum": "knowledge.models.Document.Source",
         "MemberRoleEnum": "accounts.workspaces.models.Membership.Role",
         "MessageRoleEnum": "agents.models.Message.Role",
         "TokenScopeEnum": "accounts.tokens.models.SCOPES",

@@ -170,6 +170,8 @@ EXTRA_ERRORS = {
     # Adding an app: a slug another app has (409); an unknown app's operations.
     "apps_create": ("409",),
     "apps_operations_list": ("404",),
+    "knowledge_bases_create": ("409",),  # the name is taken in the workspace
+    "knowledge_bases_partial_update": ("409",),
 }
 
 # `Prefer: respond-async` or `?async=true`: the run waits for a worker.

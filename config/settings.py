@@ -18,6 +18,7 @@ from config import (
     api_settings,
     csp_settings,
     env_values,
+    knowledge_settings,
     log_settings,
     oidc_settings,
     storage_settings,
@@ -79,6 +80,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "flows",
+    "knowledge",
     "agents",
     "webhooks",
     "config.plugins.PluginsConfig",  # last: after every app's own node kinds
@@ -356,9 +358,9 @@ SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 # Webhooks (config/webhook_settings.py): WEBHOOK_*.
 globals().update(webhook_settings.read(env))
 
-# Admission control (config/admission_settings.py): WEB_THREADS, SYNC_RUNS_*,
-# REQUEST_QUEUE_TIMEOUT_SECONDS, ADMISSION_*.
+# Admission (config/admission_settings.py), knowledge bases (knowledge_settings.py).
 globals().update(admission_settings.read(env))
+globals().update(knowledge_settings.read(env))
 
 # Agents and LLM providers (DESIGN section 4).
 OPENAI_API_KEY = env("OPENAI_API_KEY", default="")

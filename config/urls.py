@@ -45,6 +45,7 @@ api_patterns = [
     path("", include("flows.api.urls")),
     path("", include("flows.git.urls")),
     path("", include("agents.api_urls")),
+    path("", include("knowledge.api_urls")),
 ]
 
 urlpatterns = [
@@ -62,6 +63,7 @@ urlpatterns = [
     path("", include("accounts.two_factor.urls")),
     path("", include("agents.urls")),
     path("", include("agents.public.urls")),
+    path("", include("knowledge.urls")),
     path("", include("flows.urls")),
     path("", include("flows.git.page_urls")),
 ]

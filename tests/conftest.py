@@ -22,6 +22,7 @@ if not settings.TESTING:
 pytest_plugins = [
     "tests.llm_server",
     "tests.http_server",
+    "tests.knowledge.bases",
     "tests.http_answers",
     "tests.oauth_provider",
     "tests.mcp_server",

@@ -69,6 +69,9 @@ class Handler(BaseHTTPRequestHandler):
             size = int(query.get("size", ["5"])[0])
             charset = query["name"][0]
             self.reply(200, b"x" * size, f"text/plain; charset={charset}")
+        elif parts.path == "/faq":  # a web page for a knowledge base
+            page = b"<h1>FAQ</h1><p>Parcels ship on Tuesdays.</p>"
+            self.reply(200, page, "text/html; charset=utf-8")
         elif parts.path == "/big":
             self.reply(200, b"x" * 5000, "text/plain")
         elif parts.path == "/slow":

@@ -7,6 +7,8 @@ the official SDK really sent: history, system prompt, tools, tool results.
 A request with `"stream": true` gets the scripted answer as that provider's
 Server-Sent Events (`llm_stream.py`): text a word per chunk, tool-call
 arguments split across chunks, usage last; `chunk_delay` paces them.
+`POST /v1/embeddings` (OpenAI's, and Ollama's compatible one) answers at once,
+without the queue: each input's letter counts (`letter_counts`).
 Shared by the agents tests and the chat page's browser tests.
 """
 
@@ -78,6 +80,9 @@ class LLMServer:
                         "json": json.loads(raw or b"null"),
                     }
                 )
+                if self.path.endswith("/embeddings"):
+                    self._embeddings(server.requests[-1]["json"])
+                    return
                 reply = (
                     server.replies.popleft()
                     if server.replies
@@ -102,6 +107,36 @@ class LLMServer:
                 except OSError:
                     pass  # the client gave up (the timeout test); nothing to tell
 
+            def _embeddings(self, body: dict) -> None:
+                """OpenAI's (and Ollama's compatible) `/embeddings`: each input's
+                vector from its letters' counts, so alike texts point alike."""
+                inputs = (
+                    body["input"]
+                    if isinstance(body["input"], list)
+                    else [body["input"]]
+                )
+                data = [
+                    {
+                        "object": "embedding",
+                        "index": i,
+                        "embedding": letter_counts(text),
+                    }
+                    for i, text in enumerate(inputs)
+                ]
+                answer = json.dumps(
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body.get("model"),
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
             def _stream(self, reply: Reply) -> None:
                 try:
                     self.send_response(200)
@@ -120,6 +155,12 @@ class LLMServer:
                 pass
 
         return Handler
+
+
+def letter_counts(text: str) -> list[float]:
+    """26 numbers: how often each letter a-z appears in `text`, plus one."""
+    lowered = text.lower()
+    return [float(lowered.count(chr(ord("a") + i)) + 1) for i in range(26)]
 
 
 def openai_text(content: str, *, prompt_tokens: int = 11, completion_tokens: int = 7):

@@ -25,6 +25,7 @@ from flows.nodes.delay import DelayNode
 from flows.nodes.for_each import ForEachNode
 from flows.nodes.form import FormNode
 from flows.nodes.http_request import HttpRequestNode
+from flows.nodes.knowledge_search import KnowledgeSearchNode
 from flows.nodes.list import ListNode
 from flows.nodes.mcp_tool import McpToolNode
 from flows.nodes.postgres_query import PostgresQueryNode
@@ -85,6 +86,7 @@ BUILTIN_KINDS: tuple[NodeKind, ...] = (
     SendEmailNode(),
     PostgresQueryNode(),
     McpToolNode(),
+    KnowledgeSearchNode(),
 )
 for builtin in BUILTIN_KINDS:
     register(builtin)

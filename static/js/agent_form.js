@@ -18,6 +18,7 @@ const FIELDS = [
   "credential",
   "tool_flows",
   "approval_flows",
+  "knowledge_bases",
   "output_schema",
   "mcp_servers",
   "max_cost_per_day",
@@ -97,6 +98,22 @@ function fill() {
     }),
   );
   document.getElementById("agent-no-flows").hidden = data.flows.length > 0;
+  const searched = new Set(agent ? agent.knowledge_bases : []);
+  document.getElementById("agent-knowledge").replaceChildren(
+    ...data.knowledge_bases.map((base) => {
+      const item = document.createElement("li");
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.name = "knowledge_bases";
+      box.value = base.id;
+      box.checked = searched.has(base.id);
+      label.append(box, " ", base.name);
+      item.append(label);
+      return item;
+    }),
+  );
+  document.getElementById("agent-no-knowledge").hidden = data.knowledge_bases.length > 0;
   fillServers(data.credentials, agent ? agent.mcp_servers : []);
   const [provider, modelName] = agent ? splitModel(agent.model) : ["echo", "demo"];
   form.elements.provider.value = provider;
@@ -158,6 +175,7 @@ function body() {
     max_cost_per_turn: capValue("max_cost_per_turn"),
     tool_flows: [...form.querySelectorAll("input[name=tool_flows]:checked")].map((box) => box.value),
     approval_flows: [...form.querySelectorAll("input[name=approval_flows]:checked")].map((box) => box.value),
+    knowledge_bases: [...form.querySelectorAll("input[name=knowledge_bases]:checked")].map((box) => box.value),
     output_schema: outputSchema(),
     mcp_servers: serversValue(),
     ...publishingValue(form),

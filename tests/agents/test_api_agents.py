@@ -54,8 +54,9 @@ def test_listing_agents_costs_a_fixed_number_of_queries(
         agent = AgentFactory(created_by=bob, name=f"Agent {n}")
         agent.tools.add(FlowFactory(created_by=bob))
 
-    # session, user, agents, their tools, the tools that ask first
-    with django_assert_max_num_queries(5):
+    # session, user, agents, their tools, the tools that ask first, their
+    # knowledge bases
+    with django_assert_max_num_queries(6):
         response = api.get("/api/agents")
 
     assert len(response.json()) == 4

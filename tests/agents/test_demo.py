@@ -32,6 +32,20 @@ def test_seed_demo_creates_the_echo_agent_with_the_demo_flow_as_its_tool_once(
     assert "Demo agent" not in second
 
 
+def test_the_demo_agent_answers_from_a_knowledge_base_of_weirs_docs(db, capsys):
+    from knowledge.search import search
+
+    call_command("seed_demo")
+    call_command("seed_demo")
+
+    [base] = Agent.objects.get(name="Echo").knowledge_bases.all()
+    assert base.name == "Weir docs"
+    assert set(base.documents.values_list("status", flat=True)) == {"ready"}
+    assert capsys.readouterr().out.count("Demo knowledge base") == 1
+    sources = {passage.source for passage in search(base, "Qdrant collection per base")}
+    assert "knowledge.md" in sources
+
+
 def test_demo_agent_starts_on_the_offline_echo_model(db):
     call_command("seed_demo")
 

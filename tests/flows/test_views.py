@@ -172,6 +172,7 @@ def test_the_builder_passes_the_flow_and_every_node_kind_as_json(
         "send_email",
         "postgres_query",
         "mcp_tool",
+        "knowledge_search",
         "app_action",
         "agent",
         "hello",

@@ -125,6 +125,8 @@ def test_a_new_nodes_default_data_passes_its_kinds_checks(db, kind):
         assert [problem.field for problem in problems] == ["data.tool"]
     elif kind == "app_action":  # an app and one of its operations first
         assert [problem.field for problem in problems] == ["data.app"]
+    elif kind == "knowledge_search":  # and a knowledge base
+        assert [problem.field for problem in problems] == ["data.base_id"]
     else:
         assert problems == []
 
