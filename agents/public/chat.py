@@ -21,6 +21,7 @@ from agents.limits import ChatThrottled
 from agents.models import Message
 from agents.pricing import BudgetExceeded
 from agents.stream import once, stream_turn
+from core.http.client_address import limit_address
 from core.http.errors import ApiError, Throttled
 from flows.engine.admission import admitted
 
@@ -65,6 +66,7 @@ def visitor_turn(request, agent, visitor: str, content: str, conversation, strea
             content,
             conversation,
             visitor=visitor,
+            visitor_address=limit_address(request),
             store=False,
         )
         if stream:

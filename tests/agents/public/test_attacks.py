@@ -143,6 +143,19 @@ def test_all_visitors_together_stop_at_the_agents_rate():
     assert_error(Visitor(agent).chat("three"), 429, "throttled")
 
 
+def test_dropping_the_token_does_not_lift_one_addresss_rate():
+    """A script that asks for a new session before every message is a new
+    visitor each time; its address still stops it, and only it."""
+    agent = published_agent(visitor_rate="2/min")
+    sent = [Visitor(agent).chat(f"flood {n}").status_code for n in range(10)]
+    assert sent == [200] * 10  # five visitors' worth: an office behind one NAT
+    assert_error(Visitor(agent).chat("one more"), 429, "throttled")
+    assert Message.objects.filter(content="one more").count() == 0
+    elsewhere = Visitor(agent)
+    elsewhere.client.defaults["REMOTE_ADDR"] = "203.0.113.9"
+    assert elsewhere.chat("from another address").status_code == 200
+
+
 def test_a_spent_day_budget_refuses_visitors():
     agent = published_agent(max_cost_per_day=0)
     assert_error(Visitor(agent).chat("Hi"), 429, "budget_exceeded")
