@@ -41,6 +41,25 @@ def test_a_page_on_a_site_not_allowed_is_refused_and_gets_no_cors_header():
     assert not Conversation.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "null",  # a sandboxed frame or a file: page on any site
+        "https://shop.example.com.evil.example",
+        "https://evil.example?https://shop.example.com",
+        "http://shop.example.com",
+        "https://shop.example.com:8443",
+        "*",
+    ],
+)
+def test_origins_that_only_look_allowed_are_refused(origin):
+    visitor = Visitor(published_agent())
+    visitor.origin = origin
+    for response in (visitor.session(), visitor.chat("Spend their budget")):
+        assert_error(response, 403, "origin_not_allowed")
+        assert "Access-Control-Allow-Origin" not in response
+
+
 def test_a_preflight_from_a_site_not_allowed_is_refused():
     agent = published_agent()
     response = Visitor(agent).client.options(
