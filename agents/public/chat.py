@@ -111,7 +111,7 @@ def visitor_turn(request, agent, visitor: str, content: str, conversation, strea
     except ChatThrottled as throttled:
         release()
         raise Throttled(throttled.wait, throttled.message) from None
-    except BudgetExceeded as refused:
+    except BudgetExceeded:
         release()
         message = failure_message("budget_exceeded")
         raise ApiError(message, code="budget_exceeded", status=429) from None
