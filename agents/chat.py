@@ -90,6 +90,7 @@ def start_turn(
     can_approve: bool = False,
     store: bool = True,
     visitor: str = "",
+    visitor_address: str = "",
 ) -> Turn:
     """Count the message, store it (starting a conversation if need be) and
     return the turn, not yet run. Raises as `send_message` does before any
@@ -99,14 +100,15 @@ def start_turn(
     caller's `turn.store_message()` (the streamed chat stores it while the
     turn's first model call is on its way). `visitor` (a published agent's
     visitor, agents/public/; `user` is then anonymous) counts the message
-    against the agent's visitor rates and owns a new conversation."""
+    against the agent's visitor rates (and `visitor_address`, its client's
+    address, against the per-address one) and owns a new conversation."""
     if depth >= MAX_AGENT_DEPTH:
         raise AgentTooDeep(
             f"Agents calling agents through flows may nest {MAX_AGENT_DEPTH} deep."
         )
     check_day_budget(agent)
     if visitor:
-        count_visitor_message(agent, visitor)
+        count_visitor_message(agent, visitor, visitor_address)
     else:
         count_message(agent, user)
     content = storable_text(content)

@@ -70,26 +70,41 @@ def count_message(agent, user) -> None:
         )
 
 
-def count_visitor_message(agent, visitor: str) -> None:
+# Visitors sharing one address (an office or a school behind one NAT) may
+# chat at full pace this many at a time. A script that drops its token before
+# every message is a new visitor each time: its address still holds it back,
+# so one client cannot spend the agent's `public_rate` for everyone.
+VISITORS_PER_ADDRESS = 5
+
+
+def count_visitor_message(agent, visitor: str, address: str) -> None:
     """Count one message from a published agent's visitor (agents/public/):
-    against the agent's `visitor_rate` for the visitor, then its `public_rate`
-    for all visitors together (a visitor who drops their token is a new one,
-    so the agent's rate is the real ceiling). ChatThrottled when over either."""
+    against the agent's `visitor_rate` for the visitor, that rate times
+    `VISITORS_PER_ADDRESS` for the visitor's address (`limit_address`), then
+    its `public_rate` for all visitors together. ChatThrottled when over any;
+    the counts already taken are given back."""
     visitor_rate = ratelimit.Rate.parse(agent.visitor_rate)
-    visitor_key = f"chat-visitor:{agent.pk}:{visitor}"
-    wait = ratelimit.hit(visitor_key, visitor_rate)
-    if wait is not None:
-        raise ChatThrottled(
-            wait,
-            f"You sent more than {visitor_rate.limit} messages in "
-            f"{visitor_rate.window} s; wait a moment.",
-        )
+    address_rate = ratelimit.Rate(
+        visitor_rate.limit * VISITORS_PER_ADDRESS, visitor_rate.window
+    )
     public_rate = ratelimit.Rate.parse(agent.public_rate)
-    wait = ratelimit.hit(f"chat-public:{agent.pk}", public_rate)
-    if wait is not None:
-        ratelimit.undo(visitor_key, visitor_rate)
-        raise ChatThrottled(
-            wait,
+    too_many = (
+        f"You sent more than {visitor_rate.limit} messages in "
+        f"{visitor_rate.window} s; wait a moment."
+    )
+    counts = [
+        (f"chat-visitor:{agent.pk}:{visitor}", visitor_rate, too_many),
+        (f"chat-visitor-address:{agent.pk}:{address}", address_rate, too_many),
+        (
+            f"chat-public:{agent.pk}",
+            public_rate,
             f"{agent.name} is answering many visitors right now; "
             "try again in a moment.",
-        )
+        ),
+    ]
+    for taken, (key, rate, message) in enumerate(counts):
+        wait = ratelimit.hit(key, rate)
+        if wait is not None:
+            for done_key, done_rate, _ in counts[:taken]:
+                ratelimit.undo(done_key, done_rate)
+            raise ChatThrottled(wait, message)

@@ -117,7 +117,8 @@ def stream_turn(
     response is closed unread (the admission slot);
     `done(reply)` is the `done` event's data. `shown(event, data)`, when
     given, is what the caller may see of a turn's event: its data, or None to
-    drop it (a public visitor sees no tool results).
+    drop it (a public visitor sees no tool results); a failure's `error` event
+    passes through it too, and must not be dropped.
     """
     release = once(release)
     events: queue.Queue = queue.Queue()
@@ -129,7 +130,7 @@ def stream_turn(
 
     turn.emit = emit
     worker = threading.Thread(
-        target=_work, args=(turn, events, done), name="chat-turn", daemon=True
+        target=_work, args=(turn, events, done, shown), name="chat-turn", daemon=True
     )
     body = _Body(_frames(turn, events, release), turn, release)
     response = StreamingHttpResponse(body, content_type=EVENT_STREAM)
@@ -187,25 +188,22 @@ def _frames(turn, events, release) -> Iterator[bytes]:
         release()
 
 
-def _work(turn, events: queue.Queue, done: Callable) -> None:
+def _work(turn, events: queue.Queue, done: Callable, shown: Callable | None) -> None:
     with redacting(turn.redactor):  # a failure is logged without the key
-        _work_redacted(turn, events, done)
+        _work_redacted(turn, events, done, shown)
 
 
-def _work_redacted(turn, events: queue.Queue, done: Callable) -> None:
+def _work_redacted(
+    turn, events: queue.Queue, done: Callable, shown: Callable | None
+) -> None:
+    """Run the turn and queue its last event; a failure's error as `shown`
+    lets the caller see it (a visitor never reads the provider's words)."""
     try:
         reply = turn.run()
         events.put(("approval_required" if reply.awaiting else "done", done(reply)))
     except ChatFailed as failure:
-        events.put(
-            (
-                "error",
-                {
-                    **failure.error.as_dict(),
-                    "conversation_id": failure.conversation.pk,
-                },
-            )
-        )
+        error = {**failure.error.as_dict(), "conversation_id": failure.conversation.pk}
+        events.put(("error", error if shown is None else shown("error", error)))
     except ChatCancelled:
         pass
     except Exception:

@@ -9,7 +9,8 @@ cheapest first, each refusal a page of its own:
 3. larger than `FORM_MAX_BODY_BYTES` (from Content-Length) → 413
 4. no valid CSRF token → 403 (checked here, after the size: Django's
    middleware would read an oversized body to find the token)
-5. the honeypot field filled → the thank-you page, and no run
+5. the honeypot field filled → what a person would get (the redirect, else
+   the thank-you page), and no run
 6. a wrong password → 403 with the error beside the password
 7. invalid values → 400 with each error beside its field
 8. the run starts with the values as its input, through admission; the
@@ -80,6 +81,21 @@ def _thank_you(request, flow: Flow, form: dict) -> HttpResponse:
     return _page(request, flow, form, answered=render_markdown(text))
 
 
+def _redirect_to(form: dict) -> str | None:
+    if form.get("answer") == "redirect" and form.get("redirect_url"):
+        return form["redirect_url"]
+    return None
+
+
+def _seemingly_accepted(request, flow: Flow, form: dict) -> HttpResponse:
+    """What a bot that filled the honeypot sees: what a person would (the
+    redirect, else the thank-you page), so it cannot tell the trap."""
+    redirect_url = _redirect_to(form)
+    if redirect_url:
+        return HttpResponseRedirect(redirect_url)
+    return _thank_you(request, flow, form)
+
+
 def _answer(request, flow: Flow, form: dict, run: FlowRun) -> HttpResponse:
     state = run.wait_state or {}
     if run.status == FlowRun.Status.WAITING and state.get("mode") == "form":
@@ -91,11 +107,11 @@ def _answer(request, flow: Flow, form: dict, run: FlowRun) -> HttpResponse:
             "Your answers were received but could not be processed; please try "
             "again later.",
         )
-    answer = form.get("answer", "thank_you")
-    if answer == "redirect" and form.get("redirect_url"):
-        return HttpResponseRedirect(form["redirect_url"])
+    redirect_url = _redirect_to(form)
+    if redirect_url:
+        return HttpResponseRedirect(redirect_url)
     body = (run.response or {}).get("body")
-    if answer == "response" and isinstance(body, str):
+    if form.get("answer") == "response" and isinstance(body, str):
         return _page(request, flow, form, answered=nh3.clean(body))
     return _thank_you(request, flow, form)
 
@@ -122,7 +138,7 @@ def _submit(request: HttpRequest, flow: Flow, form: dict) -> HttpResponse:
     if refusal is not None:
         return refusal
     if request.POST.get(HONEYPOT):
-        return _thank_you(request, flow, form)
+        return _seemingly_accepted(request, flow, form)
     fields = form.get("fields", [])
     if form.get("access") == "password" and not hmac.compare_digest(
         request.POST.get(PASSWORD, "").encode(), form.get("password", "").encode()

@@ -12,7 +12,8 @@ does not exist. Then:
   `{approved, decision, values, comment, decided_by, body, query,
   received_at}`: the body is a JSON object, the page's form (urlencoded or
   multipart, its fields checked as a form page's: errors answer 400 beside
-  their fields) or empty; `approved` is false when the body or the query
+  their fields; a JSON body's `values` are held to the same fields) or
+  empty; `approved` is false when the body or the query
   says `approved` false, else true. A run no longer waiting there (resumed
   already, timed out, cancelled) is a 409.
 
@@ -35,6 +36,7 @@ from core.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFai
 from core.http.handlers import sent_as_is
 from core.storable import Unstorable, check_storable
 from flows.engine import waits, wake
+from flows.forms.fields import JsonValues, clean
 from flows.forms.submission import field_rows
 from flows.models import FlowRun
 from webhooks import limits
@@ -95,6 +97,22 @@ def _received(request: HttpRequest) -> dict:
     }
 
 
+def _held_to_fields(run: FlowRun, received: dict) -> dict:
+    """A JSON answer's `values` checked against the wait page's fields, as
+    the page's form is (400 with the errors by field): the link of a form
+    wait is handed to a form page's visitor, who may post JSON instead."""
+    fields = page_of(run).get("fields", [])
+    if not fields:
+        return received
+    values, errors = clean(fields, JsonValues(received["values"]), {})
+    if errors:
+        raise ValidationFailed(
+            "Some values are not right: " + "; ".join(errors.values()),
+            details={name: [error] for name, error in errors.items()},
+        )
+    return {**received, "values": values}
+
+
 def _checked(received: dict) -> dict:
     try:
         check_storable(received, what="The request")
@@ -134,7 +152,7 @@ def resume(request: HttpRequest, run_id, node_id: str, token: str) -> HttpRespon
         raise MethodNotAllowed(["GET", "POST"], "Resume links accept GET and POST.")
     if request.content_type in PAGE_TYPES:
         return _from_page(request, run, node_id)
-    received = _checked(_received(request))
+    received = _checked(_held_to_fields(run, _received(request)))
     if not wake.resume(run.pk, node_id, received):
         raise Conflict(NOT_WAITING)
     return JsonResponse({"run_id": str(run.pk), "status": "queued"}, status=202)

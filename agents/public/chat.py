@@ -21,6 +21,7 @@ from agents.limits import ChatThrottled
 from agents.models import Message
 from agents.pricing import BudgetExceeded
 from agents.stream import once, stream_turn
+from core.http.client_address import limit_address
 from core.http.errors import ApiError, Throttled
 from flows.engine.admission import admitted
 
@@ -38,12 +39,40 @@ def visitor_reply(reply) -> dict:
     }
 
 
+# What a visitor reads when a turn fails, by the error's code. The provider's
+# own words can name its address, the key's last characters or the account,
+# and the budget's message the agent's spend: those stay for its editors.
+VISITOR_FAILURES = {
+    "timeout": "The assistant took too long to answer; please try again.",
+    "budget_exceeded": "The assistant cannot answer any more today; please "
+    "come back tomorrow.",
+}
+UNAVAILABLE = "The assistant cannot answer right now; please try again later."
+
+
+def failure_message(code: str) -> str:
+    return VISITOR_FAILURES.get(code, UNAVAILABLE)
+
+
+def visitor_error(error) -> ApiError:
+    """The API error of a failed turn, in the visitor's words."""
+    api_error = chat_error(error)
+    return ApiError(
+        failure_message(api_error.error_code),
+        code=api_error.error_code,
+        status=api_error.status_code,
+    )
+
+
 def shown(event: str, data):
-    """What a visitor sees of a turn's event: tokens, and which tool runs."""
+    """What a visitor sees of a turn's event: tokens, which tool runs, and
+    a failure's code in their words."""
     if event == "token":
         return data
     if event == "tool_call":
         return {"name": data["name"]}
+    if event == "error":
+        return {**data, "message": failure_message(data["code"])}
     return None
 
 
@@ -65,6 +94,7 @@ def visitor_turn(request, agent, visitor: str, content: str, conversation, strea
             content,
             conversation,
             visitor=visitor,
+            visitor_address=limit_address(request),
             store=False,
         )
         if stream:
@@ -75,15 +105,16 @@ def visitor_turn(request, agent, visitor: str, content: str, conversation, strea
         try:
             return JsonResponse(visitor_reply(turn.run()))
         except ChatFailed as failure:
-            raise chat_error(failure.error) from failure
+            raise visitor_error(failure.error) from failure
         finally:
             release()
     except ChatThrottled as throttled:
         release()
         raise Throttled(throttled.wait, throttled.message) from None
-    except BudgetExceeded as refused:
+    except BudgetExceeded:
         release()
-        raise ApiError(refused.message, code="budget_exceeded", status=429) from None
+        message = failure_message("budget_exceeded")
+        raise ApiError(message, code="budget_exceeded", status=429) from None
     except BaseException:
         release()
         raise

@@ -178,3 +178,33 @@ def clean(fields: list, data, files) -> tuple[dict, dict[str, str]]:
             value = []
         values[name] = value
     return values, errors
+
+
+class JsonValues:
+    """A JSON object's values read as `clean` reads a form (`get`, `getlist`),
+    so a program's or a visitor's JSON answer to a wait page is held to the
+    page's fields like its form: a number may be 42 or "42", a checkbox true,
+    a multi-select a list of options; any other shape is the field's error."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def get(self, name: str, default: str = "") -> str:
+        value = self.values.get(name)
+        if value is None or value is False:
+            return default
+        if value is True:
+            return "true"
+        if isinstance(value, (str, int, float)):
+            return str(value)
+        raise ValueError("Send one value: a text, a number or true.")
+
+    def getlist(self, name: str) -> list[str]:
+        value = self.values.get(name)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return value
+        raise ValueError("Send a list of the options shown.")

@@ -80,6 +80,16 @@ def test_a_filled_honeypot_looks_accepted_but_starts_no_run(alice):
     assert not runs().exists()
 
 
+def test_a_filled_honeypot_gets_the_redirect_a_person_would(alice):
+    """A bot that sees a thank-you page where people are redirected learns
+    which field is the trap."""
+    form_flow(alice, answer="redirect", redirect_url="https://example.com/thanks")
+    response = submit({**GOOD, "website": "http://spam.example"})
+    assert response.status_code == 302
+    assert response["Location"] == "https://example.com/thanks"
+    assert not runs().exists()
+
+
 def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(alice, settings):
     settings.FORM_MAX_BODY_BYTES = 10_000
     form_flow(alice)

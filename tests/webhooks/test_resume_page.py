@@ -139,3 +139,25 @@ def test_a_form_page_leads_to_the_second_form_of_its_run(alice):
     assert response.status_code == 302
     assert response["Location"] == waits.resume_path(run.pk, "more")
     assert ">Submit</button>" in browser.get(response["Location"]).content.decode()
+
+
+def test_a_json_answer_cannot_skip_the_pages_field_checks(alice):
+    """A form page's visitor is sent to the wait's link; posting JSON there
+    instead of the page's form must not skip its fields' checks."""
+    run = waiting_run(alice, mode="form")
+    forged = {"values": {"refund": "lots", "channel": "cash", "admin": True}}
+    response = Client().post(path_of(run), forged, content_type="application/json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert error["details"] == {
+        "refund": ["Enter a number, like 42 or 3.5."],
+        "channel": ["Choose one of the options shown."],
+    }
+    assert FlowRun.objects.get(pk=run.pk).status == "waiting"
+    good = {"values": {"refund": 12.5, "channel": "card", "admin": True}}
+    answer = Client().post(path_of(run), good, content_type="application/json")
+    assert answer.status_code == 202
+    assert background.execute_queued(str(run.pk)) == "succeeded"
+    output = FlowRun.objects.get(pk=run.pk).results["approve"]
+    assert output["values"] == {"refund": 12.5, "channel": "card"}

@@ -41,6 +41,25 @@ def test_a_page_on_a_site_not_allowed_is_refused_and_gets_no_cors_header():
     assert not Conversation.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "null",  # a sandboxed frame or a file: page on any site
+        "https://shop.example.com.evil.example",
+        "https://evil.example?https://shop.example.com",
+        "http://shop.example.com",
+        "https://shop.example.com:8443",
+        "*",
+    ],
+)
+def test_origins_that_only_look_allowed_are_refused(origin):
+    visitor = Visitor(published_agent())
+    visitor.origin = origin
+    for response in (visitor.session(), visitor.chat("Spend their budget")):
+        assert_error(response, 403, "origin_not_allowed")
+        assert "Access-Control-Allow-Origin" not in response
+
+
 def test_a_preflight_from_a_site_not_allowed_is_refused():
     agent = published_agent()
     response = Visitor(agent).client.options(
@@ -143,9 +162,24 @@ def test_all_visitors_together_stop_at_the_agents_rate():
     assert_error(Visitor(agent).chat("three"), 429, "throttled")
 
 
+def test_dropping_the_token_does_not_lift_one_addresss_rate():
+    """A script that asks for a new session before every message is a new
+    visitor each time; its address still stops it, and only it."""
+    agent = published_agent(visitor_rate="2/min")
+    sent = [Visitor(agent).chat(f"flood {n}").status_code for n in range(10)]
+    assert sent == [200] * 10  # five visitors' worth: an office behind one NAT
+    assert_error(Visitor(agent).chat("one more"), 429, "throttled")
+    assert Message.objects.filter(content="one more").count() == 0
+    elsewhere = Visitor(agent)
+    elsewhere.client.defaults["REMOTE_ADDR"] = "203.0.113.9"
+    assert elsewhere.chat("from another address").status_code == 200
+
+
 def test_a_spent_day_budget_refuses_visitors():
     agent = published_agent(max_cost_per_day=0)
-    assert_error(Visitor(agent).chat("Hi"), 429, "budget_exceeded")
+    refused = Visitor(agent).chat("Hi")
+    assert_error(refused, 429, "budget_exceeded")
+    assert "$" not in refused.json()["error"]["message"]  # never the cost
     assert not Conversation.objects.exists()
 
 
@@ -216,6 +250,29 @@ def test_a_prompt_asking_for_a_tool_the_agent_lacks_runs_nothing(alice, llm_serv
     assert json.loads(tool_message.content)["error"]["code"] == "unknown_tool"
     offered = llm_server.bodies("/v1/chat/completions")[0]["tools"]
     assert [tool["function"]["name"] for tool in offered] == ["opening_hours"]
+
+
+PROVIDER_SAYS = (
+    "Incorrect API key provided: sk-proj-****7f3a. You can find your API key "
+    "at https://platform.openai.com/account/api-keys. (org-internal-team)"
+)
+
+
+def test_a_providers_error_does_not_reach_the_visitor(alice, llm_server):
+    """The provider's words can name its address, the key's last characters
+    or the account: a stranger gets the error's code and a plain sentence."""
+    agent = published_agent(model="openai:gpt-test", created_by=alice)
+    llm_server.queue({"error": {"message": PROVIDER_SAYS}}, status=401)
+
+    response = Visitor(agent).chat("Hello")
+
+    assert_error(response, 502, "upstream_error")
+    text = response.content.decode()
+    assert "sk-proj" not in text and "org-internal" not in text
+    assert "127.0.0.1" not in text and "HTTP 401" not in text
+    # The agent's editors still read what went wrong.
+    failed = Message.objects.get(role=Message.Role.ASSISTANT)
+    assert "sk-proj-****7f3a" in failed.error["message"]
 
 
 def test_a_tool_that_asks_first_is_refused_never_held_for_the_visitor(

@@ -98,3 +98,27 @@ def test_a_refused_stream_is_the_json_envelope(
 
     assert refused.status == 429
     assert json.loads(text)["error"]["code"] == "throttled"
+
+
+def test_a_streamed_providers_error_does_not_reach_the_visitor(
+    live_server, transactional_db, alice, llm_server, visitor_token
+):
+    agent = published_agent(model="openai:gpt-test", created_by=alice)
+    secret = "Incorrect API key provided: sk-proj-****7f3a (org-internal-team)"
+    llm_server.queue({"error": {"message": secret}}, status=401)
+
+    response, text = post(
+        live_server.url,
+        "/c/helper/chat",
+        {"content": "Hello"},
+        {
+            "Accept": "text/event-stream",
+            "Content-Type": "application/json",
+            "X-Visitor-Token": visitor_token(agent),
+        },
+    )
+
+    name, error = events_of(text)[-1]
+    assert name == "error" and error["code"] == "upstream_error"
+    assert error["message"] and error["conversation_id"]
+    assert "sk-proj" not in text and "org-internal" not in text
