@@ -42,10 +42,10 @@ from flows.engine import run_flow, waits
 from flows.engine.admission import admitted
 from flows.files import RunFiles
 from flows.forms.fields import clean
-from flows.forms.submission import field_rows, has_files, store_uploads
 from flows.models import Flow, FlowRun
 from flows.nodes.form import form_settings
 from webhooks import limits
+from webhooks.form_submission import field_rows, has_files, store_uploads
 
 HONEYPOT = "website"
 PASSWORD = "form_password"

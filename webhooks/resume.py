@@ -37,9 +37,9 @@ from core.http.handlers import sent_as_is
 from core.storable import Unstorable, check_storable
 from flows.engine import waits, wake
 from flows.forms.fields import JsonValues, clean
-from flows.forms.submission import field_rows
 from flows.models import FlowRun
 from webhooks import limits
+from webhooks.form_submission import field_rows
 from webhooks.resume_page import (
     PAGE_TYPES,
     check_size,

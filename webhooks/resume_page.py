@@ -18,8 +18,8 @@ from core.http.errors import PayloadTooLarge
 from core.markdown import render_markdown
 from flows.files import RunFiles
 from flows.forms.fields import clean
-from flows.forms.submission import field_rows, has_files, store_uploads
 from flows.models import FlowRun
+from webhooks.form_submission import field_rows, has_files, store_uploads
 
 PAGE_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 MAX_COMMENT = 5000

@@ -106,7 +106,7 @@ def test_a_failed_streamed_turn_is_logged_without_the_provider_key(
     monkeypatch.setattr("agents.turn.provider_for", broken)
     events = queue.Queue()
     with caplog.at_level(logging.ERROR, logger="weir"):
-        stream._work(turn, events, done=lambda reply: {})
+        stream._work(turn, events, done=lambda reply: {}, shown=None)
 
     assert events.get_nowait()[0] == "error"
     logged = weir_log(caplog)
