@@ -28,7 +28,7 @@ def test_seed_demo_creates_the_echo_agent_with_the_demo_flow_as_its_tool_once(
     agent = Agent.objects.get(name="Echo")
     assert agent.created_by.username == "demo"
     assert [flow.name for flow in agent.tools.all()] == ["Say hello"]
-    assert "Demo agent 'Echo' (model echo:demo)." in first
+    assert "Demo agent 'Echo' (model echo:demo), published" in first
     assert "Demo agent" not in second
 
 
@@ -59,7 +59,8 @@ def test_demo_agent_model_setting_switches_it_on_the_next_seed(db, settings, cap
     call_command("seed_demo")
 
     assert Agent.objects.get(name="Echo").model == "ollama:llama3.2"
-    assert "now uses ollama:llama3.2" in capsys.readouterr().out
+    assert "now uses ollama:llama3.2 (unpublished)" in capsys.readouterr().out
+    assert not Agent.objects.get(name="Echo").published
 
 
 def test_a_malformed_demo_agent_model_is_refused(db, settings):
@@ -76,3 +77,15 @@ def test_no_demo_agent_when_other_users_exist(alice):
     call_command("seed_demo")
 
     assert not Agent.objects.exists()
+
+
+def test_the_demo_agent_is_published_for_the_demo_sites_origin(db, settings, client):
+    settings.BASE_URL = "http://127.0.0.1:8000"
+    call_command("seed_demo")
+
+    agent = Agent.objects.get(name="Echo")
+    assert (agent.published, agent.public_slug) == (True, "echo")
+    assert agent.allowed_origins == ["http://127.0.0.1:8000"]
+    page = client.get("/c/echo")
+    assert page.status_code == 200
+    assert "Echo" in page.content.decode()
