@@ -34,6 +34,8 @@ def twice_at_once(send) -> list:
         barrier.wait()
         try:
             answers.append(send())
+        except Exception as error:  # shown by the assertion below
+            answers.append(error)
         finally:
             connection.close()
 
@@ -56,15 +58,27 @@ def post_key(flow, **headers):
     )
 
 
+def warm_up(flow):
+    """One request without an id first: the first request's lazy imports and
+    caches are not what two threads should race over."""
+    answer = Client().post(f"/api/webhooks/{flow.id}", {}, "application/json")
+    assert answer.status_code == 200
+
+
 @pytest.mark.django_db(transaction=True)
-def test_one_key_sent_twice_at_once_to_a_synchronous_webhook_runs_once(alice):
+def test_one_key_sent_twice_at_once_to_a_synchronous_webhook_runs_once(alice, settings):
+    # Room for both copies under every cap: the second meets the first's run,
+    # not a full slot (a 429 would prove nothing about the delivery).
+    settings.SYNC_RUNS_PER_FLOW = settings.SYNC_RUNS_PER_OWNER = 4
+    settings.SYNC_RUNS_PER_ACCOUNT = settings.SYNC_RUNS_PER_PROCESS = 4
     nodes, edges = chain(trigger(), node("wait", "delay", ms=800))
     flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
+    warm_up(flow)
 
     answers = twice_at_once(lambda: post_key(flow))
 
     assert sorted(answer.status_code for answer in answers) == [200, 409]
-    run = FlowRun.objects.get(flow=flow)
+    run = FlowRun.objects.exclude(delivery_id="").get(flow=flow)
     ran = next(answer for answer in answers if answer.status_code == 200)
     assert ran.json()["run_id"] == str(run.id)
     assert run.status == FlowRun.Status.SUCCEEDED
@@ -73,14 +87,16 @@ def test_one_key_sent_twice_at_once_to_a_synchronous_webhook_runs_once(alice):
 @pytest.mark.django_db(transaction=True)
 def test_one_key_sent_twice_at_once_to_a_202_webhook_queues_once(alice):
     flow = FlowFactory(created_by=alice)
+    warm_up(flow)
 
     answers = twice_at_once(lambda: post_key(flow, HTTP_PREFER="respond-async"))
 
     assert sorted(answer.status_code for answer in answers) == [202, 409]
-    run = FlowRun.objects.get(flow=flow)
+    run = FlowRun.objects.exclude(delivery_id="").get(flow=flow)
     queued = next(answer for answer in answers if answer.status_code == 202)
     assert queued.json() == {"run_id": str(run.id), "status": "queued"}
-    assert DBTaskResult.objects.get().args_kwargs["args"] == [str(run.id)]
+    assert DBTaskResult.objects.filter(args_kwargs__args=[str(run.id)]).count() == 1
+    assert DBTaskResult.objects.count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
