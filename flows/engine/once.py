@@ -73,12 +73,14 @@ def run_once(
     try:
         with admit:
             run = run_flow(flow, input, trigger, delivery_id=delivery_id, **options)
-    except DeliveryExists as exists:  # a copy claimed it since the lookup
+    except DeliveryExists as exists:  # the INSERT met another copy's run
         return Once(exists.run, True)
     return Once(run, False)
 
 
 def _queue_once(flow, input, trigger, delivery_id, queue_cap, options) -> Once:
+    """`run_once` in the background: claim first, look up only on a conflict
+    or a full queue."""
     if queue_cap:
         try:
             fair_queue.check_room(flow)
