@@ -31,8 +31,8 @@ delivery id is looked up and claimed in one place, `run_once`
 (flows/engine/once.py): the run's own INSERT claims it, so it is only recorded
 for a request that runs: a retry after a 429 or 503 with the same id runs.
 Sessions and CSRF play no part: a signed-in browser gets exactly what any
-other client gets. Refusals are raised as the API's
-errors; `core.http.handlers.ApiErrorMiddleware` writes them in the envelope.
+other client gets. Refusals are raised as the API's errors;
+`core.http.handlers.ApiErrorMiddleware` writes them in the envelope.
 """
 
 from __future__ import annotations
