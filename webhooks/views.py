@@ -27,11 +27,12 @@ check first, then runs the flow once. The order is part of the contract:
 
 Signatures come before parsing and rate limiting on purpose: a forger neither
 makes us parse their body nor spends the real sender's rate budget. The
-delivery id is claimed by the run's own INSERT (flows/engine/deliveries.py),
-so it is only recorded for a request that runs: a retry after a 429 or 503
-with the same id runs. Sessions and CSRF play no part: a signed-in browser
-gets exactly what any other client gets. Refusals are raised as the API's
-errors; `core.http.handlers.ApiErrorMiddleware` writes them in the envelope.
+delivery id is looked up and claimed in one place, `run_once`
+(flows/engine/once.py): the run's own INSERT claims it, so it is only recorded
+for a request that runs: a retry after a 429 or 503 with the same id runs.
+Sessions and CSRF play no part: a signed-in browser gets exactly what any
+other client gets. Refusals are raised as the API's errors;
+`core.http.handlers.ApiErrorMiddleware` writes them in the envelope.
 """
 
 from __future__ import annotations
@@ -54,10 +55,9 @@ from core.http.errors import (
 )
 from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable
-from flows.engine import deliveries, fair_queue, run_flow, webhook_cache
+from flows.engine import deliveries, webhook_cache
 from flows.engine.admission import admitted
-from flows.engine.background import enqueue_run
-from flows.engine.deliveries import DeliveryExists, answered_from
+from flows.engine.once import run_once
 from flows.files import FileTooLarge, RunFiles, claim, files_in, is_file
 from flows.models import Flow, FlowRun
 from flows.nodes.webhook import has_webhook_trigger, methods_of, webhook_settings
@@ -93,18 +93,6 @@ def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | No
         )
     except signatures.SignatureError as exc:
         raise NotAuthenticated(str(exc)) from None
-
-
-def _check_queue_room(flow: Flow, delivery_id: str) -> None:
-    """429 while the owner's queue is full (flows/engine/fair_queue.py), except
-    for a repeated delivery, which is answered as ever (row 8 before row 9)."""
-    try:
-        fair_queue.check_room(flow)
-    except fair_queue.QueueFull:
-        if not delivery_id or not (
-            FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).exists()
-        ):
-            raise
 
 
 def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
@@ -246,35 +234,34 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
         query=query,
         keep_headers=trigger.get("keep_headers"),
     )
-    try:
-        if flow.webhook_response_mode == Flow.ResponseMode.IMMEDIATELY or (
-            prefers_async(request)
-        ):
-            # The hop count goes with the queued run, so a loop of webhooks
-            # answered at once still stops at WEBHOOK_MAX_HOPS.
-            _check_queue_room(flow, delivery_id)
-            run = enqueue_run(
-                flow,
-                payload,
-                FlowRun.Trigger.WEBHOOK,
-                request_meta={**meta, "hops": hops},
-                delivery_id=delivery_id,
-            )
-            claim(files_in(payload), run.id)
-            return accepted(run.id, run.status)
-        repeat = answered_from(flow, delivery_id, payload)
-        if repeat is not None:
-            return _answer_repeat(repeat, payload)
-        with admitted(request, **flow_work(flow)):
-            run = run_flow(
-                flow,
-                payload,
-                FlowRun.Trigger.WEBHOOK,
-                request_meta=meta,
-                delivery_id=delivery_id,
-                hops=hops,
-                files=files,
-            )
-    except DeliveryExists as repeat:
-        return _answer_repeat(repeat.run, payload)
+    if flow.webhook_response_mode == Flow.ResponseMode.IMMEDIATELY or (
+        prefers_async(request)
+    ):
+        # The hop count goes with the queued run, so a loop of webhooks
+        # answered at once still stops at WEBHOOK_MAX_HOPS.
+        run, repeat = run_once(
+            flow,
+            payload,
+            FlowRun.Trigger.WEBHOOK,
+            delivery_id=delivery_id,
+            background=True,
+            queue_cap=True,
+            request_meta={**meta, "hops": hops},
+        )
+        if repeat:
+            return _answer_repeat(run, payload)
+        claim(files_in(payload), run.id)
+        return accepted(run.id, run.status)
+    run, repeat = run_once(
+        flow,
+        payload,
+        FlowRun.Trigger.WEBHOOK,
+        delivery_id=delivery_id,
+        admit=admitted(request, **flow_work(flow)),
+        request_meta=meta,
+        hops=hops,
+        files=files,
+    )
+    if repeat:
+        return _answer_repeat(run, payload)
     return run_response(run)

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.audit.actor import Actor
-from flows.engine import enqueue_db, fair_queue, lease
+from flows.engine import enqueue_db, fair_queue, lease, store
 from flows.engine.attempts import RequeueForRetry
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.new_run import new_run
@@ -86,7 +86,8 @@ def enqueue_run(
     for a run that was not stored. Raises whatever the task engine raises
     (Redis away); the run then stays `queued` and the supervisor enqueues it
     again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
-    the flow, raises `deliveries.DeliveryExists` with that delivery's run.
+    the flow, raises `deliveries.DeliveryExists` with that delivery's run
+    (callers go through `flows.engine.once.run_once`, which answers it).
     `retry_of` and `steps` make a retry (flows/engine/again.py): the steps
     (rows without `run_id` and `position`) are stored with the run, before
     any worker can take it, and the run resumes after them. `started_by` is
@@ -104,22 +105,16 @@ def enqueue_run(
             if stored:
                 _store_steps(run, steps)
         if not stored:
-            existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id)
-            raise DeliveryExists(existing.first())
+            raise DeliveryExists(store.delivery_run(flow, delivery_id))
         record_started(started_by, run)
         return run
-    if delivery_id:
-        existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
-        if existing is not None:
-            raise DeliveryExists(existing)
     try:
         with transaction.atomic():
             run = _queued(flow, input, trigger, request_meta, delivery_id, links)
             run.save(force_insert=True)
             _store_steps(run, steps)
-    except IntegrityError:  # another copy of the delivery stored it first
-        existing = FlowRun.objects.filter(flow=flow, delivery_id=delivery_id).first()
-        raise DeliveryExists(existing) from None
+    except IntegrityError:  # the delivery's run is stored already
+        raise DeliveryExists(store.delivery_run(flow, delivery_id)) from None
     execute_run.enqueue(str(run.id))
     record_started(started_by, run)
     return run

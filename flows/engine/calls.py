@@ -31,10 +31,8 @@ from django.db.models.lookups import Exact
 from django.utils import timezone
 
 from flows.engine import deferred, lease, store
-from flows.engine.background import enqueue_run
-from flows.engine.deliveries import DeliveryExists
+from flows.engine.once import run_once
 from flows.engine.runner import Execution
-from flows.engine.start import run_flow
 from flows.models import Flow, FlowRun
 from flows.nodes import NodeError, NodeTimeout
 from flows.nodes.errors import ContinueLater
@@ -113,27 +111,26 @@ class ChildRuns:
         else:
             self.check_room()
         deferred.store_now(self.parent)  # the child's row points at it
-        meta = self.meta()
-        try:
-            return run_flow(
-                flow,
-                input,
-                FlowRun.Trigger.CALL,
-                request_meta=meta,
-                delivery_id=delivery_id,
-                deadline=self.execution.deadline,
-                depth=self.execution.depth,
-                hops=self.execution.hops,
-                called_by=self.parent,
-            )
-        except DeliveryExists as exists:
-            self.check_own(exists.run)
-            if exists.run is not None and exists.run.status in FINISHED:
-                return exists.run
-            raise NodeError(
-                "child_running",
-                "The called flow's run for this node is still running elsewhere.",
-            ) from exists
+        child, repeat = run_once(
+            flow,
+            input,
+            FlowRun.Trigger.CALL,
+            delivery_id=delivery_id,
+            request_meta=self.meta(),
+            deadline=self.execution.deadline,
+            depth=self.execution.depth,
+            hops=self.execution.hops,
+            called_by=self.parent,
+        )
+        if not repeat:
+            return child
+        self.check_own(child)
+        if child is not None and child.status in FINISHED:
+            return child
+        raise NodeError(
+            "child_running",
+            "The called flow's run for this node is still running elsewhere.",
+        )
 
     def outlast(self, child: FlowRun) -> FlowRun | None:
         """Wait for a child left `running` under a lease that has not expired
@@ -218,21 +215,20 @@ class ChildRuns:
         check_input(flow, input)
         self.check_room()
         deferred.store_now(self.parent)
-        meta = self.meta()
-        try:
-            return enqueue_run(
-                flow,
-                input,
-                FlowRun.Trigger.CALL,
-                request_meta=meta,
-                delivery_id=self.delivery_id(),
-                called_by=self.parent,
-            )
-        except DeliveryExists as exists:
-            if exists.run is None:
-                raise NodeError("child_running", "The run is being queued.") from None
-            self.check_own(exists.run)
-            return exists.run
+        child, repeat = run_once(
+            flow,
+            input,
+            FlowRun.Trigger.CALL,
+            delivery_id=self.delivery_id(),
+            background=True,
+            request_meta=self.meta(),
+            called_by=self.parent,
+        )
+        if repeat and child is None:
+            raise NodeError("child_running", "The run is being queued.")
+        if repeat:
+            self.check_own(child)
+        return child
 
     def check_own(self, run: FlowRun | None) -> None:
         """A run holding this node's child id that this parent did not start

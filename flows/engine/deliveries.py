@@ -5,6 +5,8 @@ same delivery id again: Standard Webhooks' `webhook-id`, or an
 `Idempotency-Key`. The id is stored on the run (`FlowRun.delivery_id`) under
 the unique constraint `run_unique_delivery_per_flow`, so the database decides
 which copy runs, across processes and machines, with no cache involved.
+Every caller starts such a run through `run_once` (flows/engine/once.py),
+which makes the lookup and the claim below and answers with one run.
 
 - A new id: the run's own INSERT claims it (no extra statement).
 - An id whose run exists: `DeliveryExists` carries that run; the caller

@@ -40,7 +40,8 @@ def run_flow(
     `depth` counts the agents waiting above this run (an agent's tool call
     passes its own depth + 1); nodes read it from their context.
     `delivery_id` makes the run the one run of that webhook delivery; raises
-    `deliveries.DeliveryExists` when the delivery already has one.
+    `deliveries.DeliveryExists` when the delivery already has one (callers
+    with a delivery id go through `flows.engine.once.run_once`).
     `hops` is the run's place in a chain of webhook calls (the webhook view
     passes the caller's `Weir-Hops`); its http_request nodes send `hops + 1`.
     `pins` (node id -> output) stand in for those nodes, and `only` limits the

@@ -7,8 +7,8 @@ of its time fires; older ones were missed while nothing ran: dropped (`missed:
 "skip"`, the default), or the latest of them fires once (`"run_once"`). A tick
 fires as a background run (trigger `schedule`, input `{scheduled_for}`) whose
 delivery id is `schedule:<tick>`, unique per flow, so several schedulers racing
-over the same tick start it exactly once. A flow seen for the first time starts
-from now: a new schedule never fires for the past.
+over the same tick start it exactly once (`run_once`, flows/engine/once.py). A
+flow seen for the first time starts from now: a new schedule never fires for the past.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from django.utils import timezone
 
 from core.cron import cron_problem, previous_tick, ticks, zone_of
 from flows import metrics
-from flows.engine.background import enqueue_run
-from flows.engine.deliveries import DeliveryExists
+from flows.engine.once import run_once
 from flows.models import Flow, FlowRun
 from flows.nodes.schedule import enabled_schedule
 
@@ -53,15 +52,14 @@ def due_ticks(data: dict, since: datetime, now: datetime) -> list[datetime]:
 def fire(flow: Flow, tick: datetime) -> FlowRun | None:
     """Queue the tick's run; None when another scheduler already did."""
     when = tick.isoformat().replace("+00:00", "Z")
-    try:
-        return enqueue_run(
-            flow,
-            {"scheduled_for": when},
-            FlowRun.Trigger.SCHEDULE,
-            delivery_id=f"schedule:{when}",
-        )
-    except DeliveryExists:
-        return None
+    run, repeat = run_once(
+        flow,
+        {"scheduled_for": when},
+        FlowRun.Trigger.SCHEDULE,
+        delivery_id=f"schedule:{when}",
+        background=True,
+    )
+    return None if repeat else run
 
 
 def schedule_pass(now: datetime | None = None) -> int:
