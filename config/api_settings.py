@@ -51,6 +51,8 @@ SPECTACULAR_SETTINGS = {
         "DocumentStatusEnum": "knowledge.models.Document.Status",
         "DocumentSourceEnum": "knowledge.models.Document.Source",
         "MemberRoleEnum": "accounts.workspaces.models.Membership.Role",
+        "MemberSourceEnum": "accounts.workspaces.models.Membership.Source",
+        "VersionSourceEnum": "flows.history.models.FlowVersion.Source",
         "MessageRoleEnum": "agents.models.Message.Role",
         "TokenScopeEnum": "accounts.tokens.models.SCOPES",
         "WorkspaceTokenScopeEnum": "accounts.tokens.models.WORKSPACE_SCOPES",
