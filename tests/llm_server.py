@@ -227,6 +227,18 @@ def anthropic_tool_use(name: str, arguments: dict, *, use_id: str = "toolu_1"):
     return answer
 
 
+def provider_settings(url: str) -> dict[str, str]:
+    """What a Weir process started by a test is told, as environment, to
+    reach the providers' protocol server at `url`."""
+    return {
+        "OPENAI_API_KEY": "sk-test-openai",
+        "OPENAI_BASE_URL": f"{url}/v1",
+        "ANTHROPIC_API_KEY": "sk-test-anthropic",
+        "ANTHROPIC_BASE_URL": url,
+        "OLLAMA_BASE_URL": url,
+    }
+
+
 @pytest.fixture
 def llm_server(settings):
     """A started protocol server; the SDKs point at it, with no retries."""

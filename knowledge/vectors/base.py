@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 
-class VectorIndex:
-    """Unit vectors under integer keys; subclasses store and search them."""
+class VectorIndex(ABC):
+    """Unit vectors under integer keys; each engine stores and searches them."""
 
     def __init__(self, name: str, dimensions: int):
         self.name = name
         self.dimensions = dimensions
 
+    @abstractmethod
     def build(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         """Hold exactly these vectors (replacing any held before)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The `k` nearest keys and their cosine similarity, best first."""
-        raise NotImplementedError
 
 
 class ExactIndex(VectorIndex):

@@ -22,7 +22,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 
 from tests.gunicorn_server import Server, free_port, granian_command
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, provider_settings
 
 # Playwright's sync API runs an event loop in the main thread; Django's ORM would
 # then refuse to run there ("async unsafe"). The tests call the ORM between page
@@ -93,16 +93,6 @@ def llm_backend():
     server = LLMServer().start()
     yield server
     server.stop()
-
-
-def provider_settings(url: str) -> dict[str, str]:
-    return {
-        "OPENAI_API_KEY": "sk-test-openai",
-        "OPENAI_BASE_URL": f"{url}/v1",
-        "ANTHROPIC_API_KEY": "sk-test-anthropic",
-        "ANTHROPIC_BASE_URL": url,
-        "OLLAMA_BASE_URL": url,
-    }
 
 
 @pytest.fixture(scope="session")

@@ -1,18 +1,17 @@
-"""A visitor's streamed reply over a live server: the events a visitor sees,
-and what they never see (tool results, runs, cost)."""
+"""A visitor's streamed reply through the server production runs (`python -m
+config.serve`): the events a visitor sees, and what they never see (tool
+results, runs, cost)."""
 
 from __future__ import annotations
 
-import http.client
 import json
-from urllib.parse import urlsplit
 
 import pytest
 
 from agents.models import Conversation
 from tests.agents.public.helpers import published_agent
 from tests.agents.test_chat import tool_flow
-from tests.llm_server import openai_text, openai_tool_call
+from tests.llm_server import openai_text, openai_tool_call, provider_settings
 
 
 def events_of(text: str) -> list[tuple[str, dict]]:
@@ -24,48 +23,42 @@ def events_of(text: str) -> list[tuple[str, dict]]:
     return events
 
 
-def post(url: str, path: str, body: dict, headers: dict):
-    connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=10)
-    connection.request("POST", path, json.dumps(body), headers)
-    response = connection.getresponse()
-    text = response.read().decode()
-    connection.close()
-    return response, text
-
-
 @pytest.fixture
-def visitor_token(live_server):
-    def token(agent):
-        response, text = post(
-            live_server.url, f"/c/{agent.public_slug}/session", {}, {}
-        )
-        assert response.status == 201
-        return json.loads(text)["token"]
-
-    return token
+def web(granian, llm_server):
+    """The production server, its model calls going to the tests' provider."""
+    return granian(threads=4, AGENT_MAX_RETRIES=0, **provider_settings(llm_server.url))
 
 
-def test_a_visitor_sees_the_reply_stream_and_only_tool_names(
-    live_server, transactional_db, alice, llm_server, visitor_token
-):
+def post(web, path: str, body: dict, headers: dict):
+    answer = web.post_json(path, body, headers)
+    return answer, answer.body.decode()
+
+
+def visitor_token(web, agent) -> str:
+    answer, text = post(web, f"/c/{agent.public_slug}/session", {}, {})
+    assert answer.status == 201
+    return json.loads(text)["token"]
+
+
+def test_a_visitor_sees_the_reply_stream_and_only_tool_names(web, alice, llm_server):
     agent = published_agent(model="openai:gpt-test", created_by=alice)
     agent.tools.add(tool_flow(alice))
     llm_server.queue(openai_tool_call("look_up_order", {"number": 7}))
     llm_server.queue(openai_text("Order 7 has shipped."))
 
     response, text = post(
-        live_server.url,
+        web,
         "/c/helper/chat",
         {"content": "Where is order 7?"},
         {
             "Accept": "text/event-stream",
             "Content-Type": "application/json",
-            "X-Visitor-Token": visitor_token(agent),
+            "X-Visitor-Token": visitor_token(web, agent),
         },
     )
 
     assert response.status == 200
-    assert response.getheader("Content-Type") == "text/event-stream"
+    assert response.headers["content-type"] == "text/event-stream"
     events = events_of(text)
     names = [name for name, _ in events]
     assert names[0] == "start" and names[-1] == "done"
@@ -82,39 +75,35 @@ def test_a_visitor_sees_the_reply_stream_and_only_tool_names(
     assert str(conversation.pk) == events[0][1]["conversation_id"]
 
 
-def test_a_refused_stream_is_the_json_envelope(
-    live_server, transactional_db, visitor_token
-):
+def test_a_refused_stream_is_the_json_envelope(web):
     agent = published_agent(visitor_rate="1/min")
     headers = {
         "Accept": "text/event-stream",
         "Content-Type": "application/json",
-        "X-Visitor-Token": visitor_token(agent),
+        "X-Visitor-Token": visitor_token(web, agent),
     }
-    first, _ = post(live_server.url, "/c/helper/chat", {"content": "one"}, headers)
+    first, _ = post(web, "/c/helper/chat", {"content": "one"}, headers)
     assert first.status == 200
 
-    refused, text = post(live_server.url, "/c/helper/chat", {"content": "two"}, headers)
+    refused, text = post(web, "/c/helper/chat", {"content": "two"}, headers)
 
     assert refused.status == 429
     assert json.loads(text)["error"]["code"] == "throttled"
 
 
-def test_a_streamed_providers_error_does_not_reach_the_visitor(
-    live_server, transactional_db, alice, llm_server, visitor_token
-):
+def test_a_streamed_providers_error_does_not_reach_the_visitor(web, alice, llm_server):
     agent = published_agent(model="openai:gpt-test", created_by=alice)
     secret = "Incorrect API key provided: sk-proj-****7f3a (org-internal-team)"
     llm_server.queue({"error": {"message": secret}}, status=401)
 
     response, text = post(
-        live_server.url,
+        web,
         "/c/helper/chat",
         {"content": "Hello"},
         {
             "Accept": "text/event-stream",
             "Content-Type": "application/json",
-            "X-Visitor-Token": visitor_token(agent),
+            "X-Visitor-Token": visitor_token(web, agent),
         },
     )
 
