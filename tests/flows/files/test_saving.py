@@ -190,49 +190,34 @@ def test_a_claimed_file_is_not_claimed_again_by_another_run(alice_flow):
     assert RunFile.objects.get().run_id == first.pk
 
 
-def test_deleting_a_run_deletes_its_files_rows_and_bytes(alice_flow, _run_files_folder):
-    run = FlowRunFactory(flow=alice_flow)
+def a_runs_file(flow):
+    """A run of `flow` holding one stored file: (run, the file's marker)."""
+    run = FlowRunFactory(flow=flow)
     marker = files.store(
-        workspace_id=alice_flow.workspace_id,
+        workspace_id=flow.workspace_id,
         name="a",
         content_type="",
         data=b"a",
         run_id=run.pk,
     )
+    return run, marker
+
+
+@pytest.mark.parametrize("deleted", ["run", "flow"])
+def test_deleting_a_run_or_its_flow_deletes_its_files_rows_and_bytes(
+    deleted, alice_flow, _run_files_folder
+):
+    run, marker = a_runs_file(alice_flow)
     path = on_disk(_run_files_folder, marker)
 
-    run.delete()
-
-    assert not RunFile.objects.exists()
-    assert not path.exists()
-
-
-def test_deleting_a_flow_deletes_its_runs_files(alice_flow, _run_files_folder):
-    run = FlowRunFactory(flow=alice_flow)
-    marker = files.store(
-        workspace_id=alice_flow.workspace_id,
-        name="a",
-        content_type="",
-        data=b"a",
-        run_id=run.pk,
-    )
-    path = on_disk(_run_files_folder, marker)
-
-    alice_flow.delete()
+    (run if deleted == "run" else alice_flow).delete()
 
     assert not RunFile.objects.exists()
     assert not path.exists()
 
 
 def test_a_delete_rolled_back_keeps_the_bytes(alice_flow, _run_files_folder):
-    run = FlowRunFactory(flow=alice_flow)
-    marker = files.store(
-        workspace_id=alice_flow.workspace_id,
-        name="a",
-        content_type="",
-        data=b"a",
-        run_id=run.pk,
-    )
+    run, marker = a_runs_file(alice_flow)
 
     with pytest.raises(RuntimeError), transaction.atomic():
         run.delete()
