@@ -25,7 +25,7 @@ from core.http.errors import ValidationFailed
 from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.app_actions.catalogue import palette_apps
+from flows.app_actions.catalogue import palette_apps, preselect_credentials
 from flows.credentials.api import CredentialSerializer
 from flows.credentials.oauth2 import views as oauth2_views
 from flows.engine.again import RETRYABLE, REUSED_LOG
@@ -136,6 +136,13 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "role": role,
     }
     apps = palette_apps()
+    # One query: the workspace's credentials, for a new app action's default.
+    preselect_credentials(
+        apps,
+        Credential.objects.filter(workspace_id=flow.workspace_id).values_list(
+            "id", "name", "kind"
+        ),
+    )
     return render(
         request,
         "flows/builder.html",

@@ -7,9 +7,9 @@ What counts as one action (the rule the bounds in docs/builder.md use):
   (clicking into the field, selecting its text and typing it are one action,
   as a person types into one box);
 - a key press that does something beyond typing (Enter to submit or to add,
-  Ctrl+S to save);
-- choosing an option of a select;
-- a drag (pressed, moved, released).
+  Ctrl+S to save).
+Choosing an option of a select or a drag would count one each; neither walk
+needs one.
 
 Looking, scrolling and waiting for the page are not actions. `seconds` is the
 time from the walk's start to `stop()`, with no waits of the script's own:
@@ -46,10 +46,6 @@ class Walk:
     def press(self, keys: str, locator=None) -> None:
         (locator or self.page.keyboard).press(keys)
         self._count(f"press {keys}")
-
-    def choose(self, locator, what: str = "choose", **option) -> None:
-        locator.select_option(**option)
-        self._count(what)
 
     def stop(self) -> float:
         """End the clock; the scripted user's time in seconds."""

@@ -157,10 +157,14 @@ paletteSearch.addEventListener("keydown", (event) => {
 });
 
 /** Add an app's action: an app_action node with its app and operation set,
- * named after the operation's summary. */
+ * named after the operation's summary, with the credential named for the app
+ * when the workspace has exactly one (flows/app_actions/catalogue.py). */
 function addAppAction(button) {
   const kind = kindOf(kinds, "app_action");
-  const data = { ...defaultData(kind), app: button.dataset.appAction, operation: button.dataset.operation };
+  const data = {
+    ...defaultData(kind), app: button.dataset.appAction, operation: button.dataset.operation,
+    credential_id: button.closest(".palette-app").dataset.credential || null,
+  };
   addFromPalette("app_action", { data, name: button.textContent.trim() });
 }
 $("palette-apps").addEventListener("click", (event) => {
