@@ -20,8 +20,8 @@ from rest_framework.settings import api_settings
 from accounts import rights
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
-from accounts.workspaces.access import in_workspaces_of, person
-from accounts.workspaces.models import Workspace
+from accounts.workspaces.access import person
+from accounts.workspaces.fields import WorkspaceField
 from accounts.workspaces.permissions import WorkspaceRole, require
 from accounts.workspaces.personal import default_workspace
 from accounts.workspaces.roles import CREDENTIALS_EDIT
@@ -98,11 +98,7 @@ class CredentialSerializer(OAuth2Fields, serializers.ModelSerializer):
     )
     has_value = serializers.BooleanField(read_only=True)
     # Set on create only; a workspace the user is not a member of reads as missing.
-    workspace = serializers.PrimaryKeyRelatedField(
-        queryset=Workspace.objects.all(),
-        required=False,
-        error_messages={"does_not_exist": "No workspace of yours has this id."},
-    )
+    workspace = WorkspaceField(right=CREDENTIALS_EDIT)
 
     class Meta:
         model = Credential
@@ -152,17 +148,6 @@ class CredentialSerializer(OAuth2Fields, serializers.ModelSerializer):
                 "Use letters, digits and underscores, not starting with a digit, "
                 "so templates can read it as {{ secrets.NAME }}."
             )
-        return value
-
-    def validate_workspace(self, value):
-        """On create: one where the user may edit credentials (403 for a member
-        without the right). Ignored on update: a credential never moves."""
-        if self.instance is not None:
-            return self.instance.workspace
-        user = self.context["request"].user
-        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
-            raise serializers.ValidationError("No workspace of yours has this id.")
-        require(user, value.pk, CREDENTIALS_EDIT)
         return value
 
     def check_name_free(self, attrs) -> None:

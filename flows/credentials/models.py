@@ -6,15 +6,12 @@ Registered with Django through `flows.models`, which imports it.
 from __future__ import annotations
 
 import base64
-import uuid
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
-from django.conf import settings
 from django.db import models
 
-from accounts.workspaces.access import in_workspaces_of
-from accounts.workspaces.personal import personal_workspace
+from accounts.workspaces.owned import WorkspaceOwned
 from core import crypto
 
 # Per kind: the fields shown back (public) and the write-only ones (secret).
@@ -76,15 +73,9 @@ TOKEN_KEYS = ("access_token", "refresh_token")
 MIN_REDACTED_CHARS = 4
 
 
-class CredentialQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """The only way views and the API reach credentials: those of the
-        workspaces `user` is a member of; others' do not exist."""
-        return in_workspaces_of(self, user)
-
-
-class Credential(models.Model):
-    """A named secret of one user (an API key, a password, a token).
+class Credential(WorkspaceOwned):
+    """A named secret of a workspace (an API key, a password, a token); every
+    flow of the workspace may use it.
 
     The secret fields live encrypted in `encrypted` (a Fernet token of their
     JSON); `public` holds the parts that are not secret, such as the header
@@ -109,21 +100,6 @@ class Credential(models.Model):
         CONNECTED = "connected"
         RECONNECT_NEEDED = "reconnect_needed"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="credentials",
-        help_text="Who made it; access comes from the workspace's members.",
-    )
-    workspace = models.ForeignKey(
-        "accounts.Workspace",
-        on_delete=models.PROTECT,
-        related_name="credentials",
-        help_text="Every flow of this workspace may use it.",
-    )
     name = models.CharField(
         max_length=100, help_text="Used in templates as {{ secrets.NAME }}."
     )
@@ -140,8 +116,6 @@ class Credential(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = CredentialQuerySet.as_manager()
-
     class Meta:
         ordering = ["name"]
         constraints = [
@@ -153,11 +127,6 @@ class Credential(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.kind})"
-
-    def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.created_by_id is not None:
-            self.workspace = personal_workspace(self.created_by)
-        super().save(*args, **kwargs)
 
     @property
     def has_value(self) -> bool:
