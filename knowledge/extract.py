@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from pathlib import PurePosixPath
+
+from django.conf import settings
 
 KINDS = {
     ".pdf": "pdf",
@@ -25,6 +28,11 @@ MEDIA_TYPES = {
     "text/markdown": "markdown",
     "text/plain": "text",
 }
+# A DOCX (a zip) may unpack to this many times KNOWLEDGE_MAX_DOCUMENT_BYTES:
+# python-docx reads each part whole and lxml parses it whole, so a small zip of
+# gigabytes of XML would take the worker's memory. More text than this could
+# not be indexed anyway (KNOWLEDGE_MAX_DOCUMENT_CHUNKS).
+DOCX_UNPACKED_RATIO = 5
 
 
 class ExtractionFailed(Exception):
@@ -63,8 +71,23 @@ def _pdf(data: bytes) -> str:
 def _docx(data: bytes) -> str:
     import docx
 
+    _check_unpacked(data)
     document = docx.Document(io.BytesIO(data))
     return "\n\n".join(paragraph.text for paragraph in document.paragraphs)
+
+
+def _check_unpacked(data: bytes) -> None:
+    """ExtractionFailed when the zip's parts say they unpack past the limit.
+    Reading never gives more than a part's stated size (zipfile stops there,
+    and a part that would give more fails its CRC check)."""
+    limit = DOCX_UNPACKED_RATIO * settings.KNOWLEDGE_MAX_DOCUMENT_BYTES
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        unpacked = sum(info.file_size for info in archive.infolist())
+    if unpacked > limit:
+        raise ExtractionFailed(
+            f"The docx file unpacks to more than {limit} bytes "
+            f"({DOCX_UNPACKED_RATIO} times KNOWLEDGE_MAX_DOCUMENT_BYTES)."
+        )
 
 
 def _html(data: bytes) -> str:
