@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 import zipfile
 from pathlib import PurePosixPath
 
@@ -33,6 +34,9 @@ MEDIA_TYPES = {
 # gigabytes of XML would take the worker's memory. More text than this could
 # not be indexed anyway (KNOWLEDGE_MAX_DOCUMENT_CHUNKS).
 DOCX_UNPACKED_RATIO = 5
+# A PDF's text is read for at most this long: its pages may all parse one
+# long content stream (a few kilobytes kept one worker busy for hours).
+PDF_READ_SECONDS = 60
 
 
 class ExtractionFailed(Exception):
@@ -64,8 +68,19 @@ def extract_text(data: bytes, kind: str) -> str:
 def _pdf(data: bytes) -> str:
     from pypdf import PdfReader
 
+    deadline = time.monotonic() + PDF_READ_SECONDS
+
+    def in_time(*_operation) -> None:
+        """Called by pypdf before each operator of every page and form."""
+        if time.monotonic() > deadline:
+            raise ExtractionFailed(
+                f"The pdf file took longer than {PDF_READ_SECONDS} s to read."
+            )
+
     reader = PdfReader(io.BytesIO(data))
-    return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+    return "\n\n".join(
+        page.extract_text(visitor_operand_before=in_time) or "" for page in reader.pages
+    )
 
 
 def _docx(data: bytes) -> str:
