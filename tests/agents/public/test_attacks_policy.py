@@ -1,5 +1,6 @@
-"""Attacks on the hosted chat page's Content-Security-Policy through the
-agent's allowed origins (found in review: an origin's host was any text)."""
+"""Attacks on the hosted chat page found in review: its Content-Security-Policy
+through the agent's allowed origins (an origin's host was any text), and its
+visitor token kept by a shared cache."""
 
 from __future__ import annotations
 
@@ -59,3 +60,15 @@ def test_an_international_host_is_kept_as_browsers_send_it(api, alice):
     )
     assert response.status_code == 200, response.json()
     assert response.json()["allowed_origins"] == ["https://xn--bcher-kva.example"]
+
+
+def test_the_hosted_page_and_a_new_session_are_never_kept_by_a_shared_cache(client):
+    published_agent()
+    page = client.get("/c/helper")
+    session = client.post("/c/helper/session")
+
+    # Each carries a visitor's own token: a cache in front (Varnish keeps an
+    # answer without Cache-Control for 120 s) would hand one to every visitor.
+    for response in (page, session):
+        assert "no-store" in response["Cache-Control"]
+        assert "private" in response["Cache-Control"]
