@@ -62,7 +62,7 @@ def assert_too_large(answer, started):
     assert answer.json()["error"]["code"] == "document_too_large"
     assert "values" in answer.json()["error"]["message"]
     assert not UploadedApp.objects.exists()
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 60  # not the minutes unfolding takes
 
 
 def test_yaml_aliases_unfolding_into_a_million_values_are_refused(admin_api):
