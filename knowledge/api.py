@@ -50,9 +50,16 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
 
     def validate_embedder(self, value):
         try:
-            embedders.parse(value)
+            provider, _ = embedders.parse(value)
         except ValueError as problem:
             raise serializers.ValidationError(str(problem)) from None
+        kept = self.instance is not None and self.instance.embedder == value
+        user = self.context["request"].user
+        if provider in embedders.SERVER_KEY and not kept and not user.is_staff:
+            raise serializers.ValidationError(
+                f"{provider}: embeddings are paid with the server's key; only "
+                "staff may use the server's key (hash and ollama: need none)."
+            )
         return value
 
 

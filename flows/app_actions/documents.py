@@ -14,6 +14,10 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
+# Values (objects, lists, scalars) of the document with its `$ref`s resolved:
+# about what 10 MB hold written out. YAML aliases and `$ref`s each name a
+# part many times, so a small document could otherwise unfold into billions.
+MAX_RESOLVED_VALUES = 1_000_000
 VERSIONS = ("3.0", "3.1")
 MESSAGE_CHARS = 300  # of the validator's message, which may quote the document
 
@@ -70,7 +74,10 @@ def resolve_refs(document: dict) -> dict:
     """A copy of `document` with every `{"$ref": "#/..."}` replaced by what it
     points at. A `$ref` that leads back to itself is refused (`ref_loop`): the
     node needs finite schemas to build its form; one to another file or a URL
-    is refused too (`invalid_document`)."""
+    is refused too (`invalid_document`). A document unfolding (through `$ref`s
+    or YAML aliases) into more than MAX_RESOLVED_VALUES values is refused
+    (`document_too_large`) as soon as it gets there."""
+    values = 0
 
     def target(ref: str) -> Any:
         if not ref.startswith("#/"):
@@ -87,6 +94,14 @@ def resolve_refs(document: dict) -> dict:
         return node
 
     def walk(value: Any, trail: tuple[str, ...]) -> Any:
+        nonlocal values
+        values += 1
+        if values > MAX_RESOLVED_VALUES:
+            raise DocumentProblem(
+                f"The document unfolds into more than {MAX_RESOLVED_VALUES} values "
+                "once its $refs and YAML aliases are resolved.",
+                "document_too_large",
+            )
         if isinstance(value, dict):
             ref = value.get("$ref")
             if isinstance(ref, str):
