@@ -26,7 +26,8 @@ from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.app_actions.catalogue import palette_apps
-from flows.credentials.api import CredentialSerializer
+from flows.credentials.kind_fields import kinds_answer
+from flows.credentials.serializers import CredentialSerializer
 from flows.credentials.oauth2 import views as oauth2_views
 from flows.engine.again import RETRYABLE, REUSED_LOG
 from flows.engine.waits import wait_of
@@ -310,5 +311,9 @@ def credentials(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "credentials/list.html",
-        {"credentials": data, "oauth_redirect_uri": oauth2_views.redirect_uri()},
+        {
+            "credentials": data,
+            "kinds": kinds_answer(),
+            "oauth_redirect_uri": oauth2_views.redirect_uri(),
+        },
     )

@@ -12,9 +12,15 @@ from django.conf import settings
 from core.net import outbound
 from flows.app_actions import request
 from flows.app_actions.catalogue import get_app
-from flows.credentials.models import HTTP_KINDS
 from flows.nodes import checks
-from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
+from flows.nodes.base import (
+    HTTP_SIGNING,
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+)
 from flows.nodes.checks import integer_between
 from flows.nodes.http_checks import ON_HTTP_ERROR, answer_settings
 from flows.nodes.http_send import (
@@ -40,7 +46,10 @@ class AppActionNode(NodeKind):
             "Templates allowed.",
         ),
         FormField(
-            "data.credential_id", "Credential", widget="credential", kinds=HTTP_KINDS
+            "data.credential_id",
+            "Credential",
+            widget="credential",
+            kinds=(HTTP_SIGNING,),
         ),
         FormField(
             "data.server_url",
