@@ -16,6 +16,7 @@ class FlowsConfig(AppConfig):
         from flows.allowed_addresses import stored_entries
         from flows.app_actions.node import AppActionNode
         from flows.credentials import checks  # noqa: F401  (registers the check)
+        from flows.credentials import kinds as credential_kinds
         from flows.credentials.builtin_kinds import register_builtin_kinds
         from flows.engine import (
             calls,  # noqa: F401  (plugs child runs into the runner)
@@ -25,7 +26,6 @@ class FlowsConfig(AppConfig):
         from flows.files.removal import delete_bytes_with_row
         from flows.metrics import QueueCollector
         from flows.models import FlowRun
-        from flows.credentials import kinds as credential_kinds
         from flows.nodes import register
         from flows.nodes.base import HTTP_SIGNING, KIND_GROUPS
         from sandbox.health import check_sandbox

@@ -27,8 +27,8 @@ from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.app_actions.catalogue import palette_apps
 from flows.credentials.kind_fields import kinds_answer
-from flows.credentials.serializers import CredentialSerializer
 from flows.credentials.oauth2 import views as oauth2_views
+from flows.credentials.serializers import CredentialSerializer
 from flows.engine.again import RETRYABLE, REUSED_LOG
 from flows.engine.waits import wait_of
 from flows.files import files_in

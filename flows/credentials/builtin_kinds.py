@@ -126,8 +126,8 @@ BUILTIN_KINDS = (
         template=USERNAME_AND_SECRETS,
     ),
     # What an oauth2 credential needs depends on its grant: the serializer's
-    # OAuth2Fields checks that, so every field but the grant is optional here. Its tokens
-    # are stored beside client_secret, but are no field.
+    # OAuth2Fields checks that, so every field but the grant is optional here.
+    # Its tokens are stored beside client_secret, but are no field.
     CredentialKind(
         "oauth2",
         "OAuth2",

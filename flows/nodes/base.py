@@ -14,7 +14,6 @@ from flows.nodes.errors import sandbox_failure
 from flows.nodes.templates import NOT_SIMPLE, UNDEFINED, lookup_path, render
 from sandbox import SandboxError, evaluate
 
-
 # A `kinds` entry standing for every credential kind that signs an HTTP
 # request, plugin kinds included; flows/apps.py fills in how to list them
 # (flows.credentials sits above the nodes and cannot be imported here).
