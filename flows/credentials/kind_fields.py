@@ -41,10 +41,28 @@ def kinds_answer() -> list[dict]:
     return [kind.as_json() for kind in kinds.all_kinds()]
 
 
+class KindFieldAnswer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    secret = serializers.BooleanField()
+    required = serializers.BooleanField()
+    widget = serializers.ChoiceField(choices=kinds.WIDGETS)
+    choices = serializers.ListField(child=serializers.CharField(), required=False)
+    placeholder = serializers.CharField(required=False)
+    grant = serializers.CharField(required=False, help_text="oauth2 only.")
+
+
+class KindAnswer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    docs = serializers.CharField()
+    signs_http = serializers.BooleanField()
+    builtin = serializers.BooleanField()
+    fields = KindFieldAnswer(many=True)
+
+
 @extend_schema(
-    responses={
-        200: serializers.ListField(child=serializers.DictField()),
-    },
+    responses=KindAnswer(many=True),
     summary="The credential kinds: their fields and whether they sign HTTP.",
 )
 @api_view(["GET"])
