@@ -24,7 +24,7 @@ bearer = weir_kind_clash:KIND
 CLASH = """\
 from flows.credentials.kinds import CredentialKind, KindField
 
-KIND = CredentialKind("bearer", "Not the bearer", (KindField("token", "T", secret=True),))
+KIND = CredentialKind("bearer", "Not bearer", (KindField("token", "T", secret=True),))
 """
 
 
