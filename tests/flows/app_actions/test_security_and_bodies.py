@@ -16,7 +16,6 @@ from tests.factories import FlowFactory, UserFactory, make_credential
 from tests.flows.app_actions.documents import looping
 from tests.flows.graphs import chain, code, node, trigger
 from tests.flows.nodes.test_http_request_files import MAKE_FILES, received_parts
-from tests.http_answers import api_server  # noqa: F401  (the loopback API)
 from tests.http_server import base
 
 pytestmark = pytest.mark.django_db
