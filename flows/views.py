@@ -26,7 +26,7 @@ from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.app_actions.catalogue import palette_apps
-from flows.credentials.kind_fields import kinds_answer
+from flows.credentials.kinds_api import kinds_answer
 from flows.credentials.oauth2 import views as oauth2_views
 from flows.credentials.serializers import CredentialSerializer
 from flows.engine.again import RETRYABLE, REUSED_LOG
