@@ -48,6 +48,13 @@ LOCAL = {
         "/keyed": {
             "post": {"operationId": "keyed", "security": [{"key": []}], "responses": OK}
         },
+        "/maybe": {
+            "post": {
+                "operationId": "maybe",
+                "security": [{}, {"key": []}],
+                "responses": OK,
+            }
+        },
         "/upload": {
             "post": {
                 "operationId": "upload",
@@ -166,6 +173,20 @@ def test_an_operation_naming_another_scheme_takes_that_schemes_kind(
     [hit] = api_server.seen
     assert header(hit, "x-api-key") == "k-777"
     assert header(hit, "authorization") is None
+
+
+def test_an_empty_requirement_makes_auth_optional(
+    alice, local_app, api_server, allow_loopback
+):
+    key = make_credential(
+        alice, "key", kind="header", secrets={"value": "k-777"}, header_name="X-Api-Key"
+    )
+
+    without = call(alice, api_server, "maybe")
+    signed = call(alice, api_server, "maybe", credential_id=str(key.pk))
+
+    assert (without.status, signed.status) == ("succeeded", "succeeded")
+    assert [header(hit, "x-api-key") for hit in api_server.seen] == [None, "k-777"]
 
 
 def test_a_multipart_body_sends_its_text_and_run_file(
