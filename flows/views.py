@@ -26,8 +26,9 @@ from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
 from flows.app_actions.catalogue import palette_apps, preselect_credentials
-from flows.credentials.api import CredentialSerializer
+from flows.credentials.kinds_api import kinds_answer
 from flows.credentials.oauth2 import views as oauth2_views
+from flows.credentials.serializers import CredentialSerializer
 from flows.engine.again import RETRYABLE, REUSED_LOG
 from flows.engine.waits import wait_of
 from flows.files import files_in
@@ -317,5 +318,9 @@ def credentials(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "credentials/list.html",
-        {"credentials": data, "oauth_redirect_uri": oauth2_views.redirect_uri()},
+        {
+            "credentials": data,
+            "kinds": kinds_answer(),
+            "oauth_redirect_uri": oauth2_views.redirect_uri(),
+        },
     )

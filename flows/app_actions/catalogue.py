@@ -83,6 +83,8 @@ def palette_apps() -> list[dict]:
                     "summary": op.summary,
                     "method": op.method,
                     "path": op.path,
+                    # Its own security may take other kinds than the app's.
+                    "kinds": list(app.auth_of(op)[0]),
                 }
                 for op in app.operations.values()
             ],

@@ -30,6 +30,7 @@ def test_the_palette_groups_every_app_with_its_icon_and_actions(
         "summary": "Create an issue",
         "method": "POST",
         "path": "/repos/{owner}/{repo}/issues",
+        "kinds": ["bearer", "oauth2"],
     } in github["operations"]
 
 
