@@ -3,8 +3,10 @@
 GET shows the form built from the flow's form node. A POST is checked
 cheapest first, each refusal a page of its own:
 
-1. no enabled flow answers at the slug, or (members only) the visitor is not
-   a member of its workspace → 404; signed out → the sign-in page
+1. no enabled flow answers at the slug, or (members only) the visitor is
+   not a signed-in member of its workspace → 404, one page for all three
+   (with a sign-in link when signed out), each counted as a miss: probing
+   slugs cannot tell a members' form from no form
 2. over `FORM_RATE_LIMIT` for this address and form → 429 with Retry-After
 3. larger than `FORM_MAX_BODY_BYTES` (from Content-Length) → 413
 4. no valid CSRF token → 403 (checked here, after the size: Django's
@@ -21,13 +23,13 @@ cheapest first, each refusal a page of its own:
 from __future__ import annotations
 
 import hmac
+from urllib.parse import urlencode
 
 import nh3
 from django.conf import settings
-from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import CsrfViewMiddleware
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
 from accounts import rights
@@ -67,10 +69,11 @@ def _page(request, flow: Flow, form: dict, status=200, **extra) -> HttpResponse:
     return render(request, "webhooks/form.html", page, status=status)
 
 
-def _refused(request, status: int, message: str, headers=None) -> HttpResponse:
-    response = render(
-        request, "webhooks/form_refused.html", {"message": message}, status=status
-    )
+def _refused(
+    request, status: int, message: str, headers=None, sign_in=""
+) -> HttpResponse:
+    page = {"message": message, "sign_in": sign_in}
+    response = render(request, "webhooks/form_refused.html", page, status=status)
     for name, value in (headers or {}).items():
         response[name] = value
     return response
@@ -169,22 +172,34 @@ def _submit(request: HttpRequest, flow: Flow, form: dict) -> HttpResponse:
     return _answer(request, flow, form, run)
 
 
+def _may_see(request: HttpRequest, flow: Flow, form: dict) -> bool:
+    if form.get("access") != "members":
+        return True
+    user = request.user
+    return user.is_authenticated and role_of(user, flow.workspace_id) is not None
+
+
+def _no_form(request: HttpRequest) -> HttpResponse:
+    """The one answer for no form, and for a members' form to a visitor who
+    is not a signed-in member: alike, and counted alike as a miss."""
+    if isinstance(limits.miss(request), Throttled):
+        message = "Too many requests for unknown forms from your address."
+        return _refused(request, 429, message)
+    sign_in = ""
+    if not request.user.is_authenticated:
+        query = urlencode({"next": request.get_full_path()}, safe="/")
+        sign_in = f"{resolve_url(settings.LOGIN_URL)}?{query}"
+    return _refused(request, 404, "There is no form at this address.", sign_in=sign_in)
+
+
 @requires(get=rights.PUBLIC, post=rights.PUBLIC)
 @csrf_exempt  # checked in _submit, after the size (see the module's docstring)
 @ensure_csrf_cookie
 def form_page(request: HttpRequest, slug: str) -> HttpResponse:
     flow = Flow.objects.form_page(slug)
     form = form_settings(flow.nodes) if flow is not None else None
-    if form is None:
-        if isinstance(limits.miss(request), Throttled):
-            message = "Too many requests for unknown forms from your address."
-            return _refused(request, 429, message)
-        return _refused(request, 404, "There is no form at this address.")
-    if form.get("access") == "members":
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if role_of(request.user, flow.workspace_id) is None:
-            return _refused(request, 404, "There is no form at this address.")
+    if form is None or not _may_see(request, flow, form):
+        return _no_form(request)
     if request.method == "POST":
         return _submit(request, flow, form)
     return _page(request, flow, form)
