@@ -15,6 +15,7 @@ from accounts.workspaces.models import Workspace
 from accounts.workspaces.personal import personal_workspace
 from flows.credentials.usage import check_owned
 from flows.graph import validate_graph
+from flows.forms.password import seal
 from flows.nodes.form import form_slug
 from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows
@@ -122,6 +123,9 @@ class Flow(models.Model):
     form_slug = models.SlugField(
         max_length=60, null=True, blank=True, unique=True, editable=False
     )
+    # The form page's password, hashed; taken out of the form node by save()
+    # (flows/forms/password.py), so no version, export or git file holds it.
+    form_password = models.CharField(max_length=200, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -157,6 +161,7 @@ class Flow(models.Model):
         if not self.has_schedule:
             self.schedule_checked_at = None  # a schedule added later starts afresh
         self.form_slug = self.free_form_slug()
+        seal(self)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -6,14 +6,16 @@ cheapest first, each refusal a page of its own:
 1. no enabled flow answers at the slug, or (members only) the visitor is
    not a signed-in member of its workspace → 404, one page for all three
    (with a sign-in link when signed out), each counted as a miss: probing
-   slugs cannot tell a members' form from no form
+   slugs cannot tell a members' form from no form. A form asking for a
+   password that is not set yet has no page either.
 2. over `FORM_RATE_LIMIT` for this address and form → 429 with Retry-After
 3. larger than `FORM_MAX_BODY_BYTES` (from Content-Length) → 413
 4. no valid CSRF token → 403 (checked here, after the size: Django's
    middleware would read an oversized body to find the token)
 5. the honeypot field filled → what a person would get (the redirect, else
    the thank-you page), and no run
-6. a wrong password → 403 with the error beside the password
+6. a wrong password → 403 with the error beside the password (checked
+   against the flow's hash, flows/forms/password.py)
 7. invalid values → 400 with each error beside its field
 8. the run starts with the values as its input, through admission; the
    answer is the node's: thank-you text, redirect, the response node's page
@@ -43,6 +45,7 @@ from core.storable import Unstorable, check_storable
 from flows.engine import run_flow, waits
 from flows.engine.admission import admitted
 from flows.files import RunFiles
+from flows.forms import password
 from flows.forms.fields import clean
 from flows.models import Flow, FlowRun
 from flows.nodes.form import form_settings
@@ -143,8 +146,8 @@ def _submit(request: HttpRequest, flow: Flow, form: dict) -> HttpResponse:
     if request.POST.get(HONEYPOT):
         return _seemingly_accepted(request, flow, form)
     fields = form.get("fields", [])
-    if form.get("access") == "password" and not hmac.compare_digest(
-        request.POST.get(PASSWORD, "").encode(), form.get("password", "").encode()
+    if form.get("access") == "password" and not password.matches(
+        flow, request.POST.get(PASSWORD, "")
     ):
         wrong = "That password is not right."
         rows = field_rows(fields, request.POST)
@@ -173,6 +176,8 @@ def _submit(request: HttpRequest, flow: Flow, form: dict) -> HttpResponse:
 
 
 def _may_see(request: HttpRequest, flow: Flow, form: dict) -> bool:
+    if password.missing(flow, form):
+        return False  # closed until its password is set (flows/api/warnings.py)
     if form.get("access") != "members":
         return True
     user = request.user
