@@ -14,8 +14,8 @@ from django.utils import timezone
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.personal import personal_workspace
 from flows.credentials.usage import check_owned
-from flows.graph import validate_graph
 from flows.forms.password import seal
+from flows.graph import validate_graph
 from flows.nodes.form import form_slug
 from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows

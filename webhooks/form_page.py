@@ -24,7 +24,6 @@ cheapest first, each refusal a page of its own:
 
 from __future__ import annotations
 
-import hmac
 from urllib.parse import urlencode
 
 import nh3
