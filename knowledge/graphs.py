@@ -147,14 +147,20 @@ def _prune(where: Path, keep: Path | None) -> None:
             path.unlink(missing_ok=True)
 
 
-def loaded(stored: StoredGraph, base_id) -> GraphAndNewer:
-    """The stored graph as this base's index (read once per process)."""
+def loaded(stored: StoredGraph, base_id) -> GraphAndNewer | None:
+    """The stored graph as this base's index (read once per process); None
+    when the file went since it was listed (a newer build pruned it)."""
     with _lock:
         graph = _loaded.get(stored.path)
         if graph is None:
             for path in [p for p in _loaded if p.parent == stored.path.parent]:
                 del _loaded[path]
-            graph = Index.restore(str(stored.path))
+            try:
+                graph = Index.restore(str(stored.path))
+            except (OSError, RuntimeError):
+                graph = None
+            if graph is None:
+                return None
             _loaded[stored.path] = graph
     return GraphAndNewer(base_id, graph, stored.max_key)
 
@@ -174,11 +180,13 @@ class GraphAndNewer:
         chunks = Chunk.objects.filter(base_id=self.base_id)
         alive = set(chunks.filter(id__in=candidates).values_list("id", flat=True))
         keys = [key for key in candidates if key in alive]
-        vectors = [np.asarray(self.graph.get(key), dtype=np.float32) for key in keys]
+        vectors = (
+            list(self.graph.get(np.asarray(keys, dtype=np.uint64))) if keys else []
+        )
         for key, raw in chunks.filter(id__gt=self.max_key).values_list("id", "vector"):
             keys.append(key)
             vectors.append(np.frombuffer(bytes(raw), dtype=np.float32))
         if not keys:
             return []
-        scores = np.stack(vectors) @ vector
+        scores = np.stack(vectors).astype(np.float32) @ vector
         return ranked(np.asarray(keys, dtype=np.uint64), scores, k)

@@ -104,10 +104,11 @@ def _index_of(base: KnowledgeBase) -> VectorIndex | graphs.GraphAndNewer | None:
     embedded = settings.KNOWLEDGE_INDEX == "embedded"
     if embedded:
         stored = graphs.latest(base.pk)
-        if stored is not None:
+        graph = graphs.loaded(stored, base.pk) if stored is not None else None
+        if graph is not None:
             if stored.version < version:
                 graphs.queue_build(base.pk, version)
-            return graphs.loaded(stored, base.pk)
+            return graph
     key = (base.pk, settings.KNOWLEDGE_INDEX)
     with _lock:
         cached = _built.get(key)

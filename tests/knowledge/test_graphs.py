@@ -203,3 +203,14 @@ def test_a_base_shrunk_below_the_threshold_loses_its_graph(large):
 
     assert graphs.latest(large.pk) is None
     assert "Biscuit" in search(large, "office dog", k=1)[0].text
+
+
+def test_a_graph_pruned_between_listing_and_reading_falls_back_to_exact(large):
+    add_markdown(large, text=LARGE)
+    graphs.build_now(str(large.pk))
+    stored = graphs.latest(large.pk)
+    stored.path.unlink()
+
+    assert graphs.loaded(stored, large.pk) is None
+    found = search(large, "when are refunds paid back", k=3)
+    assert texts(found) == exact_answer(large, "when are refunds paid back")
