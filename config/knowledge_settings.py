@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def read(env) -> dict:
     return {
@@ -30,4 +34,12 @@ def read(env) -> dict:
         "KNOWLEDGE_INDEX": env("KNOWLEDGE_INDEX", default="embedded"),
         "KNOWLEDGE_QDRANT_URL": env("KNOWLEDGE_QDRANT_URL", default=""),
         "KNOWLEDGE_QDRANT_PATH": env("KNOWLEDGE_QDRANT_PATH", default=""),
+        # `embedded`: a base of up to this many passages is scanned exactly; a
+        # larger one is searched through an HNSW graph that a worker builds and
+        # stores in this folder (knowledge/graphs.py), shared by the processes
+        # of one machine.
+        "KNOWLEDGE_EXACT_BELOW": env.int("KNOWLEDGE_EXACT_BELOW", default=20_000),
+        "KNOWLEDGE_GRAPH_DIR": env(
+            "KNOWLEDGE_GRAPH_DIR", default=str(ROOT / "var" / "knowledge_graphs")
+        ),
     }

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.workspaces.owned import WorkspaceOwned
 from flows.credentials.usage import check_owned
+from flows.forms.password import seal
 from flows.graph import validate_graph
 from flows.nodes.form import form_slug
 from flows.querysets import FlowQuerySet, FlowRunQuerySet
@@ -106,6 +107,9 @@ class Flow(WorkspaceOwned):
     form_slug = models.SlugField(
         max_length=60, null=True, blank=True, unique=True, editable=False
     )
+    # The form page's password, hashed; taken out of the form node by save()
+    # (flows/forms/password.py), so no version, export or git file holds it.
+    form_password = models.CharField(max_length=200, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -139,6 +143,7 @@ class Flow(WorkspaceOwned):
         if not self.has_schedule:
             self.schedule_checked_at = None  # a schedule added later starts afresh
         self.form_slug = self.free_form_slug()
+        seal(self)
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from knowledge import embedders
+from knowledge import embedders, graphs
 from knowledge.chunking import chunk
 from knowledge.extract import ExtractionFailed, extract_text, kind_of
 from knowledge.models import Chunk, Document
@@ -121,6 +121,7 @@ def _index(document: Document) -> None:
             status=Document.Status.READY, indexed_at=timezone.now(), error=""
         )
         document.base.changed()
+        graphs.after_change(document.base_id)
 
 
 def _check_limits(document: Document, count: int) -> None:

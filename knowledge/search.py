@@ -1,9 +1,11 @@
 """Searching a base: its passages nearest a query, with source, position and score.
 
-Each process keeps one built index per base (`KNOWLEDGE_INDEX`: usearch in
-memory, or a Qdrant collection) and rebuilds it from the database when the
-base's `version` moved (a document was indexed or deleted since): the database
-is the one source of truth, the index a cache of it.
+Each process keeps one built index per base and rebuilds it from the database
+when the base's `version` moved (a document was indexed or deleted since): the
+database is the one source of truth, the index a cache of it. `embedded`: an
+exact numpy scan, or for a large base the HNSW graph a worker built and stored
+(knowledge/graphs.py) plus an exact scan of what was added since: a search
+never waits for a build. `qdrant`: a collection rebuilt after a change.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from django.conf import settings
 
-from knowledge import embedders
+from knowledge import embedders, graphs
 from knowledge.models import Chunk, KnowledgeBase
 from knowledge.vectors import VectorIndex, new_index
 
@@ -91,7 +93,7 @@ def _fenced(text: str) -> str:
     return f"<passage>\n{inner}\n</passage>"
 
 
-def _index_of(base: KnowledgeBase) -> VectorIndex | None:
+def _index_of(base: KnowledgeBase) -> VectorIndex | graphs.GraphAndNewer | None:
     version = (
         KnowledgeBase.objects.filter(pk=base.pk)
         .values_list("version", flat=True)
@@ -99,6 +101,14 @@ def _index_of(base: KnowledgeBase) -> VectorIndex | None:
     )
     if version is None:
         return None
+    embedded = settings.KNOWLEDGE_INDEX == "embedded"
+    if embedded:
+        stored = graphs.latest(base.pk)
+        graph = graphs.loaded(stored, base.pk) if stored is not None else None
+        if graph is not None:
+            if stored.version < version:
+                graphs.queue_build(base.pk, version)
+            return graph
     key = (base.pk, settings.KNOWLEDGE_INDEX)
     with _lock:
         cached = _built.get(key)
@@ -116,7 +126,12 @@ def _index_of(base: KnowledgeBase) -> VectorIndex | None:
         vectors = np.stack(
             [np.frombuffer(bytes(row[1]), dtype=np.float32) for row in rows]
         )
-        index = new_index(f"weir_kb_{base.pk.hex}", vectors.shape[1])
+        # Embedded, the process scans exactly; a large base's graph is the
+        # worker's to build (knowledge/graphs.py), never this request's.
+        engine = "exact" if embedded else None
+        index = new_index(f"weir_kb_{base.pk.hex}", vectors.shape[1], engine=engine)
         index.build(keys, vectors)
+        if embedded and len(rows) > settings.KNOWLEDGE_EXACT_BELOW:
+            graphs.queue_build(base.pk, version)
         _built[key] = (version, index)
         return index

@@ -3,15 +3,19 @@
 GET shows the form built from the flow's form node. A POST is checked
 cheapest first, each refusal a page of its own:
 
-1. no enabled flow answers at the slug, or (members only) the visitor is not
-   a member of its workspace → 404; signed out → the sign-in page
+1. no enabled flow answers at the slug, or (members only) the visitor is
+   not a signed-in member of its workspace → 404, one page for all three
+   (with a sign-in link when signed out), each counted as a miss: probing
+   slugs cannot tell a members' form from no form. A form asking for a
+   password that is not set yet has no page either.
 2. over `FORM_RATE_LIMIT` for this address and form → 429 with Retry-After
 3. larger than `FORM_MAX_BODY_BYTES` (from Content-Length) → 413
 4. no valid CSRF token → 403 (checked here, after the size: Django's
    middleware would read an oversized body to find the token)
 5. the honeypot field filled → what a person would get (the redirect, else
    the thank-you page), and no run
-6. a wrong password → 403 with the error beside the password
+6. a wrong password → 403 with the error beside the password (checked
+   against the flow's hash, flows/forms/password.py)
 7. invalid values → 400 with each error beside its field
 8. the run starts with the values as its input, through admission; the
    answer is the node's: thank-you text, redirect, the response node's page
@@ -20,14 +24,13 @@ cheapest first, each refusal a page of its own:
 
 from __future__ import annotations
 
-import hmac
+from urllib.parse import urlencode
 
 import nh3
 from django.conf import settings
-from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import CsrfViewMiddleware
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
 from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
 from accounts import rights
@@ -41,6 +44,7 @@ from core.storable import Unstorable, check_storable
 from flows.engine import run_flow, waits
 from flows.engine.admission import admitted
 from flows.files import RunFiles
+from flows.forms import password
 from flows.forms.fields import clean
 from flows.models import Flow, FlowRun
 from flows.nodes.form import form_settings
@@ -67,10 +71,11 @@ def _page(request, flow: Flow, form: dict, status=200, **extra) -> HttpResponse:
     return render(request, "webhooks/form.html", page, status=status)
 
 
-def _refused(request, status: int, message: str, headers=None) -> HttpResponse:
-    response = render(
-        request, "webhooks/form_refused.html", {"message": message}, status=status
-    )
+def _refused(
+    request, status: int, message: str, headers=None, sign_in=""
+) -> HttpResponse:
+    page = {"message": message, "sign_in": sign_in}
+    response = render(request, "webhooks/form_refused.html", page, status=status)
     for name, value in (headers or {}).items():
         response[name] = value
     return response
@@ -140,8 +145,8 @@ def _submit(request: HttpRequest, flow: Flow, form: dict) -> HttpResponse:
     if request.POST.get(HONEYPOT):
         return _seemingly_accepted(request, flow, form)
     fields = form.get("fields", [])
-    if form.get("access") == "password" and not hmac.compare_digest(
-        request.POST.get(PASSWORD, "").encode(), form.get("password", "").encode()
+    if form.get("access") == "password" and not password.matches(
+        flow, request.POST.get(PASSWORD, "")
     ):
         wrong = "That password is not right."
         rows = field_rows(fields, request.POST)
@@ -169,22 +174,36 @@ def _submit(request: HttpRequest, flow: Flow, form: dict) -> HttpResponse:
     return _answer(request, flow, form, run)
 
 
+def _may_see(request: HttpRequest, flow: Flow, form: dict) -> bool:
+    if password.missing(flow, form):
+        return False  # closed until its password is set (flows/api/warnings.py)
+    if form.get("access") != "members":
+        return True
+    user = request.user
+    return user.is_authenticated and role_of(user, flow.workspace_id) is not None
+
+
+def _no_form(request: HttpRequest) -> HttpResponse:
+    """The one answer for no form, and for a members' form to a visitor who
+    is not a signed-in member: alike, and counted alike as a miss."""
+    if isinstance(limits.miss(request), Throttled):
+        message = "Too many requests for unknown forms from your address."
+        return _refused(request, 429, message)
+    sign_in = ""
+    if not request.user.is_authenticated:
+        query = urlencode({"next": request.get_full_path()}, safe="/")
+        sign_in = f"{resolve_url(settings.LOGIN_URL)}?{query}"
+    return _refused(request, 404, "There is no form at this address.", sign_in=sign_in)
+
+
 @requires(get=rights.PUBLIC, post=rights.PUBLIC)
 @csrf_exempt  # checked in _submit, after the size (see the module's docstring)
 @ensure_csrf_cookie
 def form_page(request: HttpRequest, slug: str) -> HttpResponse:
     flow = Flow.objects.form_page(slug)
     form = form_settings(flow.nodes) if flow is not None else None
-    if form is None:
-        if isinstance(limits.miss(request), Throttled):
-            message = "Too many requests for unknown forms from your address."
-            return _refused(request, 429, message)
-        return _refused(request, 404, "There is no form at this address.")
-    if form.get("access") == "members":
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if role_of(request.user, flow.workspace_id) is None:
-            return _refused(request, 404, "There is no form at this address.")
+    if form is None or not _may_see(request, flow, form):
+        return _no_form(request)
     if request.method == "POST":
         return _submit(request, flow, form)
     return _page(request, flow, form)

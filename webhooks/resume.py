@@ -19,20 +19,32 @@ does not exist. Then:
 
 A JSON POST is answered 202 `{run_id, status: "queued"}`; the page's form
 gets a page. The body is capped like a webhook's (`WEBHOOK_MAX_BODY_BYTES`).
-The link is its own credential, so the page's form carries no CSRF token.
+The link is the authorisation; the page's form also carries Django's CSRF
+token (checked after the size, as a form page does), so another site cannot
+make a visitor's browser answer for them. A program's POST (JSON or no body)
+needs no token, but one sent by a browser from another origin is refused: a
+cross-site page can send neither JSON nor a token, only a bodiless or
+`text/plain` POST, and that must not approve.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.csrf import csrf_exempt, ensure_csrf_cookie
 
 from accounts import rights
 from accounts.rights import requires
-from core.http.errors import Conflict, MethodNotAllowed, NotFound, ValidationFailed
+from core.http.errors import (
+    Conflict,
+    CsrfFailed,
+    MethodNotAllowed,
+    NotFound,
+    ValidationFailed,
+)
 from core.http.handlers import sent_as_is
 from core.storable import Unstorable, check_storable
 from flows.engine import waits, wake
@@ -49,6 +61,7 @@ from webhooks.resume_page import (
     page_of,
 )
 
+_CSRF = CsrfViewMiddleware(lambda request: None)
 NOT_WAITING = (
     "This run is not waiting here any more: it was resumed already, timed out "
     "or was cancelled."
@@ -123,6 +136,9 @@ def _checked(received: dict) -> dict:
 
 def _from_page(request: HttpRequest, run: FlowRun, node_id: str) -> HttpResponse:
     check_size(request)
+    refusal = _CSRF.process_view(request, None, (), {})
+    if refusal is not None:
+        return refusal
     received, errors = page_answer(request, run)
     if errors:
         page = page_context(
@@ -142,8 +158,20 @@ def _from_page(request: HttpRequest, run: FlowRun, node_id: str) -> HttpResponse
     return render(request, "webhooks/resume.html", page)
 
 
+def _check_origin(request: HttpRequest) -> None:
+    """A program's POST from a browser on another site is refused: the
+    browser sends `Origin` with every POST, a program does not."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return
+    own = f"{request.scheme}://{request.get_host()}"
+    if origin != own and origin not in settings.CSRF_TRUSTED_ORIGINS:
+        raise CsrfFailed(f"Origin checking failed - {origin} does not match.")
+
+
 @requires(get=rights.PUBLIC, post=rights.PUBLIC)
-@csrf_exempt
+@csrf_exempt  # the page's form is checked in _from_page, after the size
+@ensure_csrf_cookie
 def resume(request: HttpRequest, run_id, node_id: str, token: str) -> HttpResponse:
     run = _waiting_run(run_id, node_id, token)
     if request.method in ("GET", "HEAD"):
@@ -152,6 +180,7 @@ def resume(request: HttpRequest, run_id, node_id: str, token: str) -> HttpRespon
         raise MethodNotAllowed(["GET", "POST"], "Resume links accept GET and POST.")
     if request.content_type in PAGE_TYPES:
         return _from_page(request, run, node_id)
+    _check_origin(request)
     received = _checked(_held_to_fields(run, _received(request)))
     if not wake.resume(run.pk, node_id, received):
         raise Conflict(NOT_WAITING)

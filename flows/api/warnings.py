@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from flows.credentials.literals import save_warnings
-from flows.nodes.form import form_slug
+from flows.forms.password import missing
+from flows.nodes.form import form_settings, form_slug
 
 
 def own_webhook_calls(flow) -> list[str]:
@@ -32,9 +33,26 @@ def form_without_page(flow) -> list[str]:
     ]
 
 
+def form_without_password(flow) -> list[str]:
+    """A form asking for a password with none set (a new flow imported or
+    promoted: exports never carry it) is closed until one is set."""
+    form = form_settings(flow.nodes)
+    if form is None or not missing(flow, form):
+        return []
+    return [
+        "The form asks for a password but none is set, so its page is closed; "
+        "type one into the form node."
+    ]
+
+
 def flow_warnings(flow, request) -> list[str]:
     """Every warning; the literal-secret check only on a save (it decrypts the
     workspace's credentials: one query)."""
     saving = request is not None and request.method in ("POST", "PATCH", "PUT")
     literal = save_warnings(flow.nodes, flow.workspace_id) if saving else []
-    return literal + own_webhook_calls(flow) + form_without_page(flow)
+    return (
+        literal
+        + own_webhook_calls(flow)
+        + form_without_page(flow)
+        + form_without_password(flow)
+    )

@@ -19,6 +19,7 @@ from django.db import transaction
 
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
+from flows.forms.password import seal
 from flows.history.models import FlowVersion
 
 VERSIONED_FIELDS = ("name", "description", "input_schema", "nodes", "edges")
@@ -36,6 +37,7 @@ UNVERSIONED_FIELDS = (
     "pins",
     "webhook_secret",
     "webhook_signature_scheme",
+    "form_password",
 )
 
 # The audit action of a flow's first version, by source.
@@ -92,6 +94,8 @@ def save_flow(
             version = _write_version(flow, actor, origin, restored_from)
             action = CREATED_ACTIONS.get(source, "flow.created")
             record(action, actor, flow, changes={"version": 1, **origin})
+            if flow.form_password:
+                record("flow.form_password_set", actor, flow)
             return version
         # NO KEY: saves still queue behind each other, but a new run's INSERT
         # (its foreign key takes a key-share lock) does not wait for this one.
@@ -103,6 +107,7 @@ def save_flow(
             raise StaleVersion(stored.version, newest)
         for field, value in (changes or {}).items():
             setattr(flow, field, value)
+        seal(flow)  # a typed form password leaves the nodes before comparing
         if snapshot(flow) == snapshot(stored):
             flow.version = stored.version
             other = [f for f in UNVERSIONED_FIELDS if _differs(flow, stored, f)]
@@ -139,6 +144,8 @@ def _record_secret(flow, stored, actor: Actor) -> None:
     if flow.webhook_secret != stored.webhook_secret:
         action = "set" if flow.webhook_secret else "removed"
         record(f"flow.webhook_secret_{action}", actor, flow)
+    if flow.form_password != stored.form_password:
+        record("flow.form_password_set", actor, flow)
 
 
 def _write_version(flow, actor: Actor, origin: dict, restored_from) -> FlowVersion:

@@ -73,7 +73,13 @@ class FormNode(NodeKind):
             help="anyone; password: anyone who gives the password below; "
             "members: people signed in to this flow's workspace.",
         ),
-        FormField("data.password", "Password (password)"),
+        FormField(
+            "data.password",
+            "Password (password)",
+            help="Kept hashed and never shown again: type a new one to change "
+            "it; left empty, the one set stays. Until one is set the page is "
+            "closed.",
+        ),
         FormField(
             "data.answer",
             "After submitting",
@@ -115,8 +121,6 @@ class FormNode(NodeKind):
             )
         if data.get("access", "anyone") not in ACCESS:
             errors.append(FieldError("data.access", f"Choose {', '.join(ACCESS)}."))
-        if data.get("access") == "password" and not data.get("password"):
-            errors.append(FieldError("data.password", "Set the password to ask for."))
         if data.get("answer", "thank_you") not in ANSWERS:
             errors.append(FieldError("data.answer", f"Choose {', '.join(ANSWERS)}."))
         url = data.get("redirect_url", "")

@@ -161,11 +161,49 @@ def test_another_workspaces_slug_cannot_be_taken(alice, bob, api):
     assert "/f/contact" in response.json()["error"]["message"]
 
 
+def alike(response, slug: str) -> tuple:
+    """What a visitor can tell of an answer, its slug written out."""
+    body = response.content.decode().replace(slug, "SLUG")
+    body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", body)
+    headers = sorted(
+        (name, value.replace(slug, "SLUG"))
+        for name, value in response.headers.items()
+        if name.lower() not in ("date", "x-request-id", "content-length")
+    )
+    return response.status_code, body, headers
+
+
+def test_an_anonymous_visitor_cannot_tell_a_members_form_from_no_form(alice):
+    """Probing slugs: a members-only form and an unknown slug answer alike
+    (404 with a sign-in link), for GET and POST."""
+    form_flow(alice, slug="payroll", access="members")
+    for method in ("get", "post"):
+        member_only = getattr(Client(), method)("/f/payroll")
+        unknown = getattr(Client(), method)("/f/nobody-here")
+        assert alike(member_only, "payroll") == alike(unknown, "nobody-here")
+        assert member_only.status_code == 404
+        assert 'href="/login/?next=/f/payroll"' in member_only.content.decode()
+
+
+def test_probing_slugs_is_throttled_alike_for_members_forms(alice, settings):
+    settings.WEBHOOK_MISS_RATE = "2/min"
+    form_flow(alice, slug="payroll", access="members")
+    browser = Client()
+    assert [browser.get("/f/nobody-here").status_code for _ in range(2)] == [404, 404]
+    assert browser.get("/f/payroll").status_code == 429
+    assert browser.get("/f/nobody-here").status_code == 429
+
+
+def test_a_member_signing_in_from_the_link_reaches_the_form(alice):
+    form_flow(alice, access="members")
+    browser = Client()
+    assert browser.get("/f/contact").status_code == 404
+    browser.force_login(alice)
+    assert browser.get("/f/contact").status_code == 200
+
+
 def test_a_members_only_form_is_hidden_from_other_workspaces(alice, bob):
     form_flow(alice, access="members")
-    signed_out = Client().get("/f/contact")
-    assert signed_out.status_code == 302
-    assert "/login/" in signed_out["Location"]
     outsider = Client()
     outsider.force_login(bob)
     assert outsider.get("/f/contact").status_code == 404

@@ -120,11 +120,13 @@ def test_the_page_says_until_when_in_words_not_an_iso_time(client, waiting_run):
 
 
 def test_the_reject_button_resumes_with_approved_false(waiting_run):
-    client = Client(enforce_csrf_checks=True)  # the page's form has no token
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(path_of(waiting_run)).content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
 
     response = client.post(
         path_of(waiting_run),
-        "approved=false",
+        f"approved=false&csrfmiddlewaretoken={token}",
         content_type="application/x-www-form-urlencoded",  # as a browser sends it
     )
 

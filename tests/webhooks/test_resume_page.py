@@ -161,3 +161,55 @@ def test_a_json_answer_cannot_skip_the_pages_field_checks(alice):
     assert background.execute_queued(str(run.pk)) == "succeeded"
     output = FlowRun.objects.get(pk=run.pk).results["approve"]
     assert output["values"] == {"refund": 12.5, "channel": "card"}
+
+
+def test_a_cross_site_post_of_the_pages_form_without_its_token_is_refused(alice):
+    """Another site's page posting Reject to a link it learnt: the link is the
+    authorisation, but the visitor's browser must not answer for them."""
+    run = waiting_run(alice)
+    forged = Client(enforce_csrf_checks=True).post(
+        path_of(run),
+        {"approved": "false", "refund": "1"},
+        HTTP_ORIGIN="https://evil.example",
+    )
+    assert forged.status_code == 403
+    assert forged.json()["error"]["code"] == "csrf_failed"
+    assert FlowRun.objects.get(pk=run.pk).status == "waiting"
+
+
+def test_a_bodiless_post_from_another_sites_browser_is_refused(alice):
+    """A cross-site page can send a POST with no body or a text/plain one
+    (no token, no JSON); that must not approve."""
+    run = waiting_run(alice)
+    forged = Client(enforce_csrf_checks=True).post(
+        path_of(run), "", content_type="text/plain", HTTP_ORIGIN="https://evil.example"
+    )
+    assert forged.status_code == 403
+    assert forged.json()["error"]["code"] == "csrf_failed"
+    assert FlowRun.objects.get(pk=run.pk).status == "waiting"
+
+
+def test_the_pages_own_form_with_its_token_resumes_the_run(alice):
+    run = waiting_run(alice)
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(path_of(run)).content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
+    response = browser.post(
+        path_of(run), {"approved": "true", "refund": "3", "csrfmiddlewaretoken": token}
+    )
+    assert response.status_code == 200
+    assert "approved" in response.content.decode()
+    resumed = FlowRun.objects.get(pk=run.pk)
+    assert resumed.status == "queued"
+    assert "csrfmiddlewaretoken" not in resumed.wait_state["resumed"]["body"]
+
+
+def test_a_programs_json_post_needs_no_token(alice):
+    run = waiting_run(alice)
+    response = Client(enforce_csrf_checks=True).post(
+        path_of(run),
+        {"approved": True, "values": {"refund": 2}},
+        content_type="application/json",
+    )
+    assert response.status_code == 202
+    assert FlowRun.objects.get(pk=run.pk).status == "queued"

@@ -3,14 +3,18 @@ chosen flows from staging to production, seeing the diff first."""
 
 from __future__ import annotations
 
+import json
+
 from rest_framework.test import APIClient
 
 from accounts.audit.models import AuditEvent
 from accounts.workspaces.models import Membership, Workspace
+from flows.forms.password import matches
 from flows.history.models import FlowVersion
-from flows.models import Credential
+from flows.models import Credential, Flow
 from tests.accounts.test_bearer import bearer
 from tests.factories import FlowFactory, UserFactory
+from tests.flows.forms.test_password import form_graph as password_form
 from tests.flows.git.test_api import browser, workspace_token
 from tests.flows.graphs import chain, node, trigger
 
@@ -191,3 +195,33 @@ def test_anonymous_is_401_and_a_workspace_token_403(
     assert anonymous.status_code == 401
     assert with_token.status_code == 403
     assert not FlowVersion.objects.filter(flow__workspace=production).exists()
+
+
+def test_a_promotion_shows_no_password_and_keeps_the_targets(staging, production, ops):
+    client = browser(ops)
+    graph = {**password_form("staging-pass"), "workspace": str(staging.id)}
+    created = client.post("/api/flows", graph, format="json")
+    assert created.status_code == 201
+    source = Flow.objects.get(pk=created.json()["id"])
+    dry = promote(client, staging, production, [str(source.id)], dry_run=True).json()
+    assert "staging-pass" not in json.dumps(dry)
+    assert source.form_password not in json.dumps(dry)
+    promote(client, staging, production, [str(source.id)])
+    target = production.flows.get()
+    assert not target.form_password  # closed until production sets its own
+    fields = password_form("production-pass")
+    fields["nodes"][0]["data"]["slug"] = ""  # staging holds /f/payroll
+    set_it = client.patch(f"/api/flows/{target.id}", fields, format="json")
+    assert set_it.status_code == 200
+    source.nodes[0]["data"]["title"] = "Payroll (v2)"
+    source.save()
+    again = promote(client, staging, production, [str(source.id)], dry_run=True)
+    shown = json.dumps(again.json())
+    assert "production-pass" not in shown and "staging-pass" not in shown
+    target.refresh_from_db()
+    assert target.form_password not in shown
+    promote(client, staging, production, [str(source.id)])
+    target.refresh_from_db()
+    assert target.nodes[0]["data"]["title"] == "Payroll (v2)"
+    assert matches(target, "production-pass")
+    assert not matches(target, "staging-pass")

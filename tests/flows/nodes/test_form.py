@@ -32,7 +32,7 @@ def test_a_form_without_an_address_is_valid_but_has_no_page():
         ({"slug": "A b"}, "data.slug"),
         ({"slug": "ab"}, "data.slug"),
         ({"access": "friends"}, "data.access"),
-        ({"access": "password", "password": ""}, "data.password"),
+        ({"access": "password", "password": "x" * 5001}, "data.password"),
         ({"answer": "email"}, "data.answer"),
         (
             {"answer": "redirect", "redirect_url": "javascript:alert(1)"},
