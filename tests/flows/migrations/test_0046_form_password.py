@@ -1,4 +1,4 @@
-"""0044: a form node's password leaves the node for the flow's hash, and
+"""0046: a form node's password leaves the node for the flow's hash, and
 leaves every stored version too."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from tests.flows.migrations.test_0033_http_request_on_http_error_output import (
     migrate,
 )
 
-BEFORE = [("flows", "0043_allowed_address")]
-AFTER = [("flows", "0044_form_password")]
+BEFORE = [("flows", "0045_credential_kind_any")]
+AFTER = [("flows", "0046_form_password")]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -33,7 +33,7 @@ def seal_passwords(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("flows", "0043_allowed_address"),
+        ("flows", "0045_credential_kind_any"),
     ]
 
     operations = [
