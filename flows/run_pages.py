@@ -38,8 +38,14 @@ class RunPaginator(Paginator):
     def count_capped(self) -> bool:
         return self.count > self.cap
 
+    def validate_number(self, number):
+        # Page 1 always exists (an empty list has an empty first page): no
+        # count to check it.
+        return 1 if str(number) == "1" else super().validate_number(number)
+
     def page(self, number):
-        if str(number) != "1":
+        number = self.validate_number(number)
+        if number != 1:
             return super().page(number)
         rows = list(self.object_list[: self.per_page])
         if len(rows) < self.per_page:

@@ -78,6 +78,8 @@ def test_the_runs_page_costs_the_same_queries_for_many_runs(
     # page (flows joined; not full, so its own count), the flow filter's choices
     with django_assert_num_queries(5):
         alice_client.get("/runs/")
+    with django_assert_num_queries(5):
+        alice_client.get("/runs/", {"page": "1"})
 
 
 def test_expression_errors_lose_the_sandboxs_stack_lines():
