@@ -11,15 +11,12 @@ from __future__ import annotations
 from django import forms
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, viewsets
-from rest_framework.generics import get_object_or_404
 from rest_framework.permissions import IsAdminUser
 from rest_framework.settings import api_settings
 
 from accounts import rights
 from accounts.audit.models import AuditEvent
-from accounts.workspaces.access import in_workspaces_of
-from accounts.workspaces.models import Workspace
-from accounts.workspaces.permissions import require
+from accounts.workspaces.permissions import InWorkspace
 from core.http.filters import TimeFilterForm, parse_filters
 from core.http.pagination import NewestFirstCursor
 
@@ -104,7 +101,9 @@ class AuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
 
 @extend_schema(parameters=FILTERS)
-class WorkspaceAuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class WorkspaceAuditViewSet(
+    InWorkspace, mixins.ListModelMixin, viewsets.GenericViewSet
+):
     """One workspace's events, for its admins (or a token with `audit:read`
     whose maker is one): 404 for a non-member, 403 for any other member."""
 
@@ -113,12 +112,6 @@ class WorkspaceAuditViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     rights = {"list": rights.AUDIT_READ}
 
     def get_queryset(self):
-        workspace = get_object_or_404(
-            in_workspaces_of(Workspace.objects, self.request.user, "pk"),
-            pk=self.kwargs["workspace_id"],
-        )
-        require(self.request.user, workspace.pk, rights.AUDIT_READ)
+        events = AuditEvent.objects.filter(workspace=self.workspace())  # 404, 403
         filters = parse_filters(AuditFilterForm(self.request.query_params))
-        return apply_audit_filters(
-            AuditEvent.objects.filter(workspace=workspace), filters
-        )
+        return apply_audit_filters(events, filters)

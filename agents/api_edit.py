@@ -16,8 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.workspaces.access import in_workspaces_of, workspace_ids_where
-from accounts.workspaces.models import Workspace
+from accounts.workspaces.fields import WorkspaceField
 from accounts.workspaces.permissions import require
 from accounts.workspaces.personal import default_workspace
 from accounts.workspaces.roles import AGENTS_EDIT
@@ -210,9 +209,8 @@ class McpServerSerializer(serializers.Serializer):
 class AgentEditSerializer(serializers.ModelSerializer):
     """An agent as an editor of its workspace creates, reads and edits it."""
 
-    workspace = serializers.PrimaryKeyRelatedField(
-        queryset=Workspace.objects.all(),
-        required=False,
+    workspace = WorkspaceField(
+        right=AGENTS_EDIT,
         help_text="On create: the workspace it belongs to, one where you are an "
         "editor (default: your personal one, or the token's). It never moves.",
     )
@@ -279,17 +277,6 @@ class AgentEditSerializer(serializers.ModelSerializer):
     def get_tools(self, agent) -> list[dict]:
         return tool_listing(agent)
 
-    def validate_workspace(self, value):
-        """On create: one of the caller's workspaces (else 400) where they may
-        edit agents (else 403). Ignored on update: an agent never moves."""
-        if self.instance is not None:
-            return self.instance.workspace
-        user = self.context["request"].user
-        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
-            raise serializers.ValidationError("No workspace of yours has this id.")
-        require(user, value.pk, AGENTS_EDIT)
-        return value
-
     def validate_name(self, value: str) -> str:
         if not value.strip():
             raise serializers.ValidationError("This field may not be blank.")
@@ -346,11 +333,7 @@ class EditableKeyCredentialField(OwnKeyCredentialField):
 
     def get_queryset(self):
         user = self.context["request"].user
-        return (
-            super()
-            .get_queryset()
-            .filter(workspace__in=workspace_ids_where(user, AGENTS_EDIT))
-        )
+        return super().get_queryset().for_user(user, AGENTS_EDIT)
 
 
 class ConnectionTestSerializer(serializers.Serializer):

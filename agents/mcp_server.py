@@ -38,7 +38,7 @@ from rest_framework.views import APIView
 
 from accounts import rights
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import whose_work, workspace_ids_where
+from accounts.workspaces.access import whose_work
 from agents.providers import ToolCall
 from agents.tools import Toolbox
 from flows.engine.admission import admitted
@@ -51,9 +51,8 @@ def offered_flows(user) -> list[Flow]:
     through here, so a flow not offered, or one the caller's role may only
     view, is neither listed nor callable (an unknown tool)."""
     flows = (
-        Flow.objects.for_user(user)
+        Flow.objects.for_user(user, rights.RUNS_START)
         .filter(mcp_offered=True)
-        .filter(workspace__in=workspace_ids_where(user, rights.RUNS_START))
         .exclude(input_schema={})
         .order_by("created_at", "pk")
     )

@@ -10,7 +10,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 
-from accounts.workspaces.access import member_workspace_ids, workspace_ids_where
+from accounts.workspaces.access import member_workspace_ids
+from accounts.workspaces.owned import WorkspaceOwned, WorkspaceOwnedQuerySet
 from accounts.workspaces.personal import personal_workspace
 from accounts.workspaces.roles import AGENTS_EDIT
 from agents.model_price import ModelPrice  # noqa: F401  (the app's models)
@@ -18,28 +19,25 @@ from agents.model_strings import KEY_KINDS, validate_model_string
 from agents.publishing import Publishable
 
 
-class AgentQuerySet(models.QuerySet):
+class AgentQuerySet(WorkspaceOwnedQuerySet):
     def active(self):
         """Agents that answer at all; an inactive one is 404 everywhere."""
         return self.filter(is_active=True)
 
-    def for_user(self, user):
+    def for_user(self, user, right=None):
         """The active agents `user` may list: those of their workspaces, and
-        those shared with everyone (by an admin)."""
+        those shared with everyone (by an admin). With `right`, only those of
+        the workspaces where their role holds it."""
         if not user.is_authenticated:
             return self.none()
-        return self.active().filter(
-            models.Q(workspace__in=member_workspace_ids(user)) | models.Q(shared=True)
-        )
+        if right is not None:
+            return super().for_user(user, right).active()
+        return self.active().filter(self.reach(user) | models.Q(shared=True))
 
     def owned_by(self, user):
         """The active agents `user` may edit and delete: those of the
         workspaces where their role holds `agents.edit`."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.active().filter(
-            workspace__in=workspace_ids_where(user, AGENTS_EDIT)
-        )
+        return self.for_user(user, AGENTS_EDIT)
 
     def with_editable(self, user):
         """Annotate `editable`: whether `user` may edit the agent (as
@@ -48,13 +46,12 @@ class AgentQuerySet(models.QuerySet):
             return self.annotate(editable=models.Value(False))
         return self.annotate(
             editable=models.ExpressionWrapper(
-                models.Q(workspace__in=workspace_ids_where(user, AGENTS_EDIT)),
-                output_field=models.BooleanField(),
+                self.reach(user, AGENTS_EDIT), output_field=models.BooleanField()
             )
         )
 
 
-class Agent(Publishable, models.Model):
+class Agent(Publishable, WorkspaceOwned):
     """An assistant backed by an LLM (`provider:model-name`).
 
     Users make their own (private, like flows); an admin may mark one `shared`
@@ -62,15 +59,6 @@ class Agent(Publishable, models.Model):
     flows as tools; each call is a FlowRun.
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="agents",
-        help_text="Who made it; access comes from the workspace's members.",
-    )
     workspace = models.ForeignKey(
         "accounts.Workspace",
         on_delete=models.PROTECT,
@@ -169,11 +157,6 @@ class Agent(Publishable, models.Model):
 
     def __str__(self):
         return self.name
-
-    def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.created_by_id is not None:
-            self.workspace = personal_workspace(self.created_by)
-        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("agents:chat", args=[self.id])

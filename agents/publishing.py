@@ -5,6 +5,8 @@ the `Agent` inherits, so the columns are the agent's own."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
@@ -14,6 +16,10 @@ from django.db import models
 from core.http import ratelimit
 
 MAX_ORIGINS = 20
+# A host as browsers write it in `Origin`: ASCII labels (IDNA for others).
+# Anything else (a space, `;`, `,`) would reach the hosted page's
+# Content-Security-Policy as more than one source: another directive.
+HOST = re.compile(r"^[a-z0-9_-]+(\.[a-z0-9_-]+)*$")
 
 
 def validate_rate(text: str) -> None:
@@ -44,9 +50,26 @@ def canonical_origin(text: str) -> str | None:
         or "*" in text
     ):
         return None
+    host = _host(parts.hostname)
+    if host is None:
+        return None
     default = {"http": 80, "https": 443}[parts.scheme]
     suffix = f":{port}" if port and port != default else ""
-    return f"{parts.scheme}://{parts.hostname.lower()}{suffix}"
+    return f"{parts.scheme}://{host}{suffix}"
+
+
+def _host(hostname: str) -> str | None:
+    """`hostname` as a browser sends it (IDNA, lower case, an IPv6 address in
+    brackets), or None when it is no host."""
+    try:
+        return f"[{ipaddress.IPv6Address(hostname)}]"
+    except ValueError:
+        pass
+    try:
+        host = hostname.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        return None
+    return host if HOST.match(host) else None
 
 
 def validate_origins(value) -> None:
@@ -125,4 +148,5 @@ class Publishable(models.Model):
 
     def origins(self) -> set[str]:
         """The allowed origins as browsers spell them."""
-        return {canonical_origin(origin) for origin in self.allowed_origins or []}
+        origins = (canonical_origin(origin) for origin in self.allowed_origins or [])
+        return {origin for origin in origins if origin is not None}

@@ -2,7 +2,8 @@
 
 Django calls `ready()` in INSTALLED_APPS order, so by the time this one runs
 every app has registered its own node kinds (flows the built-ins, agents the
-`agent` kind): a plugin can only add names, never take one (docs/plugins.md).
+`agent` kind) and flows its credential kinds: a plugin can only add names,
+never take one (docs/plugins.md).
 """
 
 from django.apps import AppConfig
@@ -14,6 +15,8 @@ class PluginsConfig(AppConfig):
     verbose_name = "Plugins"
 
     def ready(self):
+        from flows.credentials.plugins import load_credential_kind_plugins
         from flows.nodes.plugins import load_node_plugins
 
+        load_credential_kind_plugins()
         load_node_plugins()

@@ -16,6 +16,8 @@ class FlowsConfig(AppConfig):
         from flows.allowed_addresses import stored_entries
         from flows.app_actions.node import AppActionNode
         from flows.credentials import checks  # noqa: F401  (registers the check)
+        from flows.credentials import kinds as credential_kinds
+        from flows.credentials.builtin_kinds import register_builtin_kinds
         from flows.engine import (
             calls,  # noqa: F401  (plugs child runs into the runner)
             error_flows,  # noqa: F401  (connects its receiver)
@@ -25,9 +27,12 @@ class FlowsConfig(AppConfig):
         from flows.metrics import QueueCollector
         from flows.models import FlowRun
         from flows.nodes import register
+        from flows.nodes.base import HTTP_SIGNING, KIND_GROUPS
         from sandbox.health import check_sandbox
 
         register(AppActionNode())
+        register_builtin_kinds()
+        KIND_GROUPS[HTTP_SIGNING] = credential_kinds.http_kinds
 
         allowlist.register_source(stored_entries)
         register_scrape_collector(QueueCollector(lambda: FlowRun.objects.queued()))

@@ -11,8 +11,7 @@ from django.db.models.fields.json import KT
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.workspaces.models import Workspace
-from accounts.workspaces.personal import personal_workspace
+from accounts.workspaces.owned import WorkspaceOwned
 from flows.credentials.usage import check_owned
 from flows.graph import validate_graph
 from flows.nodes.form import form_slug
@@ -20,28 +19,13 @@ from flows.querysets import FlowQuerySet, FlowRunQuerySet
 from flows.refs import check_called_flows
 
 
-class Flow(models.Model):
+class Flow(WorkspaceOwned):
     """A user's automation: a graph of nodes and edges, run by its webhook or by hand.
 
     `version` goes up by one on every saved change so that two editors cannot
     silently overwrite each other (the API's `If-Match`).
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="flows",
-        help_text="Who made it; access comes from the workspace's members.",
-    )
-    workspace = models.ForeignKey(
-        Workspace,
-        on_delete=models.PROTECT,
-        related_name="flows",
-        help_text="Whose flow it is: its members reach it, by their role.",
-    )
     name = models.CharField(max_length=200)
     description = models.TextField(
         blank=True,
@@ -148,8 +132,6 @@ class Flow(models.Model):
         return self.name
 
     def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.created_by_id is not None:
-            self.workspace = personal_workspace(self.created_by)
         self.has_schedule = any(
             isinstance(node, dict) and node.get("type") == "schedule"
             for node in self.nodes or []

@@ -1,24 +1,19 @@
 """The QuerySets of flows and runs: the domain words views, the API and the
-engine use to ask for them (`Flow.objects.for_user(user)`,
-`FlowRun.objects.lease_expired()`). Each names the index its query serves
-where one does. They reach their model's constants through `self.model`, so
-this module needs nothing from flows/models.py."""
+engine use to ask for them (`Flow.objects.for_user(user)`, from
+accounts/workspaces/owned.py, `FlowRun.objects.lease_expired()`). Each names
+the index its query serves where one does. They reach their model's constants
+through `self.model`, so this module needs nothing from flows/models.py."""
 
 from __future__ import annotations
 
 from django.db import models
 from django.utils import timezone
 
-from accounts.workspaces.access import in_workspaces_of
+from accounts.workspaces.owned import WorkspaceOwnedQuerySet
 from flows.run_stats import run_stats
 
 
-class FlowQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """The only way views and the API reach flows: those of the workspaces
-        `user` is a member of; any other flow does not exist."""
-        return in_workspaces_of(self, user)
-
+class FlowQuerySet(WorkspaceOwnedQuerySet):
     def scheduled(self):
         """Flows with a schedule trigger, enabled or not (enabled_schedule tells)."""
         return self.filter(has_schedule=True)
@@ -41,10 +36,9 @@ UNLISTED_RUN_FIELDS = ("input", "results", "response", "request_meta", "retry_st
 UNLISTED_FLOW_FIELDS = ("description", "input_schema", "nodes", "edges", "pins")
 
 
-class FlowRunQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """Runs of the flows of the workspaces `user` is a member of."""
-        return in_workspaces_of(self, user, "flow__workspace")
+class FlowRunQuerySet(WorkspaceOwnedQuerySet):
+    # `for_user`: runs of the flows of the workspaces `user` is a member of.
+    workspace_path = "flow__workspace"
 
     def listed(self):
         """The runs with what a list shows of them: their flow (name and

@@ -24,9 +24,10 @@ from core.http.errors import ValidationFailed
 from core.pretty import pretty_json
 from core.redact import redact_shapes
 from flows.api.run_filters import FILTER_NAMES, apply_run_filters, parse_run_filters
-from flows.app_actions.catalogue import palette_apps
-from flows.credentials.api import CredentialSerializer
+from flows.app_actions.catalogue import palette_apps, preselect_credentials
+from flows.credentials.kinds_api import kinds_answer
 from flows.credentials.oauth2 import views as oauth2_views
+from flows.credentials.serializers import CredentialSerializer
 from flows.engine.again import RETRYABLE, REUSED_LOG
 from flows.engine.waits import wait_of
 from flows.files import files_in
@@ -135,6 +136,13 @@ def builder(request: HttpRequest, flow_id) -> HttpResponse:
         "role": role,
     }
     apps = palette_apps()
+    # One query: the workspace's credentials, for a new app action's default.
+    preselect_credentials(
+        apps,
+        Credential.objects.filter(workspace_id=flow.workspace_id).values_list(
+            "id", "name", "kind"
+        ),
+    )
     return render(
         request,
         "flows/builder.html",
@@ -307,5 +315,9 @@ def credentials(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "credentials/list.html",
-        {"credentials": data, "oauth_redirect_uri": oauth2_views.redirect_uri()},
+        {
+            "credentials": data,
+            "kinds": kinds_answer(),
+            "oauth_redirect_uri": oauth2_views.redirect_uri(),
+        },
     )

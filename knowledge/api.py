@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from accounts import rights
-from accounts.workspaces.access import in_workspaces_of, person
-from accounts.workspaces.models import Workspace
+from accounts.workspaces.access import person
+from accounts.workspaces.fields import WorkspaceField
 from accounts.workspaces.permissions import WorkspaceRole, require
 from accounts.workspaces.personal import default_workspace
 from core.http.errors import Conflict, PayloadTooLarge, ValidationFailed
@@ -31,11 +31,8 @@ DOCUMENT_ID = OpenApiParameter("document_id", OpenApiTypes.UUID, OpenApiParamete
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
-    workspace = serializers.PrimaryKeyRelatedField(
-        queryset=Workspace.objects.all(),
-        required=False,
-        error_messages={"does_not_exist": "No workspace of yours has this id."},
-    )
+    # Any member's here: perform_create checks flows.edit once the body is valid.
+    workspace = WorkspaceField()
     documents = serializers.SerializerMethodField()
 
     class Meta:
@@ -51,19 +48,18 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
         count = getattr(base, "document_count", None)
         return base.documents.count() if count is None else count
 
-    def validate_workspace(self, workspace):
-        if self.instance is not None:
-            return self.instance.workspace
-        user = self.context["request"].user
-        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=workspace.pk):
-            raise serializers.ValidationError("No workspace of yours has this id.")
-        return workspace
-
     def validate_embedder(self, value):
         try:
-            embedders.parse(value)
+            provider, _ = embedders.parse(value)
         except ValueError as problem:
             raise serializers.ValidationError(str(problem)) from None
+        kept = self.instance is not None and self.instance.embedder == value
+        user = self.context["request"].user
+        if provider in embedders.SERVER_KEY and not kept and not user.is_staff:
+            raise serializers.ValidationError(
+                f"{provider}: embeddings are paid with the server's key; only "
+                "staff may use the server's key (hash and ollama: need none)."
+            )
         return value
 
 

@@ -19,6 +19,9 @@ from django.conf import settings
 HASH_DIMENSIONS = 256
 # Texts per embeddings request: providers cap a request's inputs.
 BATCH = 64
+# Providers called with the server's own key (the operator's bill): only staff
+# may give a base such an embedder (knowledge/api.py).
+SERVER_KEY = frozenset({"openai"})
 WORD = re.compile(r"\w+", re.UNICODE)
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import io
 import re
+import time
+import zipfile
 from pathlib import PurePosixPath
+
+from django.conf import settings
 
 KINDS = {
     ".pdf": "pdf",
@@ -25,6 +29,14 @@ MEDIA_TYPES = {
     "text/markdown": "markdown",
     "text/plain": "text",
 }
+# A DOCX (a zip) may unpack to this many times KNOWLEDGE_MAX_DOCUMENT_BYTES:
+# python-docx reads each part whole and lxml parses it whole, so a small zip of
+# gigabytes of XML would take the worker's memory. More text than this could
+# not be indexed anyway (KNOWLEDGE_MAX_DOCUMENT_CHUNKS).
+DOCX_UNPACKED_RATIO = 5
+# A PDF's text is read for at most this long: its pages may all parse one
+# long content stream (a few kilobytes kept one worker busy for hours).
+PDF_READ_SECONDS = 60
 
 
 class ExtractionFailed(Exception):
@@ -56,15 +68,41 @@ def extract_text(data: bytes, kind: str) -> str:
 def _pdf(data: bytes) -> str:
     from pypdf import PdfReader
 
+    deadline = time.monotonic() + PDF_READ_SECONDS
+
+    def in_time(*_operation) -> None:
+        """Called by pypdf before each operator of every page and form."""
+        if time.monotonic() > deadline:
+            raise ExtractionFailed(
+                f"The pdf file took longer than {PDF_READ_SECONDS} s to read."
+            )
+
     reader = PdfReader(io.BytesIO(data))
-    return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+    return "\n\n".join(
+        page.extract_text(visitor_operand_before=in_time) or "" for page in reader.pages
+    )
 
 
 def _docx(data: bytes) -> str:
     import docx
 
+    _check_unpacked(data)
     document = docx.Document(io.BytesIO(data))
     return "\n\n".join(paragraph.text for paragraph in document.paragraphs)
+
+
+def _check_unpacked(data: bytes) -> None:
+    """ExtractionFailed when the zip's parts say they unpack past the limit.
+    Reading never gives more than a part's stated size (zipfile stops there,
+    and a part that would give more fails its CRC check)."""
+    limit = DOCX_UNPACKED_RATIO * settings.KNOWLEDGE_MAX_DOCUMENT_BYTES
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        unpacked = sum(info.file_size for info in archive.infolist())
+    if unpacked > limit:
+        raise ExtractionFailed(
+            f"The docx file unpacks to more than {limit} bytes "
+            f"({DOCX_UNPACKED_RATIO} times KNOWLEDGE_MAX_DOCUMENT_BYTES)."
+        )
 
 
 def _html(data: bytes) -> str:

@@ -8,22 +8,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F
 
-from accounts.workspaces.access import in_workspaces_of
+from accounts.workspaces.owned import WorkspaceOwned
 
 
-class KnowledgeBaseQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """The only way pages and the API reach bases: another workspace's
-        base does not exist (404)."""
-        return in_workspaces_of(self, user)
-
-
-class KnowledgeBase(models.Model):
+class KnowledgeBase(WorkspaceOwned):
     """Documents searched together, with one embedder (all its vectors are
     comparable). `version` grows whenever its passages change, so a process's
-    cached vector index knows it is stale (knowledge/search.py)."""
+    cached vector index knows it is stale (knowledge/search.py).
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    Reached through `objects.for_user`: another workspace's base does not
+    exist (404). Unlike a flow it goes with its workspace (CASCADE)."""
+
     workspace = models.ForeignKey(
         "accounts.Workspace", on_delete=models.CASCADE, related_name="knowledge_bases"
     )
@@ -39,8 +34,6 @@ class KnowledgeBase(models.Model):
         related_name="knowledge_bases",
     )
     created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = KnowledgeBaseQuerySet.as_manager()
 
     class Meta:
         ordering = ["name", "id"]

@@ -218,3 +218,14 @@ def json_logs():
     root.addHandler(handler)
     yield stream
     root.removeHandler(handler)
+
+
+@pytest.fixture
+def credential_kinds(monkeypatch):
+    """The credential-kind registry, restored afterwards: a test may register
+    or remove kinds."""
+    from flows.credentials import kinds
+
+    registry = dict(kinds._KINDS)
+    monkeypatch.setattr(kinds, "_KINDS", registry)
+    return registry

@@ -40,6 +40,7 @@ class Handler(BaseHTTPRequestHandler):
             echo = {
                 "authorization": self.headers.get("Authorization"),
                 "x_api_key": self.headers.get("X-Api-Key"),
+                "x_hello_token": self.headers.get("X-Hello-Token"),
                 "query": parts.query,
             }
             self.reply(

@@ -20,14 +20,11 @@ from accounts import rights
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.tokens.models import DEFAULT_DAYS, SCOPES, ApiToken
-from accounts.workspaces.access import in_workspaces_of
-from accounts.workspaces.models import Workspace
+from accounts.workspaces.fields import WorkspaceField
 
 
 class ApiTokenSerializer(serializers.ModelSerializer):
-    workspace = serializers.PrimaryKeyRelatedField(
-        queryset=Workspace.objects.all(),
-        required=False,
+    workspace = WorkspaceField(
         help_text="The one workspace the token reaches: one of yours (default: "
         "your personal workspace). It acts there with your role, narrowed by "
         "its scopes.",
@@ -60,13 +57,6 @@ class ApiTokenSerializer(serializers.ModelSerializer):
             "last_used_at",
             "last_used_ip",
         ]
-
-    def validate_workspace(self, value):
-        """One of the caller's workspaces; anyone else's reads as missing."""
-        user = self.context["request"].user
-        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
-            raise serializers.ValidationError("No workspace of yours has this id.")
-        return value
 
     def validate_expires_at(self, value):
         now = timezone.now()

@@ -32,7 +32,11 @@ class ApiTokenQuerySet(models.QuerySet):
 
     def of_workspace(self, workspace):
         """A workspace's own tokens (`weir_wst_…`), not its members' personal ones."""
-        return self.filter(workspace=workspace, user__isnull=True)
+        return self.filter(workspace=workspace).workspace_tokens()
+
+    def workspace_tokens(self):
+        """Workspace tokens (`weir_wst_…`) only: no user's personal token."""
+        return self.filter(user__isnull=True)
 
     def usable(self):
         """Neither revoked nor expired."""

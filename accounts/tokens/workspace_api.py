@@ -15,7 +15,6 @@ from django.db import transaction
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import mixins, serializers, viewsets
-from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
 from accounts import rights
@@ -28,9 +27,7 @@ from accounts.tokens.models import (
     WORKSPACE_SCOPES,
     ApiToken,
 )
-from accounts.workspaces.access import in_workspaces_of
-from accounts.workspaces.models import Workspace
-from accounts.workspaces.permissions import require
+from accounts.workspaces.permissions import InWorkspace
 
 
 class WorkspaceTokenSerializer(ApiTokenSerializer):
@@ -78,6 +75,7 @@ class NewWorkspaceTokenSerializer(WorkspaceTokenSerializer):
     ),
 )
 class WorkspaceTokenViewSet(
+    InWorkspace,
     mixins.ListModelMixin,
     mixins.CreateModelMixin,
     mixins.DestroyModelMixin,
@@ -95,18 +93,15 @@ class WorkspaceTokenViewSet(
         "destroy": rights.SESSION_ONLY,
     }
 
-    def workspace(self) -> Workspace:
-        """The workspace in the URL: 404 unless a member, 403 unless admin."""
-        workspace = get_object_or_404(
-            in_workspaces_of(Workspace.objects, self.request.user, "pk"),
-            pk=self.kwargs["workspace_id"],
-        )
-        require(self.request.user, workspace.pk, rights.MEMBERS_MANAGE)
-        return workspace
+    def workspace_right(self) -> str:
+        """An admin's: the routes are session only, so `rights` says no more."""
+        return rights.MEMBERS_MANAGE
 
     def get_queryset(self):
         return (
-            ApiToken.objects.of_workspace(self.workspace())
+            super()
+            .get_queryset()
+            .workspace_tokens()
             .filter(revoked_at__isnull=True)
             .select_related("created_by")
         )

@@ -13,7 +13,6 @@ from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
@@ -32,7 +31,7 @@ from accounts.workspaces.members import (
     remove_member,
 )
 from accounts.workspaces.models import Membership, Workspace
-from accounts.workspaces.permissions import WorkspaceRole
+from accounts.workspaces.permissions import InWorkspace, WorkspaceRole
 from accounts.workspaces.roles import FLOWS_VIEW, MEMBERS_MANAGE, WORKSPACE_OWN
 from core.http.errors import Conflict
 
@@ -162,7 +161,7 @@ INVITED_ANSWER = inline_serializer(
 )
 
 
-class MemberViewSet(viewsets.ModelViewSet):
+class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
     """The members of one of the caller's workspaces (404 for any other)."""
 
     serializer_class = MemberSerializer
@@ -180,14 +179,11 @@ class MemberViewSet(viewsets.ModelViewSet):
         "destroy": MEMBERS_MANAGE,
     }
 
-    def workspace(self) -> Workspace:
-        mine = in_workspaces_of(Workspace.objects, self.request.user, "pk")
-        return get_object_or_404(mine, pk=self.kwargs["workspace_id"])
+    def workspace_right(self) -> None:
+        return None  # each action checks (`_may_manage`); any member lists
 
     def get_queryset(self):
-        return Membership.objects.filter(workspace=self.workspace()).select_related(
-            "user", "invited_by"
-        )
+        return super().get_queryset().select_related("user", "invited_by")
 
     def _may_manage(self, workspace, *roles) -> None:
         """403 unless the caller may (members.refusal says why not)."""

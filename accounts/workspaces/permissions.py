@@ -1,4 +1,6 @@
-"""`WorkspaceRole`: the DRF permission that checks a member's role on an object.
+"""Who may do what through the API: `WorkspaceRole`, the DRF permission that
+checks a member's role on an object, and `InWorkspace`, the ViewSet mixin of
+the routes nested under one workspace (`/api/workspaces/:id/...`).
 
 A view names the right each action needs in `rights` (accounts/
 rights.py: a dict keyed by action name for a ViewSet, by lower-case method
@@ -11,10 +13,11 @@ the member's role lacks the right, for the object the view fetched.
 from __future__ import annotations
 
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import get_object_or_404
 from rest_framework.permissions import BasePermission
 
 from accounts import rights
-from accounts.workspaces.access import role_of
+from accounts.workspaces.access import in_workspaces_of, role_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.roles import ROLE_NAMES, grants
 
@@ -60,3 +63,28 @@ def allows(request, workspace_id, right: str) -> bool:
     granted = getattr(request.auth, "granted", None)
     token_allows = granted is None or right in granted
     return token_allows and grants(role_of(request.user, workspace_id), right)
+
+
+class InWorkspace:
+    """A ViewSet of the rows of the workspace in its URL (`workspace_id`):
+    members, variables, workspace tokens, the audit log. Not a member: 404,
+    as for a missing workspace; a member whose role lacks `workspace_right()`
+    (by default the action's entry in `rights`): 403. The class's `queryset`
+    (`Model.objects.none()`, for the schema) names the model of the rows."""
+
+    def workspace(self) -> Workspace:
+        """The workspace in the URL, checked (two queries)."""
+        mine = in_workspaces_of(Workspace.objects, self.request.user, "pk")
+        workspace = get_object_or_404(mine, pk=self.kwargs["workspace_id"])
+        right = self.workspace_right()
+        if right is not None:
+            require(self.request.user, workspace.pk, right)
+        return workspace
+
+    def workspace_right(self) -> str | None:
+        """The right the caller's role needs in the workspace for this
+        action; None where each action checks for itself."""
+        return self.rights[self.action]
+
+    def get_queryset(self):
+        return self.queryset.model.objects.filter(workspace=self.workspace())

@@ -8,13 +8,11 @@ from contextlib import contextmanager
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
-from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import in_workspaces_of
-from accounts.workspaces.models import Variable, Workspace
-from accounts.workspaces.permissions import require
+from accounts.workspaces.models import Variable
+from accounts.workspaces.permissions import InWorkspace
 from accounts.workspaces.roles import FLOWS_EDIT, FLOWS_VIEW
 from accounts.workspaces.variables import (
     Invalid,
@@ -39,7 +37,7 @@ class VariableSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "created_at", "updated_at"]
 
 
-class VariableViewSet(viewsets.ModelViewSet):
+class VariableViewSet(InWorkspace, viewsets.ModelViewSet):
     """The variables of one of the caller's workspaces (404 for any other)."""
 
     serializer_class = VariableSerializer
@@ -54,15 +52,6 @@ class VariableViewSet(viewsets.ModelViewSet):
         "partial_update": FLOWS_EDIT,
         "destroy": FLOWS_EDIT,
     }
-
-    def workspace(self) -> Workspace:
-        mine = in_workspaces_of(Workspace.objects, self.request.user, "pk")
-        workspace = get_object_or_404(mine, pk=self.kwargs["workspace_id"])
-        require(self.request.user, workspace.pk, self.rights[self.action])
-        return workspace
-
-    def get_queryset(self):
-        return self.workspace().variables.all()
 
     def create(self, request, *args, **kwargs):
         workspace = self.workspace()

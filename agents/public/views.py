@@ -16,6 +16,7 @@ from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
@@ -43,6 +44,7 @@ def published(slug: str) -> Agent:
 
 
 @require_GET
+@never_cache  # it carries a new visitor's token: no cache may hand it to others
 def chat_page(request, slug):
     """The hosted chat: framed by the agent's allowed origins only."""
     try:
@@ -94,6 +96,7 @@ def preflight_or(methods: tuple[str, ...]):
 
 
 @preflight_or(("POST",))
+@never_cache
 def session(request, agent):
     """A new visitor's token, and the agent's name (the widget asks first)."""
     return JsonResponse(

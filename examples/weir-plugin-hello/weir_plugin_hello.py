@@ -1,7 +1,17 @@
-"""A Weir plugin: the `hello` node kind greets someone (docs/plugins.md)."""
+"""A Weir plugin: the `hello` node kind greets someone, and the `hello_token`
+credential kind signs HTTP requests with X-Hello-Token (docs/plugins.md)."""
 
+from flows.credentials.kinds import CredentialKind, Header, KindField
 from flows.nodes import FieldError, FormField, NodeContext, NodeKind
 from flows.nodes.checks import text
+
+HELLO_TOKEN = CredentialKind(
+    "hello_token",
+    "Hello token",
+    (KindField("token", "Token", secret=True),),
+    sign=Header("token", name="X-Hello-Token"),
+    docs="A token sent as the X-Hello-Token header.",
+)
 
 
 class HelloNode(NodeKind):

@@ -21,12 +21,11 @@ from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.workspaces.access import (
     flow_work,
-    in_workspaces_of,
     person,
     whose_work,
     workspace_ids_where,
 )
-from accounts.workspaces.models import Workspace
+from accounts.workspaces.fields import WorkspaceField
 from accounts.workspaces.permissions import WorkspaceRole, allows, require
 from accounts.workspaces.personal import default_workspace
 from accounts.workspaces.roles import FLOWS_EDIT, RUNS_DATA
@@ -76,11 +75,7 @@ class FlowSerializer(serializers.ModelSerializer):
     warnings = serializers.SerializerMethodField()
     # Set on create only (moving is its own action); a workspace the user is
     # not a member of reads exactly like a missing one.
-    workspace = serializers.PrimaryKeyRelatedField(
-        queryset=Workspace.objects.all(),
-        required=False,
-        error_messages={"does_not_exist": "No workspace of yours has this id."},
-    )
+    workspace = WorkspaceField(right=FLOWS_EDIT)
     # Another workspace's flow reads exactly like a missing one.
     error_flow = serializers.PrimaryKeyRelatedField(
         queryset=Flow.objects.all(),
@@ -147,18 +142,6 @@ class FlowSerializer(serializers.ModelSerializer):
 
     def get_warnings(self, flow) -> list[str]:
         return flow_warnings(flow, self.context.get("request"))
-
-    def validate_workspace(self, value):
-        """On create: a workspace where the user may edit flows (a non-member's
-        reads as missing, 400; a member without the right is 403). Ignored on
-        update: `POST /api/flows/:id/move` moves a flow."""
-        if self.instance is not None:
-            return self.instance.workspace
-        user = self.context["request"].user
-        if not in_workspaces_of(Workspace.objects, user, "pk").filter(pk=value.pk):
-            raise serializers.ValidationError("No workspace of yours has this id.")
-        require(user, value.pk, FLOWS_EDIT)
-        return value
 
     def target_workspace_id(self, attrs=None):
         """The workspace this save is in: the flow's, the one posted, or the

@@ -7,6 +7,7 @@ from flows.api.flows import FlowViewSet
 from flows.api.runs import RunViewSet
 from flows.app_actions.api import AppListView, AppOperationsView
 from flows.credentials.api import CredentialViewSet
+from flows.credentials.kinds_api import CredentialKindsView
 from flows.schedules.preview_api import SchedulePreviewView
 
 router = SimpleRouter(trailing_slash=False)
@@ -21,6 +22,7 @@ urlpatterns = [
         AppOperationsView.as_view(),
         name="app-operations",
     ),
+    path("credential-kinds", CredentialKindsView.as_view(), name="credential-kinds"),
     path("schedules/preview", SchedulePreviewView.as_view(), name="schedule-preview"),
     *router.urls,
 ]

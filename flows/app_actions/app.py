@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
-BODY_TYPES = ("application/json", "application/x-www-form-urlencoded")
+MULTIPART = "multipart/form-data"
+BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", MULTIPART)
 
 
 def scheme_kinds(scheme: dict) -> tuple[str, ...]:
@@ -40,6 +41,9 @@ class Operation:
     request_body_schema: dict | None
     body_type: str | None
     answer_type: str | None
+    # Its own `security` (a list of requirements; [] for none), or None when
+    # the document's applies.
+    security: list | None = None
 
     def as_json(self) -> dict:
         return {
@@ -117,6 +121,30 @@ class App:
             kinds += [kind for kind in scheme["kinds"] if kind not in kinds]
         return tuple(kinds)
 
+    def requirements(self, operation: Operation) -> list | None:
+        """The security requirements of `operation`: its own, else the
+        document's; None when neither says."""
+        if operation.security is not None:
+            return operation.security
+        return self.document.get("security")
+
+    def auth_of(self, operation: Operation) -> tuple[tuple[str, ...], bool]:
+        """`(kinds, required)` for `operation`: the credential kinds of the
+        schemes its `security` names, else the document's `security`, else
+        every scheme's. `security: []` means no auth: no kinds, and the node
+        sends none. An empty requirement (`{}`) among others makes auth
+        optional."""
+        requirements = self.requirements(operation)
+        if requirements is None:
+            return self.credential_kinds, bool(self.credential_kinds)
+        names = {name for requirement in requirements for name in requirement}
+        kinds: list[str] = []
+        for scheme in self.auth:
+            if scheme["scheme"] in names:
+                kinds += [kind for kind in scheme["kinds"] if kind not in kinds]
+        required = bool(requirements) and all(requirements)
+        return tuple(kinds), required
+
     def summary(self) -> dict:
         return {
             "slug": self.slug,
@@ -157,6 +185,7 @@ def read_operation(path: str, method: str, operation: dict, shared: list) -> Ope
         request_body_schema=schema,
         body_type=body_type,
         answer_type=answer_type(operation),
+        security=operation.get("security"),
     )
 
 

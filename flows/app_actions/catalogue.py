@@ -83,9 +83,27 @@ def palette_apps() -> list[dict]:
                     "summary": op.summary,
                     "method": op.method,
                     "path": op.path,
+                    # Its own security may take other kinds than the app's.
+                    "kinds": list(app.auth_of(op)[0]),
                 }
                 for op in app.operations.values()
             ],
         }
         for app in all_apps()
     ]
+
+
+def preselect_credentials(apps: list[dict], credentials) -> None:
+    """Give each of `apps` (palette_apps()) the credential a new action of it
+    starts with, as `credential_id`: the one among `credentials` ((id, name,
+    kind) rows of the flow's workspace) of a kind the app takes whose name
+    holds the app's slug or name ("github", "slack-bot"); none when no
+    credential or several fit, so a guess never picks between two tokens."""
+    for app in apps:
+        words = {app["slug"].lower(), app["name"].lower()}
+        fitting = [
+            str(pk)
+            for pk, name, kind in credentials
+            if kind in app["kinds"] and any(word in name.lower() for word in words)
+        ]
+        app["credential_id"] = fitting[0] if len(fitting) == 1 else ""

@@ -14,8 +14,19 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
+# Values (objects, lists, scalars) of the document with its `$ref`s resolved:
+# about what 10 MB hold written out. YAML aliases and `$ref`s each name a
+# part many times, so a small document could otherwise unfold into billions.
+MAX_RESOLVED_VALUES = 1_000_000
 VERSIONS = ("3.0", "3.1")
 MESSAGE_CHARS = 300  # of the validator's message, which may quote the document
+# Where a schema's structure is: a $ref under one of these is a part of the
+# schema (a tree node's children), not another name for it.
+STRUCTURE = frozenset(
+    {"properties", "items", "additionalProperties", "prefixItems"}
+    | {"patternProperties"}
+)
+RECURSIVE = "x-weir-recursive"
 
 
 class DocumentProblem(Exception):
@@ -68,9 +79,16 @@ def checked(document: dict) -> dict:
 
 def resolve_refs(document: dict) -> dict:
     """A copy of `document` with every `{"$ref": "#/..."}` replaced by what it
-    points at. A `$ref` that leads back to itself is refused (`ref_loop`): the
-    node needs finite schemas to build its form; one to another file or a URL
-    is refused too (`invalid_document`)."""
+    points at; one to another file or a URL is refused (`invalid_document`).
+
+    A recursive schema (a tree node whose `children` are items of itself) is
+    read once: where it comes back through properties or items, the copy
+    holds a `RECURSIVE` stub of the same type, which the form shows as a JSON
+    field. A loop of aliases with no structure between them (A is B, B is
+    A) describes nothing and is refused (`ref_loop`). A document unfolding
+    (through `$ref`s or YAML aliases) into more than MAX_RESOLVED_VALUES
+    values is refused (`document_too_large`) as soon as it gets there."""
+    values = 0
 
     def target(ref: str) -> Any:
         if not ref.startswith("#/"):
@@ -86,23 +104,47 @@ def resolve_refs(document: dict) -> dict:
             node = node[part]
         return node
 
-    def walk(value: Any, trail: tuple[str, ...]) -> Any:
+    def walk(value: Any, trail: tuple[str, ...], aliases: tuple[str, ...]) -> Any:
+        """`trail`: the refs being resolved around `value`; `aliases`: those
+        followed since the last step into a schema's structure."""
+        nonlocal values
+        values += 1
+        if values > MAX_RESOLVED_VALUES:
+            raise DocumentProblem(
+                f"The document unfolds into more than {MAX_RESOLVED_VALUES} values "
+                "once its $refs and YAML aliases are resolved.",
+                "document_too_large",
+            )
         if isinstance(value, dict):
             ref = value.get("$ref")
             if isinstance(ref, str):
-                if ref in trail:
-                    loop = " → ".join((*trail[trail.index(ref) :], ref))
+                if ref in aliases:
+                    loop = " → ".join((*aliases[aliases.index(ref) :], ref))
                     raise DocumentProblem(f"$ref loop: {loop}.", "ref_loop")
-                return walk(target(ref), (*trail, ref))
-            return {key: walk(item, trail) for key, item in value.items()}
+                if ref in trail:
+                    return recursive_stub(ref, target(ref))
+                return walk(target(ref), (*trail, ref), (*aliases, ref))
+            return {
+                key: walk(item, trail, () if key in STRUCTURE else aliases)
+                for key, item in value.items()
+            }
         if isinstance(value, list):
-            return [walk(item, trail) for item in value]
+            return [walk(item, trail, aliases) for item in value]
         return value
 
     try:
-        return walk(document, ())
+        return walk(document, (), ())
     except RecursionError:
         raise DocumentProblem("The document nests too deeply.", "ref_loop") from None
+
+
+def recursive_stub(ref: str, schema: Any) -> dict:
+    """What stands where a recursive schema comes back: its type, and where
+    it recurs (`RECURSIVE`), without its structure again."""
+    stub: dict = {RECURSIVE: ref, "description": f"Recursive ({ref}): as JSON."}
+    if isinstance(schema, dict) and "type" in schema:
+        stub["type"] = schema["type"]
+    return stub
 
 
 def load(raw: bytes | str) -> dict:

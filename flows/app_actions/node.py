@@ -11,12 +11,20 @@ from django.conf import settings
 
 from core.net import outbound
 from flows.app_actions import request
+from flows.app_actions.app import MULTIPART
 from flows.app_actions.catalogue import get_app
-from flows.credentials.models import HTTP_KINDS
 from flows.nodes import checks
-from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
+from flows.nodes.base import (
+    HTTP_SIGNING,
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+)
 from flows.nodes.checks import integer_between
 from flows.nodes.http_checks import ON_HTTP_ERROR, answer_settings
+from flows.nodes.http_files import request_body
 from flows.nodes.http_send import (
     DEFAULT_TIMEOUT_MS,
     node_call,
@@ -40,7 +48,10 @@ class AppActionNode(NodeKind):
             "Templates allowed.",
         ),
         FormField(
-            "data.credential_id", "Credential", widget="credential", kinds=HTTP_KINDS
+            "data.credential_id",
+            "Credential",
+            widget="credential",
+            kinds=(HTTP_SIGNING,),
         ),
         FormField(
             "data.server_url",
@@ -146,8 +157,13 @@ class AppActionNode(NodeKind):
         if not isinstance(params, dict):
             raise NodeError("invalid_params", "Parameters must render to an object.")
         url, headers, body = request.build(operation, params, base_url)
+        if operation.body_type == MULTIPART:
+            body = request_body(body, "multipart", headers, ctx)
+        kinds, required = app.auth_of(operation)
         credential_id = data.get("credential_id")
-        self.check_credential(app, credential_id, ctx)
+        if app.requirements(operation) == []:
+            credential_id = None  # `security: []`: the operation sends no auth
+        self.check_credential(app, kinds, required, credential_id, ctx)
         with_idempotency_key(headers, ctx)
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         call = node_call(
@@ -166,13 +182,14 @@ class AppActionNode(NodeKind):
             return call.answer(url)
 
     @staticmethod
-    def check_credential(app, credential_id, ctx: NodeContext) -> None:
-        """An app whose document asks for auth needs a credential of a kind
-        its security schemes take."""
-        kinds = app.credential_kinds
+    def check_credential(app, kinds, required, credential_id, ctx) -> None:
+        """An operation that asks for auth needs a credential of a kind its
+        security schemes take; one where auth is optional may have one."""
         if not kinds:
             return
         label = " or ".join(kinds)
+        if not credential_id and not required:
+            return
         if not credential_id:
             raise NodeError(
                 "credential_missing", f"Pick a credential for {app.name} ({label})."

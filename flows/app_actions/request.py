@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
-from flows.app_actions.app import Operation
+from flows.app_actions.app import MULTIPART, Operation
 from flows.nodes.base import NodeError
 from flows.nodes.templates import as_text
 
@@ -58,7 +58,9 @@ def build(
 def body_of(operation: Operation, body, headers: dict):
     """The request body: JSON as the value itself (the client encodes it), a
     form as `application/x-www-form-urlencoded` bytes, nested objects in the
-    bracket style (`metadata[plan]=pro`) form APIs such as Stripe's read."""
+    bracket style (`metadata[plan]=pro`) form APIs such as Stripe's read;
+    `multipart/form-data` as its object of fields, which the node encodes
+    with their run files (flows/nodes/http_files.py)."""
     if operation.body_type is None:
         return None
     required = (operation.request_body_schema or {}).get("required") or []
@@ -76,6 +78,8 @@ def body_of(operation: Operation, body, headers: dict):
         raise NodeError(
             "invalid_params", f"{operation.id} takes a form: body must be an object."
         )
+    if operation.body_type == MULTIPART:  # encoded with its files by the node
+        return body
     headers["Content-Type"] = operation.body_type
     return urlencode(list(form_pairs(body))).encode()
 

@@ -5,86 +5,24 @@ Registered with Django through `flows.models`, which imports it.
 
 from __future__ import annotations
 
-import base64
-import uuid
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
-from django.conf import settings
 from django.db import models
 
-from accounts.workspaces.access import in_workspaces_of
-from accounts.workspaces.personal import personal_workspace
+from accounts.workspaces.owned import WorkspaceOwned
 from core import crypto
+from flows.credentials import kinds
 
-# Per kind: the fields shown back (public) and the write-only ones (secret).
-KIND_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "header": {"public": ("header_name",), "secret": ("value",)},
-    "bearer": {"public": (), "secret": ("token",)},
-    "basic": {"public": ("username",), "secret": ("password",)},
-    "query": {"public": ("param_name",), "secret": ("value",)},
-    "custom": {"public": (), "secret": ("values",)},
-    # A mail server for the send_email node (flows/nodes/send_email.py).
-    "smtp": {
-        "public": ("host", "port", "security", "username", "from_address"),
-        "secret": ("password",),
-    },
-    # A PostgreSQL database for the postgres_query node.
-    "postgres": {
-        "public": ("host", "port", "database", "username", "sslmode"),
-        "secret": ("password",),
-    },
-    # An OAuth 2.0 client (flows/credentials/oauth2/). Its tokens are stored
-    # encrypted beside client_secret, but are no field: nobody types or reads them.
-    "oauth2": {
-        "public": (
-            "grant",
-            "authorize_url",
-            "token_url",
-            "client_id",
-            "scopes",
-            "authorize_params",
-            "client_auth",
-        ),
-        "secret": ("client_secret",),
-    },
-}
-# The kinds that sign an HTTP request (`Credential.apply`).
-HTTP_KINDS = ("header", "bearer", "basic", "query", "oauth2")
-PUBLIC_FIELDS = (
-    "header_name",
-    "username",
-    "param_name",
-    "host",
-    "port",
-    "security",
-    "from_address",
-    "database",
-    "sslmode",
-    "grant",
-    "authorize_url",
-    "token_url",
-    "client_id",
-    "scopes",
-    "authorize_params",
-    "client_auth",
-)
-SECRET_FIELDS = ("value", "token", "password", "values", "client_secret")
 # The encrypted values an oauth2 credential gains by connecting (never fields).
 TOKEN_KEYS = ("access_token", "refresh_token")
 # Shorter values would be found inside ordinary words when redacting.
 MIN_REDACTED_CHARS = 4
 
 
-class CredentialQuerySet(models.QuerySet):
-    def for_user(self, user):
-        """The only way views and the API reach credentials: those of the
-        workspaces `user` is a member of; others' do not exist."""
-        return in_workspaces_of(self, user)
-
-
-class Credential(models.Model):
-    """A named secret of one user (an API key, a password, a token).
+class Credential(WorkspaceOwned):
+    """A named secret of a workspace (an API key, a password, a token); every
+    flow of the workspace may use it.
 
     The secret fields live encrypted in `encrypted` (a Fernet token of their
     JSON); `public` holds the parts that are not secret, such as the header
@@ -93,6 +31,9 @@ class Credential(models.Model):
     """
 
     class Kind(models.TextChoices):
+        """The built-in kinds' names; plugins add others (flows/credentials/kinds.py),
+        so the column holds any name and the API checks it is registered."""
+
         HEADER = "header"
         BEARER = "bearer"
         BASIC = "basic"
@@ -109,25 +50,10 @@ class Credential(models.Model):
         CONNECTED = "connected"
         RECONNECT_NEEDED = "reconnect_needed"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="credentials",
-        help_text="Who made it; access comes from the workspace's members.",
-    )
-    workspace = models.ForeignKey(
-        "accounts.Workspace",
-        on_delete=models.PROTECT,
-        related_name="credentials",
-        help_text="Every flow of this workspace may use it.",
-    )
     name = models.CharField(
         max_length=100, help_text="Used in templates as {{ secrets.NAME }}."
     )
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=64)
     public = models.JSONField(default=dict, blank=True)
     encrypted = models.TextField(editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True)
@@ -140,8 +66,6 @@ class Credential(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = CredentialQuerySet.as_manager()
-
     class Meta:
         ordering = ["name"]
         constraints = [
@@ -153,11 +77,6 @@ class Credential(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.kind})"
-
-    def save(self, *args, **kwargs):
-        if self.workspace_id is None and self.created_by_id is not None:
-            self.workspace = personal_workspace(self.created_by)
-        super().save(*args, **kwargs)
 
     @property
     def has_value(self) -> bool:
@@ -175,30 +94,20 @@ class Credential(models.Model):
         """The decrypted secret fields (costs one decryption, no query)."""
         return crypto.decrypt(self.encrypted) if self.encrypted else {}
 
+    def kind_spec(self) -> kinds.CredentialKind:
+        """This credential's registered kind; UnknownKind when no installed
+        plugin provides it any more."""
+        return kinds.of(self.kind)
+
     def template_value(self, secrets: dict) -> Any:
         """What `{{ secrets.NAME }}` reads: the one secret, or an object of them."""
-        if self.kind in (self.Kind.BASIC, self.Kind.SMTP, self.Kind.POSTGRES):
-            return {"username": self.public.get("username", ""), **secrets}
-        if self.kind == self.Kind.CUSTOM:
-            return secrets.get("values", {})
-        if self.kind == self.Kind.OAUTH2:
-            return secrets.get("access_token")
-        return secrets.get("token", secrets.get("value"))
+        return self.kind_spec().template_value(self.public, secrets)
 
     def apply(self, secrets: dict, headers: dict, params: list) -> None:
         """Add this credential to an outgoing request's headers or query params."""
-        if self.kind == self.Kind.HEADER:
-            headers[self.public["header_name"]] = secrets["value"]
-        elif self.kind == self.Kind.BEARER:
-            headers["Authorization"] = f"Bearer {secrets['token']}"
-        elif self.kind == self.Kind.OAUTH2:
-            headers["Authorization"] = f"Bearer {secrets['access_token']}"
-        elif self.kind == self.Kind.BASIC:
-            pair = f"{self.public.get('username', '')}:{secrets['password']}"
-            encoded = base64.b64encode(pair.encode()).decode("ascii")
-            headers["Authorization"] = f"Basic {encoded}"
-        elif self.kind == self.Kind.QUERY:
-            params.append((self.public["param_name"], secrets["value"]))
+        sign = self.kind_spec().sign
+        if sign is not None:
+            sign.apply(self.public, secrets, headers, params)
 
     def signed(self, secrets: dict, url: str, headers: dict) -> tuple[str, dict]:
         """`url` and `headers` with this credential applied: its header
@@ -225,13 +134,13 @@ class Credential(models.Model):
         """Every form in which this credential's values may come back.
 
         The plain values, their URL-encoded forms (a query parameter echoed in
-        a URL) and, for basic, the base64 of `username:password` that the
-        Authorization header carries.
+        a URL) and, for a kind signing with basic auth, the base64 of
+        `username:password` that the Authorization header carries.
         """
         plain = list(strings_in(secrets))
-        if self.kind == self.Kind.BASIC:
-            pair = f"{self.public.get('username', '')}:{secrets.get('password', '')}"
-            plain.append(base64.b64encode(pair.encode()).decode("ascii"))
+        spec = kinds.get(self.kind)
+        if spec is not None and isinstance(spec.sign, kinds.Basic):
+            plain.append(spec.sign.pair(self.public, secrets))
         forms = set()
         for value in plain:
             forms.update({value, quote(value, safe=""), quote_plus(value)})

@@ -19,7 +19,8 @@ import time
 from http import HTTPStatus
 
 from core.net import outbound, postgres, smtp
-from flows.credentials.models import HTTP_KINDS, Credential
+from flows.credentials import kinds
+from flows.credentials.models import Credential
 from flows.credentials.oauth2 import tokens
 
 # How long one test may take, connecting included: a person is waiting.
@@ -36,7 +37,7 @@ def probe(credential: Credential, url: str | None = None) -> dict:
             secrets = tokens.usable_secrets(credential)
         except tokens.TokenProblem as problem:
             return {"ok": False, "message": problem.message}
-    if credential.kind in HTTP_KINDS:
+    if credential.kind in kinds.http_kinds():
         ok, message = _http(credential, secrets, url, deadline)
     elif credential.kind == Credential.Kind.SMTP:
         ok, message = _smtp(credential, secrets, deadline)

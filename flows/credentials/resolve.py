@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from core.crypto import UndecryptableValue
 from core.redact import Redactor
+from flows.credentials import kinds
 from flows.credentials.models import Credential
 from flows.credentials.oauth2 import tokens
 from flows.nodes.errors import NodeError
@@ -54,6 +55,12 @@ class RunSecrets:
                 f"Node {node_label} uses a credential that does not exist "
                 "(deleted, or not of this workspace); pick another one.",
             ) from None
+        if kinds.get(credential.kind) is None:
+            raise NodeError(
+                "credential_kind_unknown",
+                f"Node {node_label}: credential {credential.name!r}: "
+                f"{kinds.missing_message(credential.kind)}",
+            )
         secrets = self._open(credential, node_label)
         if credential.kind == Credential.Kind.OAUTH2:
             secrets = self._renewed(credential, node_label, tokens.usable_secrets)
@@ -102,6 +109,8 @@ class RunSecrets:
         if self._template_values is None:
             values = {}
             for credential in Credential.objects.filter(workspace_id=self.workspace_id):
+                if kinds.get(credential.kind) is None:  # its plugin is gone
+                    continue
                 secrets = self._open(credential, node_label)
                 values[credential.name] = credential.template_value(secrets)
             self._template_values = values

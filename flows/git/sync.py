@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 
 from accounts.audit.record import record
@@ -29,6 +30,7 @@ from flows.git.files import KEY, MANIFEST, flow_document, render, slugify
 from flows.graph import validate_graph
 from flows.history.save import save_flow
 from flows.models import Flow
+from flows.nodes.schedule import enabled_schedule
 from flows.refs import check_called_flows
 
 
@@ -136,7 +138,47 @@ def plan_sync(workspace, files: dict, *, prune: bool = False) -> Plan:
             for flow in flows
             if flow.pk not in matched
         ]
+    _check_schedules(workspace, flows, steps, matched)
     return Plan(workspace, steps)
+
+
+def _check_schedules(workspace, flows: list, steps: list, matched: set) -> None:
+    """BadFile, naming the first file adding one, when the plan would leave the
+    workspace more enabled schedules than SCHEDULED_FLOWS_PER_OWNER, as a save
+    adding one is refused (flows/schedules/quota.py). A flow that already has
+    one keeps it, when the cap was lowered."""
+    written = [step for step in steps if step.action in ("create", "update")]
+    added = [
+        step
+        for step in written
+        if enabled_schedule(step.fields["nodes"]) is not None
+        and (step.flow is None or enabled_schedule(step.flow.nodes) is None)
+    ]
+    if not added:
+        return
+    deleted = {step.flow.pk for step in steps if step.action == "delete"}
+    kept = sum(
+        enabled_schedule(flow.nodes) is not None
+        for flow in flows
+        if flow.pk not in matched and flow.pk not in deleted
+    )
+    total = (
+        kept
+        + sum(enabled_schedule(step.fields["nodes"]) is not None for step in written)
+        + sum(
+            enabled_schedule(step.flow.nodes) is not None
+            for step in steps
+            if step.action == "unchanged"
+        )
+    )
+    limit = settings.SCHEDULED_FLOWS_PER_OWNER
+    if total > limit:
+        raise BadFile(
+            added[0].file,
+            f"{workspace.name} would have {total} flows with an enabled schedule, "
+            f"more than one workspace may have ({limit}). Disable some schedules "
+            "first, or sync them disabled.",
+        )
 
 
 def _step_for(name: str, document: dict, workspace, missing: dict) -> Step:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,12 @@ from flows.nodes.errors import NodeTimeout as NodeTimeout
 from flows.nodes.errors import sandbox_failure
 from flows.nodes.templates import NOT_SIMPLE, UNDEFINED, lookup_path, render
 from sandbox import SandboxError, evaluate
+
+# A `kinds` entry standing for every credential kind that signs an HTTP
+# request, plugin kinds included; flows/apps.py fills in how to list them
+# (flows.credentials sits above the nodes and cannot be imported here).
+HTTP_SIGNING = "@http_signing"
+KIND_GROUPS: dict[str, Callable[[], tuple[str, ...]]] = {}
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,11 @@ class FormField:
         if self.min is not None:
             described["min"] = self.min
         if self.kinds:
-            described["kinds"] = list(self.kinds)
+            described["kinds"] = [
+                name
+                for entry in self.kinds
+                for name in (KIND_GROUPS[entry]() if entry in KIND_GROUPS else (entry,))
+            ]
         return described
 
 

@@ -18,7 +18,14 @@ from django.conf import settings
 from core.net import outbound
 from core.net.http_body import RESPONSE_FORMATS
 from flows.nodes import checks
-from flows.nodes.base import FieldError, FormField, NodeContext, NodeError, NodeKind
+from flows.nodes.base import (
+    HTTP_SIGNING,
+    FieldError,
+    FormField,
+    NodeContext,
+    NodeError,
+    NodeKind,
+)
 from flows.nodes.checks import integer_between, string_map, text
 from flows.nodes.http_call import HttpCall
 from flows.nodes.http_checks import ON_HTTP_ERROR, answer_settings
@@ -79,7 +86,7 @@ class HttpRequestNode(NodeKind):
             "data.credential_id",
             "Credential",
             widget="credential",
-            kinds=("bearer", "header", "basic", "query", "custom", "oauth2"),
+            kinds=(HTTP_SIGNING, "custom"),
             help="Sent as its header, bearer token, basic auth, query parameter "
             "or OAuth2 access token. "
             "Manage them on the Credentials page.",

@@ -3,26 +3,24 @@
 import { api } from "./api.js";
 import { cell, describe, showError } from "./list_page.js";
 
-const KIND_LABELS = { bearer: "Bearer", header: "Header", basic: "Basic", query: "Query", custom: "Custom", smtp: "SMTP", postgres: "PostgreSQL", oauth2: "OAuth2" };
-const SECRET_FIELDS = { bearer: ["token"], header: ["value"], basic: ["password"], query: ["value"], custom: ["values"], smtp: ["password"], postgres: ["password"], oauth2: ["client_secret"] };
-// Kinds that sign an HTTP request: a test sends a GET to a URL the user gives.
-const HTTP_KINDS = ["bearer", "header", "basic", "query", "oauth2"];
-const PUBLIC_FIELDS = {
-  bearer: [], header: ["header_name"], basic: ["username"], query: ["param_name"], custom: [],
-  smtp: ["host", "port", "security", "username", "from_address"],
-  postgres: ["host", "port", "database", "username", "sslmode"],
-  oauth2: ["grant", "authorize_url", "token_url", "client_id", "scopes", "authorize_params"],
-};
-// oauth2 fields typed as text but sent as JSON: scopes as a list, extra parameters as an object.
-const OAUTH2_TEXT = {
-  scopes: { show: (value) => (value || []).join(" "), parse: (text) => text.split(/\s+/).filter(Boolean) },
-  authorize_params: {
+// Every kind and its fields, plugin kinds included: the server's registry
+// (the same list as GET /api/credential-kinds), so nothing here names a kind's fields.
+const KINDS = JSON.parse(document.getElementById("credential-kinds-data").textContent);
+const KIND = Object.fromEntries(KINDS.map((kind) => [kind.name, kind]));
+const fieldsOf = (kind) => (KIND[kind] ? KIND[kind].fields : []);
+// Server kinds Weir tests by connecting; HTTP kinds (signs_http) by a GET to a URL the user gives.
+const SERVER_KINDS = ["smtp", "postgres"];
+const testable = (kind) => Boolean(KIND[kind]) && (KIND[kind].signs_http || SERVER_KINDS.includes(kind));
+// Fields typed as text but sent as JSON: a list as words, an object as JSON.
+const AS_TEXT = {
+  list: { show: (value) => (value || []).join(" "), parse: (text) => text.split(/\s+/).filter(Boolean) },
+  json: {
     show: (value) => (value ? JSON.stringify(value) : ""),
-    parse: (text) => {
+    parse: (text, field) => {
       try {
         return JSON.parse(text);
       } catch (error) {
-        throw new Error("Extra authorize parameters must be a JSON object, like {\"access_type\": \"offline\"}.");
+        throw new Error(`${field.label} must be a JSON object, like {"key": "value"}.`);
       }
     },
   },
@@ -55,6 +53,10 @@ function button(label, action, extra = "", name = "") {
   return b;
 }
 
+function kindText(credential) {
+  return KIND[credential.kind] ? KIND[credential.kind].label : `${credential.kind} (not installed)`;
+}
+
 function valueText(credential) {
   if (credential.kind === "oauth2") {
     if (credential.reconnect_needed) return "Reconnect needed";
@@ -62,7 +64,8 @@ function valueText(credential) {
     return credential.grant === "client_credentials" ? "Token fetched on first use" : "Not connected";
   }
   if (credential.has_value) return "Saved (hidden)";
-  return ["smtp", "postgres"].includes(credential.kind) ? "No password" : "Empty";
+  const secret = fieldsOf(credential.kind).find((field) => field.secret);
+  return secret && !secret.required ? `No ${secret.label.toLowerCase()}` : "Empty";
 }
 
 function render() {
@@ -74,7 +77,7 @@ function render() {
       const detail = credential.host || credential.client_id || credential.header_name || credential.param_name || credential.username || "";
       tr.append(
         cell(credential.name),
-        cell(KIND_LABELS[credential.kind] + (detail ? ` · ${detail}` : "")),
+        cell(kindText(credential) + (detail ? ` · ${detail}` : "")),
         cell(valueText(credential), "muted"),
         cell(credential.last_used_at ? new Date(credential.last_used_at).toLocaleString() : "Never", "muted"),
       );
@@ -91,8 +94,9 @@ function render() {
         actions.append(connect);
       }
       if (credential.kind === "oauth2" && credential.connected) actions.append(button("Disconnect", "disconnect", "", `Disconnect ${credential.name}`));
-      if (credential.kind !== "custom") actions.append(button("Test", "test", "", `Test ${credential.name}`));
-      actions.append(button("Edit", "edit"), button("Delete", "delete", "danger"));
+      if (testable(credential.kind)) actions.append(button("Test", "test", "", `Test ${credential.name}`));
+      if (KIND[credential.kind]) actions.append(button("Edit", "edit"));
+      actions.append(button("Delete", "delete", "danger"));
       tr.append(actions);
       return tr;
     }),
@@ -101,9 +105,58 @@ function render() {
   empty.hidden = credentials.length !== 0;
 }
 
+// One input per field name (kinds sharing a name share it), shown for the kinds that have it.
+function fieldBlock(field, kinds) {
+  const block = document.createElement("div");
+  block.dataset.kind = kinds.join(" ");
+  if (field.grant) block.dataset.grant = field.grant;
+  const id = `credential-${field.name.replaceAll("_", "-")}`;
+  const label = document.createElement("label");
+  label.className = "field-label";
+  label.htmlFor = id;
+  label.textContent = field.label;
+  let input;
+  if (field.widget === "select") {
+    input = document.createElement("select");
+    const choices = field.required ? field.choices : ["", ...field.choices];
+    input.append(...choices.map((choice) => new Option(choice || "Default", choice)));
+  } else if (field.widget === "json" && field.secret) {
+    input = document.createElement("textarea");
+    input.rows = 4;
+  } else {
+    input = document.createElement("input");
+    const types = { password: "password", email: "email", url: "url" };
+    input.type = types[field.widget] || "text";
+    if (field.widget === "number") input.inputMode = "numeric";
+    input.autocomplete = field.secret ? "new-password" : "off";
+  }
+  input.id = id;
+  input.name = field.name;
+  if (field.placeholder) input.placeholder = field.placeholder;
+  block.append(label, input);
+  return block;
+}
+
+function buildKindForm() {
+  form.elements.kind.replaceChildren(...KINDS.map((kind) => new Option(kind.label, kind.name)));
+  const byName = new Map();
+  for (const kind of KINDS) {
+    for (const field of kind.fields) {
+      if (!byName.has(field.name)) byName.set(field.name, { field, kinds: [] });
+      byName.get(field.name).kinds.push(kind.name);
+    }
+  }
+  document.getElementById("credential-kind-fields").replaceChildren(
+    ...[...byName.values()].map(({ field, kinds }) => fieldBlock(field, kinds)),
+  );
+  document.getElementById("oauth-redirect-hint").dataset.kind = "oauth2";
+  document.getElementById("oauth-redirect-hint").dataset.grant = "authorization_code";
+}
+
 function showKindFields() {
   const kind = form.elements.kind.value;
-  const grant = form.elements.grant.value;
+  const grant = form.elements.grant ? form.elements.grant.value : "";
+  document.getElementById("credential-kind-docs").textContent = KIND[kind] ? KIND[kind].docs : "";
   for (const block of form.querySelectorAll("[data-kind]")) {
     const otherGrant = block.dataset.grant && block.dataset.grant !== grant;
     block.hidden = !block.dataset.kind.split(" ").includes(kind) || Boolean(otherGrant);
@@ -116,14 +169,14 @@ function openForm(credential) {
   showError(formError, "");
   document.getElementById("credential-form-title").textContent = credential ? `Edit ${credential.name}` : "New credential";
   form.elements.kind.disabled = Boolean(credential);
-  form.elements.grant.disabled = Boolean(credential);
+  if (form.elements.grant) form.elements.grant.disabled = Boolean(credential);
   document.getElementById("credential-keep-hint").hidden = !credential;
   if (credential) {
     form.elements.name.value = credential.name;
     form.elements.kind.value = credential.kind;
-    for (const field of PUBLIC_FIELDS[credential.kind]) {
-      const text = OAUTH2_TEXT[field];
-      form.elements[field].value = text ? text.show(credential[field]) : credential[field] || "";
+    for (const field of fieldsOf(credential.kind).filter((f) => !f.secret)) {
+      const text = AS_TEXT[field.widget];
+      form.elements[field.name].value = text ? text.show(credential[field.name]) : credential[field.name] ?? "";
     }
   }
   showKindFields();
@@ -131,38 +184,26 @@ function openForm(credential) {
   form.elements.name.focus();
 }
 
+// What the form sends: the kind's fields that are shown, typed and enabled; an empty
+// one is left out (on an edit, the saved value stays; on create, the server says
+// which are required).
 function formBody() {
   const kind = form.elements.kind.value;
   const body = { name: form.elements.name.value.trim() };
   if (!editing) body.kind = kind;
-  for (const field of PUBLIC_FIELDS[kind]) {
-    const value = form.elements[field].value.trim();
-    if (kind === "oauth2") {
-      // Only what this grant has; empty optional fields are left out.
-      if (form.elements[field].closest("[data-kind]").hidden || (editing && field === "grant")) continue;
-      if (value) body[field] = OAUTH2_TEXT[field] ? OAUTH2_TEXT[field].parse(value) : value;
-      continue;
-    }
-    if (value || (!editing && field !== "port")) body[field] = value;  // no port: the default
-  }
-  for (const field of SECRET_FIELDS[kind]) {
-    const value = form.elements[field].value;
-    if (!value && editing) continue;
-    if (field === "values") {
-      try {
-        body.values = JSON.parse(value || "null");
-      } catch (error) {
-        throw new Error("Values must be a JSON object, like {\"api_key\": \"…\"}.");
-      }
-    } else {
-      body[field] = value;
-    }
+  for (const field of fieldsOf(kind)) {
+    const input = form.elements[field.name];
+    if (input.disabled || input.closest("[data-kind]").hidden) continue;
+    const value = field.secret && field.widget !== "json" ? input.value : input.value.trim();
+    if (!value) continue;
+    body[field.name] = AS_TEXT[field.widget] ? AS_TEXT[field.widget].parse(value, field) : value;
   }
   return body;
 }
 
+buildKindForm();
 form.elements.kind.addEventListener("change", showKindFields);
-form.elements.grant.addEventListener("change", showKindFields);
+if (form.elements.grant) form.elements.grant.addEventListener("change", showKindFields);
 document.getElementById("new-credential").addEventListener("click", () => openForm(null));
 document.getElementById("credential-cancel").addEventListener("click", () => dialog.close());
 
@@ -239,7 +280,7 @@ function showResult(ok, message) {
 
 function openTest(credential) {
   testing = credential;
-  const http = HTTP_KINDS.includes(credential.kind);
+  const http = KIND[credential.kind].signs_http;
   document.getElementById("test-credential-name").textContent = credential.name;
   document.getElementById("test-url-block").hidden = !http;
   const hint = document.getElementById("test-server-hint");
@@ -257,7 +298,7 @@ testForm.addEventListener("submit", async (event) => {
   const credential = testing;
   const run = document.getElementById("test-run");
   const body = {};
-  if (HTTP_KINDS.includes(credential.kind)) {
+  if (KIND[credential.kind].signs_http) {
     body.url = testForm.elements.url.value.trim();
     testedUrls.set(credential.id, body.url);
   }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from flows.demo import webhook_code_graph
 from tests.e2e.pages import canvas_node, open_builder
 from tests.factories import FlowFactory
 
@@ -41,6 +42,26 @@ def test_a_palette_node_lands_right_of_the_selected_node_connected_from_it(
         f".connection.node_out_node-{dfid(greet)}.node_in_node-{dfid(added)}"
     )
     expect(edge).to_have_count(1)
+    assert page_errors == []
+
+
+def test_a_second_palette_node_follows_a_free_output_never_the_error_port(
+    alice_page, live_url, alice, page_errors
+):
+    nodes, edges = webhook_code_graph()
+    greet = next(node for node in nodes if node["name"] == "Greet")
+    greet["error_output"] = True  # its ports: output, then the red error port
+    flow = FlowFactory(created_by=alice, nodes=nodes, edges=edges)
+    page = open_builder(alice_page, live_url, flow)
+    greet = canvas_node(page, "Greet")
+
+    for _ in range(2):
+        greet.click()
+        page.locator("#palette [data-kind=transform]").click()
+
+    leaving = page.locator(f".connection.node_out_node-{dfid(greet)}")
+    expect(leaving.and_(page.locator(".output_1"))).to_have_count(2)
+    expect(leaving.and_(page.locator(".output_2"))).to_have_count(0)
     assert page_errors == []
 
 

@@ -33,6 +33,30 @@ def test_creating_a_header_credential_stores_it_encrypted_and_hides_it(
     assert page_errors == []
 
 
+def test_a_plugin_kinds_form_is_drawn_from_the_registry(
+    alice_page, live_url, alice, page_errors
+):
+    alice_page.goto(f"{live_url}/credentials/")
+    alice_page.get_by_role("button", name="New credential").click()
+    alice_page.get_by_label("Name", exact=True).fill("hello")
+    alice_page.get_by_label("Kind").select_option("hello_token")
+
+    expect(alice_page.locator("#credential-kind-docs")).to_have_text(
+        "A token sent as the X-Hello-Token header."
+    )
+    expect(alice_page.get_by_label("Header name")).to_be_hidden()
+    alice_page.get_by_label("Token", exact=True).fill(SECRET)
+    alice_page.get_by_role("button", name="Save").click()
+
+    row = alice_page.locator("tr.credential-row", has_text="hello")
+    expect(row).to_contain_text("Hello token")
+    expect(row).to_contain_text("Saved (hidden)")
+    expect(row.get_by_role("button", name="Test hello")).to_be_visible()
+    credential = Credential.objects.get(name="hello")
+    assert (credential.kind, credential.secrets()) == ("hello_token", {"token": SECRET})
+    assert page_errors == []
+
+
 def test_a_refused_name_shows_the_servers_message(alice_page, live_url):
     alice_page.goto(f"{live_url}/credentials/")
     alice_page.get_by_role("button", name="New credential").click()

@@ -1,6 +1,6 @@
 // The canvas: Drawflow's events, adding nodes (palette click and drop, placement)
 // and zoom / fit.
-import { drawflowNode, freshNodeId, kindOf } from "../graph_format.js";
+import { drawflowNode, freshNodeId, handlesOf, kindOf } from "../graph_format.js";
 import { defaultData } from "../node_forms.js";
 import {
   container, editor, kinds, markChanged, nodeElement, records, refreshEmptyHint, state,
@@ -91,17 +91,29 @@ export function addNode(type, position, { exact = false, name = null, data = nul
 export const palette = $("palette");
 
 /**
+ * The output a palette node is connected from: the selected node's first port
+ * with nothing on it (a switch's second case after its first), never its error
+ * port; the first port when every one is taken.
+ */
+function outputToFollow(dfId) {
+  const ports = Object.keys(editor.drawflow.drawflow.Home.data[dfId].outputs);
+  const record = records.get(dfId);
+  const handles = handlesOf(kindOf(kinds, record.type), record);
+  const usable = ports.filter((port, index) => handles[index] !== "error");
+  const free = usable.find((port) => !editor.drawflow.drawflow.Home.data[dfId].outputs[port].connections.length);
+  return free || usable[0];
+}
+
+/**
  * Add a palette item's kind: right of the selected node and connected from
- * its first output (when both ends have a port), else in view.
+ * its first free output (when both ends have a port), else in view.
  */
 function addFromPalette(type, options = {}) {
   const { position, exact, from } = placeFromPalette();
+  const output = from && outputToFollow(from);
   const dfId = addNode(type, position, { exact, ...options });
-  const source = from && editor.drawflow.drawflow.Home.data[from];
   const target = editor.drawflow.drawflow.Home.data[dfId];
-  if (source && Object.keys(source.outputs).length && Object.keys(target.inputs).length) {
-    editor.addConnection(from, dfId, Object.keys(source.outputs)[0], "input_1");
-  }
+  if (output && Object.keys(target.inputs).length) editor.addConnection(from, dfId, output, "input_1");
   bringIntoView(dfId);
 }
 
@@ -145,10 +157,14 @@ paletteSearch.addEventListener("keydown", (event) => {
 });
 
 /** Add an app's action: an app_action node with its app and operation set,
- * named after the operation's summary. */
+ * named after the operation's summary, with the credential named for the app
+ * when the workspace has exactly one (flows/app_actions/catalogue.py). */
 function addAppAction(button) {
   const kind = kindOf(kinds, "app_action");
-  const data = { ...defaultData(kind), app: button.dataset.appAction, operation: button.dataset.operation };
+  const data = {
+    ...defaultData(kind), app: button.dataset.appAction, operation: button.dataset.operation,
+    credential_id: button.closest(".palette-app").dataset.credential || null,
+  };
   addFromPalette("app_action", { data, name: button.textContent.trim() });
 }
 $("palette-apps").addEventListener("click", (event) => {

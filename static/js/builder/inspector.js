@@ -119,7 +119,7 @@ export function renderInspector() {
   const errors = state.nodeErrors.get(dfId) || [];
   let fields = [{ path: "name", label: "Node name", widget: "text" }, ...fieldsFor(kind)];
   const appAction = record.type === "app_action";
-  if (appAction) fields = appActionFields(fields, kind.apps?.[record.data.app]);
+  if (appAction) fields = appActionFields(fields, kind.apps?.[record.data.app], record.data.operation);
   if (!kind.is_trigger) fields.push(WAIT_FIELD, ERROR_FIELD, ...RETRY_FIELDS);
   const placed = new Set();
 
@@ -195,11 +195,14 @@ export function renderInspector() {
 }
 
 /** An app action's fields: the app, operation and parameters are one section
- * (app_action_form.js), and the credential offers the app's kinds only. */
-function appActionFields(fields, app) {
+ * (app_action_form.js), and the credential offers only the kinds the operation
+ * takes (its own `security`, else the app's). */
+function appActionFields(fields, app, operationId) {
+  const operation = app?.operations.find((each) => each.id === operationId);
+  const kinds = operation?.kinds.length ? operation.kinds : app?.kinds;
   return fields
     .filter((field) => field.path !== "data.app" && field.path !== "data.params")
-    .map((field) => (field.path === "data.credential_id" && app?.kinds.length ? { ...field, kinds: app.kinds } : field));
+    .map((field) => (field.path === "data.credential_id" && kinds?.length ? { ...field, kinds } : field));
 }
 
 on("select-node", selectNode);
