@@ -4,21 +4,25 @@ flow filter and with a search (issue 38, item 2). Not part of the test suite.
 `make bench-runs-search` (or `/work/venv/bin/python bench/runs_search.py`):
 
 1. drops and creates the PostgreSQL database `weir_bench_runs` (`PG_URL`),
-   migrates it, then takes the search indexes away again (migrates flows back
-   to 0033) so the rows go in without index upkeep;
+   migrates it, then drops the two trigram indexes of the run-search migration
+   so the rows go in without their upkeep;
 2. makes a user, their workspace with `FLOWS` flows (default 100) and another
    user's workspace, and inserts `RUNS` runs (default 1,000,000; 90% the
    bench user's) with one step each, in one `generate_series` statement per
    table: each run's input names its order (`ORD-<n>`) and a customer's email,
    its results a greeting, its step a log line naming the order; 2% failed
    with `HTTP 503 from payments: Service Unavailable`;
-3. migrates flows forward (0034 builds the two trigram indexes) and ANALYZEs;
+3. builds the trigram indexes again with that migration's own code, and
+   ANALYZEs;
 4. asks, through the real view (Django's test client, the whole middleware
    stack, signed in as the bench user, production settings), `REQUESTS`
    times each (after 10 warm-ups): the first page of `/api/runs` with a flow
    filter, a search for one order (a rare term: one run), a search for the
    failure's message (a common one: 2% of the runs), and the flow filter with
-   a search; and prints p50/p95 per query with the machine's load.
+   a search; and prints p50/p95 per query, the CPU per request of this
+   process and of its PostgreSQL backend (read from /proc: PostgreSQL on the
+   same machine), and the machine's load. The process freezes what it loaded
+   first, as a served one does (config/wsgi.py, core/startup.py).
 """
 
 from __future__ import annotations
@@ -99,12 +103,28 @@ print(ids[1])  # flow 0 has no runs: i % 100 == 0 is the other user's
 """
 
 MEASURE = f"""
-import statistics, sys, time
+import os, statistics, sys, time
 import django; django.setup()
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
+from core.startup import freeze_what_was_loaded
 client = Client(HTTP_HOST="localhost")
 client.force_login(get_user_model().objects.get(username="bench"))
+with connection.cursor() as cursor:
+    cursor.execute("SELECT pg_backend_pid()")
+    backend = cursor.fetchone()[0]
+# As a served process does once loaded (config/wsgi.py): no full collection
+# of the whole heap in the middle of a request.
+freeze_what_was_loaded()
+
+
+# The PostgreSQL backend's CPU so far (on the same machine: /proc).
+def backend_cpu_ms():
+    fields = open(f"/proc/{{backend}}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 flow = sys.argv[1]
 queries = [
     ("flow filter", f"/api/runs?flow={{flow}}"),
@@ -113,20 +133,43 @@ queries = [
     ("flow filter + search", f"/api/runs?flow={{flow}}&q=customer4201@"),
     ("no filter (all 900,000 of the user's)", "/api/runs"),
 ]
-print("| first page of | matches | p50 ms | p95 ms |")
-print("|---|---|---|---|")
+print("| first page of | count | p50 ms | p95 ms | web CPU ms | PostgreSQL CPU ms "
+      "| load |")
+print("|---|---|---|---|---|---|---|")
 for name, path in queries:
     for _ in range(10):
         body = client.get(path).json()
     took = []
+    cpu, pg = time.process_time(), backend_cpu_ms()
     for _ in range({REQUESTS}):
         started = time.perf_counter()
         response = client.get(path)
         took.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200, response.content
+    cpu = (time.process_time() - cpu) * 1000 / {REQUESTS}
+    pg = (backend_cpu_ms() - pg) / {REQUESTS}
     q = statistics.quantiles(took, n=100)
-    print(f"| `{{path.replace(flow, '<flow>')}}` ({{name}}) | {{body['count']}} "
-          f"| {{q[49]:.1f}} | {{q[94]:.1f}} |")
+    capped = "+" if body.get("count_capped") else ""
+    print(f"| `{{path.replace(flow, '<flow>')}}` ({{name}}) "
+          f"| {{body['count']}}{{capped}} | {{q[49]:.1f}} | {{q[94]:.1f}} "
+          f"| {{cpu:.1f}} | {{pg:.1f}} "
+          f"| {{os.getloadavg()[0]:.1f}} |", flush=True)
+"""
+
+
+# The run-search migration's indexes, by its name (its number moves at merges).
+TRIGRAM = """
+import importlib, sys
+import django; django.setup()
+from django.db import connection
+from pathlib import Path
+name = next(Path("flows/migrations").glob("*_run_search_indexes.py")).stem
+migration = importlib.import_module(f"flows.migrations.{name}")
+with connection.schema_editor(atomic=False) as editor:
+    if sys.argv[1] == "drop":
+        migration.drop(None, editor)
+    else:
+        migration.create(None, editor)
 """
 
 
@@ -153,9 +196,9 @@ def main() -> None:
     subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {DB}"], check=True)
     subprocess.run(["psql", base, "-qc", f"CREATE DATABASE {DB}"], check=True)
     sh(PY, "manage.py", "migrate", "--noinput", "-v", "0")
-    sh(PY, "manage.py", "migrate", "flows", "0033", "--noinput", "-v", "0")
+    sh(PY, "-c", TRIGRAM, "drop")
     flow_id = timed(f"{RUNS} runs and steps", PY, "-c", SEED).strip().splitlines()[-1]
-    timed("trigram indexes", PY, "manage.py", "migrate", "--noinput", "-v", "0")
+    timed("trigram indexes", PY, "-c", TRIGRAM, "create")
     subprocess.run(["psql", f"{PG_URL}/{DB}", "-qc", "VACUUM ANALYZE"], check=True)
     print(f"load before: {os.getloadavg()}")
     print(f"flow {flow_id}")

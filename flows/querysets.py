@@ -29,9 +29,27 @@ class FlowQuerySet(WorkspaceOwnedQuerySet):
         )
 
 
+# What a list of runs never shows (the API's lists, the Runs page): a run's
+# data and its flow's graph. Left out of the query, a page of 20 reads and
+# decodes none of it; the list shows each run's flow by name.
+UNLISTED_RUN_FIELDS = ("input", "results", "response", "request_meta", "retry_state")
+UNLISTED_FLOW_FIELDS = ("description", "input_schema", "nodes", "edges", "pins")
+
+
 class FlowRunQuerySet(WorkspaceOwnedQuerySet):
     # `for_user`: runs of the flows of the workspaces `user` is a member of.
     workspace_path = "flow__workspace"
+
+    def listed(self):
+        """The runs with what a list shows of them: their flow (name and
+        workspace, one join), not their data nor the flow's graph. Newest
+        first, on run_flow_created_idx for one flow's runs."""
+        flow_fields = [f"flow__{name}" for name in UNLISTED_FLOW_FIELDS]
+        return (
+            self.select_related("flow")
+            .defer(*UNLISTED_RUN_FIELDS, *flow_fields)
+            .order_by("-created_at", "-id")
+        )
 
     def prunable(self):
         """Runs retention may delete: finished (a waiting run is not) and not

@@ -6,8 +6,9 @@ without regard to case. The text is looked for as it appears inside the
 stored JSON (`"` as `\\"`), so a search for `say "hi"` finds a log line that
 said it.
 
-PostgreSQL reads two trigram GIN indexes (flows/migrations/0034) made on the
-very expressions below. The condition is `run text ILIKE … OR id = ANY(ARRAY(ids
+PostgreSQL reads two trigram GIN indexes (the run-search migration,
+flows/migrations/0037_run_search_indexes.py) made on the very expressions
+below. The condition is `run text ILIKE … OR id = ANY(ARRAY(ids
 of the runs whose step logs match))`: the array is one index read, made once,
 and `id = ANY(array)` is itself indexable, so the planner may take either way
 in: for a rare text, the two indexes OR-ed into one bitmap (milliseconds among
@@ -19,15 +20,13 @@ needs three characters to narrow anything, so a search is at least
 LIKE (no index: fine for the runs one SQLite database holds).
 
 Counting every match of a common text would read every matching row, so a
-list with a search counts at most `COUNT_CAP` (`CappedCount`).
+list with a search counts at most 200 (flows/run_pages.py).
 """
 
 from __future__ import annotations
 
 import json
-from functools import cached_property
 
-from django.core.paginator import Paginator
 from django.db import connections
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
@@ -52,9 +51,6 @@ STEP_RUNS = {
     'FROM "flows_runstep" WHERE {}))',
     "sqlite": '"flows_flowrun"."id" IN (SELECT "run_id" FROM "flows_runstep" WHERE {})',
 }
-# 10 pages: past it a search is refined, not paged through; counting a common
-# text's matches reads them (2% of a million runs: 1,000 cost ~150 ms, 200 ~30).
-COUNT_CAP = 200
 
 
 def fragments(text: str, vendor: str) -> list[str]:
@@ -87,20 +83,3 @@ def search_runs(runs, text: str):
         params += [pattern, pattern]
     condition = RawSQL(f"({' OR '.join(conditions)})", params, BooleanField())
     return runs.filter(condition)
-
-
-class CappedCount(Paginator):
-    """A paginator that counts at most COUNT_CAP + 1 rows (`count_capped`
-    says when there are more): one `COUNT(*)` of a `LIMIT`ed subquery."""
-
-    @cached_property
-    def count(self) -> int:
-        return self.object_list[: COUNT_CAP + 1].count()
-
-    @property
-    def count_capped(self) -> bool:
-        return self.count > COUNT_CAP
-
-    @property
-    def cap(self) -> int:
-        return COUNT_CAP

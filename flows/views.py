@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -34,8 +33,8 @@ from flows.engine.waits import wait_of
 from flows.files import files_in
 from flows.models import Credential, Flow, FlowRun
 from flows.nodes import NODE_KINDS
+from flows.run_pages import paginator_for
 from flows.run_sample import run_sample
-from flows.run_search import CappedCount
 from flows.run_stats import RANGES
 
 RUNS_PER_PAGE = 25
@@ -255,16 +254,14 @@ def run_detail(request: HttpRequest, run_id) -> HttpResponse:
 def runs(request: HttpRequest) -> HttpResponse:
     """Every run of the user's flows, filtered and paged; the chart loads by API."""
     problem = ""
-    runs = FlowRun.objects.for_user(request.user).select_related("flow")
+    runs = FlowRun.objects.for_user(request.user).listed()
     try:
         runs = apply_run_filters(runs, parse_run_filters(request.GET))
     except ValidationFailed as error:
         problem, runs = str(error.detail), runs.none()
-    # A search counts at most COUNT_CAP matches (flows/run_search.py).
-    paginator = CappedCount if request.GET.get("q") else Paginator
-    page = paginator(runs.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
+    # Counted at most to a cap; a short first page is not counted at all.
+    paginator = paginator_for(request.GET)(runs, RUNS_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
     waiting = []
     for run in page.object_list:
         run.wait = wait_of(run)

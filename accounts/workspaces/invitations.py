@@ -16,6 +16,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models.functions import Coalesce
 
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
@@ -112,6 +113,19 @@ def pending_for(user):
     return Invitation.objects.filter(user=user).select_related(
         "workspace", "invited_by"
     )
+
+
+def pending_count(user):
+    """How many invitations wait for `user`, as a subquery (an expression to
+    annotate another query of theirs with: no query of its own)."""
+    counted = (
+        Invitation.objects.filter(user=user)
+        .order_by()
+        .values("user")
+        .annotate(n=models.Count("pk"))
+        .values("n")
+    )
+    return Coalesce(models.Subquery(counted), 0)
 
 
 def accept(invitation: Invitation, actor: Actor) -> Membership:

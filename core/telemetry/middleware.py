@@ -13,7 +13,7 @@ import uuid
 
 from django.core.signals import request_finished
 from django.dispatch import receiver
-from django_prometheus.middleware import PrometheusAfterMiddleware
+from django_prometheus.middleware import Metrics, PrometheusAfterMiddleware
 from django_prometheus.utils import Time, TimeSince
 
 from core.telemetry import context
@@ -47,6 +47,13 @@ def _forget_request_id(sender, **kwargs):
     context.set_request_id(None)
 
 
+# Registered here, once, while Python holds this module's import lock:
+# django-prometheus makes them on a middleware's first construction, without a
+# lock, so threads loading Django's handler at once (a server's first
+# requests) registered them twice: `DuplicateTimeseries`.
+METRICS = Metrics.get_instance()
+
+
 class RequestMetricsMiddleware(PrometheusAfterMiddleware):
     """django-prometheus' request metrics, trimmed to what an operator reads.
 
@@ -56,6 +63,10 @@ class RequestMetricsMiddleware(PrometheusAfterMiddleware):
     the cost of counting on the webhook's hot path (bench/README.md,
     "Metrics on the hot path").
     """
+
+    def __init__(self, get_response):
+        super(PrometheusAfterMiddleware, self).__init__(get_response)
+        self.metrics = METRICS
 
     def process_request(self, request):
         request.prometheus_after_middleware_event = Time()

@@ -52,6 +52,7 @@ from flows.graph.pins import pin_problems
 from flows.history.models import FlowVersion
 from flows.history.save import StaleVersion, save_flow
 from flows.models import Flow, FlowRun
+from flows.querysets import UNLISTED_RUN_FIELDS
 from flows.refs import check_called_flows
 from flows.schedules.quota import check_schedule_quota
 
@@ -373,8 +374,9 @@ class FlowViewSet(
         """The flow's runs, newest first, 20 to a page (`?page=2`), filterable."""
         flow = self.get_object()
         filters = parse_run_filters(request.query_params)
-        # Through the flow's manager, so each run's `flow` is `flow` (no query).
-        runs = flow.runs.order_by("-created_at", "-id")
+        # Through the flow's manager, so each run's `flow` is `flow` (no query);
+        # without the runs' data, which the list does not show.
+        runs = flow.runs.defer(*UNLISTED_RUN_FIELDS).order_by("-created_at", "-id")
         page = self.paginate_queryset(apply_run_filters(runs, filters))
         runs = RunSummarySerializer(page, many=True, context={"request": request})
         return self.get_paginated_response(runs.data)

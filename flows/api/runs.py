@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 
-from django.core.paginator import Paginator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -35,7 +34,7 @@ from flows.api.run_filters import (
 from flows.engine.waits import wait_of
 from flows.files import FileMissing
 from flows.models import FlowRun, RunStep
-from flows.run_search import COUNT_CAP, CappedCount
+from flows.run_pages import paginator_for
 from flows.run_stats import RANGES
 
 
@@ -204,18 +203,20 @@ HIDDEN_RUN_DATA = {"input": None, "results": None, "response": None, "steps": []
 
 
 class RunPagination(PagePagination):
-    """Pages of runs; a search (`?q=`) counts at most COUNT_CAP matches, then
-    answers `count` COUNT_CAP with `count_capped: true` (flows/run_search.py)."""
+    """Pages of runs, counted at most to a cap (a search's 200, any other
+    list's 10,000): past it the answer's `count` is the cap with
+    `count_capped: true`; a short first page is its own count
+    (flows/run_pages.py)."""
 
     def paginate_queryset(self, queryset, request, view=None):
-        searching = bool(request.query_params.get("q"))
-        self.django_paginator_class = CappedCount if searching else Paginator
+        self.django_paginator_class = paginator_for(request.query_params)
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response(self, data):
         response = super().get_paginated_response(data)
-        if getattr(self.page.paginator, "count_capped", False):
-            response.data["count"] = COUNT_CAP
+        paginator = self.page.paginator
+        if paginator.count_capped:
+            response.data["count"] = paginator.cap
             response.data["count_capped"] = True
         return response
 
@@ -266,7 +267,10 @@ class RunViewSet(
         if self.action == "file":
             return runs
         filters = parse_run_filters(self.request.query_params)
-        runs = runs.select_related("flow").order_by("-created_at", "-id")
+        if self.action == "list":
+            runs = runs.listed()
+        else:
+            runs = runs.select_related("flow").order_by("-created_at", "-id")
         return apply_run_filters(runs, filters)
 
     def get_serializer_class(self):

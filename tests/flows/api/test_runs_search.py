@@ -159,11 +159,9 @@ def test_on_postgresql_a_search_reads_the_trigram_indexes(alice_flow):
 
 
 def test_a_search_counts_at_most_the_cap_and_says_so(api, alice_flow, monkeypatch):
-    from flows import run_search
-    from flows.api import runs as runs_api
+    from flows.run_pages import SearchPaginator
 
-    monkeypatch.setattr(run_search, "COUNT_CAP", 3)
-    monkeypatch.setattr(runs_api, "COUNT_CAP", 3)
+    monkeypatch.setattr(SearchPaginator, "cap", 3)
     for n in range(5):
         FlowRunFactory(flow=alice_flow, input={"n": f"needle {n}"})
 

@@ -123,7 +123,8 @@ def test_a_viewer_never_sees_a_resume_link_a_runner_does(alice, bob, bob_api):
 
 
 # Session, (flow and its role check,) the page, the count, and one role check
-# for the resume links: the same number for 1 waiting run as for 20.
+# for the resume links: the same number for 1 waiting run as for 20, but for
+# the count, which a first page that is not full (1 of 20) needs not.
 @pytest.mark.parametrize("count", [1, 20])
 @pytest.mark.parametrize(
     ("path", "queries"),
@@ -137,7 +138,7 @@ def test_run_lists_check_the_resume_right_once_not_per_waiting_run(
     for _ in range(count):
         FlowRunFactory(flow=alice_flow, status="waiting", wait_state=state)
 
-    with django_assert_num_queries(queries):
+    with django_assert_num_queries(queries if count == 20 else queries - 1):
         response = api.get(path.format(flow=alice_flow.pk))
 
     results = response.json()["results"]
