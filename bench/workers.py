@@ -4,8 +4,8 @@ Against PostgreSQL (`BENCH_PG_URL`, default the database `weir_bench_workers` on
 127.0.0.1:5432, dropped and created here) and, for `rq`, Redis database 12 of
 127.0.0.1:6379 (`BENCH_REDIS_URL`, flushed here). For each engine it measures:
 
-- enqueue cost: `enqueue_run` in this process (store the run `queued`, then
-  enqueue its task), median and p95 of `ENQUEUE_N` calls;
+- enqueue cost: `enqueue_run` in this process (store the run `queued`; on
+  rq, then enqueue its task), median and p95 of `ENQUEUE_N` calls;
 - latency queued -> running: one run at a time on one idle worker,
   `started_at - created_at`, median of `LATENCY_N` runs; on `database` also
   with NOTIFY off (the worker polls only), in the same run;
