@@ -111,7 +111,7 @@ def main() -> None:
             with notify_off():
                 rows.append(
                     (
-                        "same, NOTIFY trigger off (polling), median / max ms",
+                        "same, NOTIFY off (polling), median / max ms",
                         latency(quick),
                     )
                 )
