@@ -192,13 +192,21 @@ def claim_fairly(task_run_id: str) -> str | None:
 def execute_next() -> bool:
     """The database engine's worker: claim the next due queued run (fair
     claiming: flows/engine/fair_queue.py) and execute it to its end. False
-    when no run was due, or other workers took each one picked."""
+    when no run was due, or other workers took each one picked.
+
+    An error while claiming is raised (the database is away: the worker
+    stops, as django-tasks-db's does); one while executing is logged, as a
+    failed task's is, and the run, still holding its lease, is resumed by the
+    supervisor once the lease expires."""
     for _ in range(CLAIM_TRIES):
         run_id = fair_queue.next_due_run_id()
         if run_id is None:
             return False
         if claim(run_id):
-            execute_claimed(run_id)
+            try:
+                execute_claimed(run_id)
+            except Exception:  # noqa: BLE001 - the worker goes on to the next run
+                logger.exception("Run %s failed in its worker", run_id)
             return True
     return False
 

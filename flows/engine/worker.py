@@ -57,10 +57,6 @@ class RunWorker(Worker):
             if not is_locked_database_exception(error):
                 raise
             return None
-        except Exception:  # noqa: BLE001 - as a failed task: the worker goes on
-            # The run keeps its lease until it expires; the supervisor resumes it.
-            logger.exception("A run failed in its worker")
-            return True
         finally:
             self.running_task = False
         tasks = DBTaskResult.objects.ready().filter(

@@ -115,3 +115,23 @@ def test_a_task_queued_before_runs_were_their_own_still_runs_its_run(flow):
     assert background.execute_queued(str(run.pk)) == "succeeded"
     assert not background.execute_next()
     assert FlowRun.objects.get(pk=run.pk).results["c"] == 8
+
+
+def test_a_run_that_breaks_its_worker_is_left_to_the_supervisor(flow, monkeypatch):
+    broken = enqueue_run(flow, {"n": 1}, FlowRun.Trigger.WEBHOOK)
+    fine = enqueue_run(flow, {"n": 2}, FlowRun.Trigger.WEBHOOK)
+    execute = background.execute_claimed
+
+    def breaks_on_the_first(run_id):
+        if run_id == str(broken.pk):
+            raise RuntimeError("the engine broke")
+        return execute(run_id)
+
+    monkeypatch.setattr(background, "execute_claimed", breaks_on_the_first)
+
+    assert background.execute_next()  # logged; the worker goes on
+    assert background.execute_next()
+
+    left = FlowRun.objects.get(pk=broken.pk)
+    assert (left.status, left.lease_expires_at is not None) == ("running", True)
+    assert FlowRun.objects.get(pk=fine.pk).status == "succeeded"
