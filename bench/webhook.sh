@@ -97,7 +97,7 @@ echo "==> Fresh database $BENCH_DB"
 psql_admin "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" >/dev/null
 psql_admin "CREATE DATABASE $BENCH_DB" >/dev/null
 "$VENV_BIN/python" manage.py migrate --noinput -v 0
-flow_id=$("$VENV_BIN/python" bench/webhook_setup.py)
+flow_id=$("$VENV_BIN/python" -m bench.webhook_setup)
 psql_bench "CREATE TABLE bench_floor (id uuid PRIMARY KEY, input jsonb, output jsonb)"
 webhook="$BASE/api/webhooks/$flow_id"
 

@@ -4,11 +4,11 @@ Against PostgreSQL (`BENCH_PG_URL`, default the database `weir_bench_workers` on
 127.0.0.1:5432, dropped and created here) and, for `rq`, Redis database 12 of
 127.0.0.1:6379 (`BENCH_REDIS_URL`, flushed here). For each engine it measures:
 
-- enqueue cost: `enqueue_run` in this process (store the run `queued`, then
-  enqueue its task), median and p95 of `ENQUEUE_N` calls;
+- enqueue cost: `enqueue_run` in this process (store the run `queued`; on
+  rq, then enqueue its task), median and p95 of `ENQUEUE_N` calls;
 - latency queued -> running: one run at a time on one idle worker,
   `started_at - created_at`, median of `LATENCY_N` runs; on `database` also
-  with the NOTIFY trigger disabled (the worker polls only), in the same run;
+  with NOTIFY off (the worker polls only), in the same run;
 - throughput with 1, 2 and then 4 worker processes: `BURST_N` runs of a flow
   whose only work is a `DELAY_MS` delay node (I/O-bound), enqueued at once;
   runs per second from the first enqueue to the last finish, and the ratio.
@@ -111,7 +111,7 @@ def main() -> None:
             with notify_off():
                 rows.append(
                     (
-                        "same, NOTIFY trigger off (polling), median / max ms",
+                        "same, NOTIFY off (polling), median / max ms",
                         latency(quick),
                     )
                 )
@@ -158,23 +158,20 @@ def latency(flow) -> str:
 
 @contextlib.contextmanager
 def notify_off():
-    """Disable the queue table's NOTIFY trigger (flows migration 0019), and the
-    NOTIFY a lone enqueue sends after its commit (flows/engine/queue_notify.py),
-    for a while."""
-    from django.db import connection
-
+    """No NOTIFY for a while: an enqueue takes the path that leaves it to the
+    notifier (as if others were in flight, flows/engine/enqueue_db.py), whose
+    NOTIFY is switched off (flows/engine/queue_notify.py); the workers poll."""
+    from flows.engine import enqueue_db
     from flows.engine.queue_notify import notifier
 
-    table = "django_tasks_database_dbtaskresult"
-    with connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER weir_task_queued")
+    counting = enqueue_db.in_flight
+    enqueue_db.in_flight = contextlib.nullcontext(1)
     notifier.wake_workers = lambda alias: None
     try:
         yield
     finally:
         del notifier.wake_workers  # the class's own again
-        with connection.cursor() as cursor:
-            cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER weir_task_queued")
+        enqueue_db.in_flight = counting
 
 
 def drop_queue(engine: str) -> None:

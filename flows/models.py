@@ -281,6 +281,11 @@ class FlowRun(models.Model):
         help_text="Its executor renews this while the run goes on; past it, the "
         "supervisor resumes or interrupts the run.",
     )
+    run_after = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="A queued run is not taken before this (a node's retry waits).",
+    )
     attempts = models.PositiveIntegerField(
         default=0, help_text="How many executors have taken the run (resumes + 1)."
     )

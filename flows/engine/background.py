@@ -1,13 +1,17 @@
-"""Background runs: stored `queued`, executed by a worker through the task engine.
+"""Background runs: stored `queued`, executed by a worker.
 
-`enqueue_run` stores the run and hands its id to Django's tasks framework
-(the task `execute_run`); a worker calls `execute_queued`, which claims the
-run with one conditional UPDATE (`queued` -> `running`, `attempts` + 1), so a
-task delivered twice, or re-enqueued by the supervisor while a first copy
-waits, executes the run once. Each step is stored as it completes; a run whose
-worker died is put back to `queued` by the supervisor and resumes after its
-last stored step: every node runs at least once, and a node that was running
-when its worker died runs again (docs/engine.md, "Leases and resuming").
+On the database task engine the stored run is the whole enqueue: a worker
+takes the next due queued run straight from the runs table (`execute_next`,
+flows/engine/enqueue_db.py). On the rq engine `enqueue_run` stores the run and
+hands its id to Django's tasks framework (the task `execute_run`), and a
+worker calls `execute_queued`. Either way the run is claimed with one
+conditional UPDATE (`queued` -> `running`, `attempts` + 1), so two workers
+taking the same run, a task delivered twice, or one re-enqueued by the
+supervisor while a first copy waits, execute the run once. Each step is
+stored as it completes; a run whose worker died is put back to `queued` by
+the supervisor and resumes after its last stored step: every node runs at
+least once, and a node that was running when its worker died runs again
+(docs/engine.md, "Leases and resuming").
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django_tasks import task
+from django_tasks_db import DatabaseBackend
 
 from accounts.audit.actor import Actor
 from flows.engine import enqueue_db, fair_queue, lease, store
@@ -79,13 +84,13 @@ def enqueue_run(
 ) -> FlowRun:
     """Store a `queued` background run of `flow`, then enqueue its execution.
 
-    On the database engine the run and its task go in together, in one
-    statement (flows/engine/enqueue_db.py); on another engine the run is
-    committed before the task exists. Either way a worker never looks for a
-    run that is not there yet, and an answer naming the run is never sent
-    for a run that was not stored. Raises whatever the task engine raises
-    (Redis away); the run then stays `queued` and the supervisor enqueues it
-    again after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
+    On the database engine storing the run enqueues it, in one statement
+    (flows/engine/enqueue_db.py); on the rq engine the run is committed
+    before its task exists. Either way a worker never looks for a run that
+    is not there yet, and an answer naming the run is never sent for a run
+    that was not stored. Raises whatever the task engine raises (Redis
+    away); the run then stays `queued` and the supervisor enqueues it again
+    after QUEUED_RECHECK_SECONDS. With a `delivery_id` already used by
     the flow, raises `deliveries.DeliveryExists` with that delivery's run
     (callers go through `flows.engine.once.run_once`, which answers it).
     `retry_of` and `steps` make a retry (flows/engine/again.py): the steps
@@ -93,15 +98,12 @@ def enqueue_run(
     any worker can take it, and the run resumes after them. `started_by` is
     audited as `run.started` (flows/engine/run_audit.py).
     """
-    backend = enqueue_db.database_backend(execute_run)
     links = {"error_of": error_of, "called_by": called_by, "retry_of": retry_of}
-    if backend is not None:
-        # One statement for the run and its task, the delivery id's claim included.
+    if runs_are_tasks():
+        # One statement, the delivery id's claim included.
         run = _queued(flow, input, trigger, request_meta, delivery_id, links)
         with transaction.atomic() if steps else contextlib.nullcontext():
-            stored = enqueue_db.insert_run_and_task(
-                run, backend, execute_run, str(run.id)
-            )
+            stored = enqueue_db.insert_run(run)
             if stored:
                 _store_steps(run, steps)
         if not stored:
@@ -118,6 +120,24 @@ def enqueue_run(
     execute_run.enqueue(str(run.id))
     record_started(started_by, run)
     return run
+
+
+def runs_are_tasks() -> bool:
+    """Whether the task engine is the database's: then a queued run is taken
+    from the runs table and has no task of its own."""
+    return isinstance(execute_run.get_backend(), DatabaseBackend)
+
+
+def announce(run_id, run_after=None) -> None:
+    """Tell the workers `run_id` was just made `queued` by an UPDATE, to be
+    taken from `run_after` on (at once without): on the database engine a
+    NOTIFY (the run is its own task), on rq its task."""
+    if runs_are_tasks():
+        enqueue_db.wake_workers()
+    elif run_after is None:
+        execute_run.enqueue(str(run_id))
+    else:
+        execute_run.using(run_after=run_after).enqueue(str(run_id))
 
 
 def _queued(flow, input, trigger, request_meta, delivery_id, links) -> FlowRun:
@@ -169,13 +189,39 @@ def claim_fairly(task_run_id: str) -> str | None:
     return task_run_id if claim(task_run_id) else None
 
 
+def execute_next() -> bool:
+    """The database engine's worker: claim the next due queued run (fair
+    claiming: flows/engine/fair_queue.py) and execute it to its end. False
+    when no run was due, or other workers took each one picked.
+
+    An error while claiming is raised (the database is away: the worker
+    stops, as django-tasks-db's does); one while executing is logged, as a
+    failed task's is, and the run, still holding its lease, is resumed by the
+    supervisor once the lease expires."""
+    for _ in range(CLAIM_TRIES):
+        run_id = fair_queue.next_due_run_id()
+        if run_id is None:
+            return False
+        if claim(run_id):
+            try:
+                execute_claimed(run_id)
+            except Exception:  # noqa: BLE001 - the worker goes on to the next run
+                logger.exception("Run %s failed in its worker", run_id)
+            return True
+    return False
+
+
 def execute_queued(task_run_id: str) -> str | None:
     """Execute a queued background run to its end (the task's own, or the one
     fair claiming gives it); its final status, or None when no run was this
     worker's to run."""
     run_id = claim_fairly(task_run_id)
-    if run_id is None:
-        return None
+    return None if run_id is None else execute_claimed(run_id)
+
+
+def execute_claimed(run_id: str) -> str | None:
+    """Execute the background run this worker has just claimed; its status
+    (None when a retry or continuation was not ours to queue: `requeue`)."""
     run = FlowRun.objects.select_related("flow").get(pk=run_id)
     # The graph it was queued with, though the flow was edited since.
     at_version(run.flow, run.flow_version)
@@ -232,12 +278,13 @@ def requeue(run: FlowRun, wait: float, retry_state: dict | None) -> str | None:
     ).update(
         status=FlowRun.Status.QUEUED,
         retry_state=retry_state,
+        run_after=run_after,
         # The supervisor re-enqueues it if the task is lost, not before the wait.
         lease_expires_at=run_after + timedelta(seconds=QUEUED_RECHECK_SECONDS),
     )
     if not queued:
         return None
-    execute_run.using(run_after=run_after).enqueue(str(run.id))
+    announce(run.id, run_after)
     return FlowRun.Status.QUEUED
 
 

@@ -13,14 +13,17 @@ runs wait in (issue 27, item 6):
   (`check_room`), so the cap can be passed by at most 1/`SHARE` of the room each
   web process last counted, plus the requests in flight (two requests at the
   same instant may both see the last place).
-- **Fair claiming.** The task engines (database, rq) hand out tasks first in,
-  first out. A task names a run, but the worker executes the queued run of the
-  owner with the fewest runs *running*, then the fewest *queued*, oldest first
-  (`next_run_id`): its own run when its owner is no busier than any other, else
-  another owner's. Every run still has one task, so every run is executed once;
-  a task whose run someone else's task took executes another run or nothing.
-  A run waiting to retry a node (`retry_state`) is taken only by its own task,
-  which the engine holds back until the wait is over.
+- **Fair claiming.** A free worker executes the queued run of the owner with
+  the fewest runs *running*, then the fewest *queued*, oldest first. On the
+  database engine the queued runs are the queue (`next_due_run_id`): a run
+  waiting to retry a node is left until its `run_after`. The rq engine hands
+  out tasks first in, first out; a task names a run, but the worker executes
+  the run fair claiming picks (`next_run_id`): its own run when its owner is
+  no busier than any other, else another owner's. Every run still has one
+  task, so every run is executed once; a task whose run someone else's task
+  took executes another run or nothing. There a run waiting to retry a node
+  (`retry_state`) is taken only by its own task, which rq holds back until
+  the wait is over.
 
 "Owner" here is the flow's workspace (`OWNER` names the `Flow` field runs are
 grouped by): teammates share their workspace's place in the queue and its cap,
@@ -34,6 +37,7 @@ import threading
 from django.conf import settings
 from django.db import connections, router
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from core.http.errors import Throttled
 from flows.engine.sql import value
@@ -181,23 +185,8 @@ def next_run_id(task_run_id: str) -> str:
     )
     if own is not None and own[1] is not None:
         return task_run_id  # its retry is due: its own task is the one to take it
-    loads = {
-        row[OWNER_PATH]: row
-        for row in FlowRun.objects.filter(
-            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
-            background=True,
-        )
-        .order_by()
-        .values(OWNER_PATH)
-        .annotate(
-            running=Count("pk", filter=Q(status=FlowRun.Status.RUNNING)),
-            queued=Count("pk", filter=Q(status=FlowRun.Status.QUEUED)),
-            runnable=Count(
-                "pk",
-                filter=Q(status=FlowRun.Status.QUEUED, retry_state__isnull=True),
-            ),
-        )
-    }
+    runnable = Q(retry_state__isnull=True)
+    loads = _loads(runnable)
 
     def load(owner) -> tuple[int, int]:
         row = loads.get(owner)  # absent: its run was deleted meanwhile
@@ -209,15 +198,55 @@ def next_run_id(task_run_id: str) -> str:
     first = min(waiting, key=load)
     if own is not None and load(own[0]) <= load(first):
         return task_run_id
-    pick = (
+    pick = _oldest(first, runnable)
+    return str(pick) if pick is not None else task_run_id
+
+
+def next_due_run_id() -> str | None:
+    """The database engine's next run for a free worker: the oldest due run
+    (no `run_after`, or one past) of the owner with the fewest running, then
+    queued, background runs; None when no run is due. Two small queries."""
+    due = Q(run_after__isnull=True) | Q(run_after__lte=timezone.now())
+    loads = _loads(due)
+    waiting = [owner for owner, row in loads.items() if row["runnable"]]
+    if not waiting:
+        return None
+    first = min(
+        waiting, key=lambda owner: (loads[owner]["running"], loads[owner]["queued"])
+    )
+    pick = _oldest(first, due)
+    return str(pick) if pick is not None else None
+
+
+def _loads(runnable: Q) -> dict:
+    """Per owner with queued or running background runs: how many are
+    running, queued, and queued and `runnable`."""
+    return {
+        row[OWNER_PATH]: row
+        for row in FlowRun.objects.filter(
+            status__in=[FlowRun.Status.QUEUED, FlowRun.Status.RUNNING],
+            background=True,
+        )
+        .order_by()
+        .values(OWNER_PATH)
+        .annotate(
+            running=Count("pk", filter=Q(status=FlowRun.Status.RUNNING)),
+            queued=Count("pk", filter=Q(status=FlowRun.Status.QUEUED)),
+            runnable=Count("pk", filter=Q(status=FlowRun.Status.QUEUED) & runnable),
+        )
+    }
+
+
+def _oldest(owner, runnable: Q):
+    """The id of `owner`'s oldest queued `runnable` background run, or None."""
+    return (
         FlowRun.objects.filter(
+            runnable,
             status=FlowRun.Status.QUEUED,
             background=True,
-            retry_state__isnull=True,
-            **{OWNER_PATH: first},
+            **{OWNER_PATH: owner},
         )
         .order_by("created_at")
         .values_list("pk", flat=True)
         .first()
     )
-    return str(pick) if pick is not None else task_run_id

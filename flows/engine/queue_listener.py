@@ -1,15 +1,17 @@
-"""Idle run workers wake when a task is queued, not at their next poll.
+"""Idle run workers wake when a run is queued, not at their next poll.
 
-django-tasks-db's worker looks for a ready task and, finding none, sleeps its
-interval before looking again: a run queued just after a look waited the
-whole interval to start (median ~200 ms at `WORKER_POLL_SECONDS` 0.2,
-bench/README.md "Workers"). On PostgreSQL a trigger on the queue table
-(migration 0019) sends `NOTIFY weir_task_queued` in the enqueueing
-transaction, and each idle worker waits for it on a connection of its own
-that `LISTEN`s: it looks again as soon as the task's transaction commits.
+A database-engine worker (flows/engine/worker.py) looks for a due queued run,
+then a ready task, and, finding neither, waits before looking again: a run
+queued just after a look used to wait the whole poll interval to start
+(median ~200 ms at `WORKER_POLL_SECONDS` 0.2, bench/README.md "Workers"). On
+PostgreSQL every enqueue sends `NOTIFY weir_task_queued` (a run's: its INSERT
+or UPDATE, flows/engine/enqueue_db.py; another task's: a trigger on the task
+table, migration 0019), delivered when its transaction commits, and each idle
+worker waits for it on a connection of its own that `LISTEN`s: it looks again
+as soon as the run is visible.
 
 The poll stays the fallback: a wait never lasts longer than the interval, so
-a task whose `run_after` comes due, or one queued while the listener was
+a run whose `run_after` comes due, or one queued while the listener was
 away, starts at the next poll as before. A listener connection that breaks
 is closed and the worker sleeps out the interval; it connects again at most
 once every `RECONNECT_SECONDS`. On SQLite (no NOTIFY) the worker only sleeps,
@@ -23,7 +25,6 @@ import time
 
 import psycopg
 from django.db import connections, router
-from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 logger = logging.getLogger("weir.worker")
@@ -90,28 +91,3 @@ class Wakeup:
             return None
         self._checked_at = time.monotonic()
         return self._conn
-
-
-class WakingWorker(Worker):
-    """django-tasks-db's worker, waiting on `Wakeup` when idle instead of sleeping.
-
-    `Worker.run` ends an idle turn with `time.sleep(self.interval)` and reads
-    the interval nowhere else (its start-up delay is off here), so reading it
-    is where this worker waits for a queued task, up to the poll interval, and
-    the sleep that follows is 0. (A test starts a worker with a long interval
-    and sees a run start at once: a new django-tasks-db that reads the
-    interval differently fails it.)
-    """
-
-    def __init__(self, *, interval: float, **options):
-        self.wakeup = Wakeup()
-        super().__init__(interval=interval, **options)
-
-    @property
-    def interval(self) -> float:
-        self.wakeup.wait(self.poll_seconds)
-        return 0.0
-
-    @interval.setter
-    def interval(self, seconds: float) -> None:
-        self.poll_seconds = seconds

@@ -1,29 +1,27 @@
 """Waking the workers after a 202's enqueue: one NOTIFY per burst, after commit.
 
-The queue table's trigger (migration 0019) sends `NOTIFY weir_task_queued` in
-the enqueueing transaction. PostgreSQL lets one notifying transaction commit
-at a time: it holds a cluster-wide lock from just before the commit until
-after it, WAL flush included. Under load the 202s, each a transaction of its
-own, therefore committed one after the other, and PostgreSQL spent more CPU
-on them than on anything else (8 threads enqueueing: 360 runs/s and ~520 µs
-of PostgreSQL CPU each with the trigger's NOTIFY, ~1700 runs/s and ~320 µs
-with the NOTIFYs sent as here; bench/README.md).
+A lone enqueue sends `NOTIFY weir_task_queued` in its own statement, delivered
+when it commits (flows/engine/enqueue_db.py). PostgreSQL lets one notifying
+transaction commit at a time: it holds a cluster-wide lock from just before
+the commit until after it, WAL flush included. Under load the 202s, each a
+transaction of its own, therefore committed one after the other, and
+PostgreSQL spent more CPU on them than on anything else (8 threads enqueueing:
+360 runs/s and ~520 µs of PostgreSQL CPU each with a NOTIFY in each
+transaction, ~1700 runs/s and ~320 µs with the NOTIFYs sent as here;
+bench/README.md).
 
-So the database engine's enqueue (flows/engine/enqueue_db.py), when it is a
-transaction of its own and other enqueues of this process are in flight,
-tells the trigger to stay quiet (the setting `weir.notify` = 'later', local
-to that transaction: migration 0030) and, once its statement has committed,
-calls `wake_workers()`: this process's
+So the database engine's enqueue, when it is a transaction of its own and
+other enqueues of this process are in flight, sends no NOTIFY in its
+statement and, once it has committed, calls `wake_workers()`: this process's
 notifier thread sends one NOTIFY on a connection of its own, and every
 enqueue that committed while one was being sent shares the next. A worker is
-still woken only after the task is visible; it waits for one more round trip
+still woken only after the run is visible; it waits for one more round trip
 at most. Should the notifier's connection fail, or the process die between
-the commit and the NOTIFY, the task starts at the workers' next poll
+the commit and the NOTIFY, the run starts at the workers' next poll
 (`WORKER_POLL_SECONDS`), as when no listener is connected. Every other path
-that enqueues (the supervisor, a retry, a woken wait, an enqueue inside a
+that queues a run (the supervisor, a retry, a woken wait, an enqueue inside a
 larger transaction, and a lone one, for which nothing waits on the lock and
-which the trigger's NOTIFY wakes a hop sooner) keeps the trigger's NOTIFY in
-its transaction.
+which its own NOTIFY wakes a hop sooner) notifies in its transaction.
 """
 
 from __future__ import annotations
@@ -39,8 +37,6 @@ from flows.engine.queue_listener import CHANNEL
 logger = logging.getLogger("weir.worker")
 
 NOTIFIER_NAME = "weir-task-notifier"  # its connection's application_name
-# The setting that quiets the trigger, and its value (flows migration 0030).
-QUIET_SETTING, QUIET_VALUE = "weir.notify", "later"
 
 
 class Notifier:

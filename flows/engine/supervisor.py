@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from flows.engine import store, wake
-from flows.engine.background import execute_run, queued_lease
+from flows.engine.background import announce, queued_lease
 from flows.models import FlowRun
 
 CANCELLED = {
@@ -66,7 +66,7 @@ def recover() -> Recovery:
             .update(status=FlowRun.Status.QUEUED, lease_expires_at=queued_lease())
         )
         if taken:
-            execute_run.enqueue(str(run_id))
+            announce(run_id)
             done.requeued += 1
     done.woken = wake.wake_due()
     return done

@@ -20,7 +20,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from flows.engine import waits
-from flows.engine.background import execute_run, queued_lease
+from flows.engine.background import announce, queued_lease
 from flows.models import FlowRun
 
 WAITING = FlowRun.Status.WAITING
@@ -34,7 +34,7 @@ def _wake(run_id, runs, state: dict, resumed: dict) -> bool:
         lease_expires_at=queued_lease(),
     )
     if woken:
-        execute_run.enqueue(str(run_id))
+        announce(run_id)
     return bool(woken)
 
 

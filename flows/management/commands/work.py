@@ -1,9 +1,10 @@
 """`manage.py work`: one background worker for the configured task engine.
 
 One command whatever `TASKS_BACKEND` says, so the Procfile, systemd units and
-the fault tests never name an engine: `database` runs django-tasks-db's worker
-(woken by PostgreSQL's NOTIFY when a task is queued, polling the task table
-every `WORKER_POLL_SECONDS` as the fallback: flows/engine/queue_listener.py), `rq`
+the fault tests never name an engine: `database` runs the worker that takes queued
+runs from the runs table, then django-tasks-db's other tasks (woken by
+PostgreSQL's NOTIFY when a run is queued, polling every `WORKER_POLL_SECONDS`
+as the fallback: flows/engine/worker.py), `rq`
 runs django-rq's `rqworker` with the Job class django-tasks-rq needs. Start as
 many as you want runs in parallel; each executes one task at a time. SIGINT or
 SIGTERM lets the task in hand finish, then the worker exits.
@@ -18,7 +19,7 @@ from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands import db_worker
 
 from core.startup import freeze_what_was_loaded
-from flows.engine.queue_listener import WakingWorker
+from flows.engine.worker import RunWorker
 
 
 class Command(BaseCommand):
@@ -44,10 +45,10 @@ class Command(BaseCommand):
                 verbosity=options["verbosity"],
             )
             return
-        # What `db_worker` does, with the worker that wakes on NOTIFY.
+        # What `db_worker` does, with the worker that takes runs and wakes on NOTIFY.
         logs = db_worker.Command(stdout=self.stdout, stderr=self.stderr)
         logs.configure_logging(options["verbosity"])
-        worker = WakingWorker(
+        worker = RunWorker(
             queue_names=["default"],
             excluded_queue_names=[],
             interval=settings.WORKER_POLL_SECONDS,

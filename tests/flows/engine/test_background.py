@@ -7,7 +7,7 @@ import pytest
 from django_tasks_db.models import DBTaskResult
 
 from accounts.audit.actor import Actor
-from flows.engine import background
+from flows.engine import background, fair_queue
 from flows.history.save import save_flow
 from flows.models import FlowRun, RunStep
 from tests.factories import FlowFactory
@@ -28,15 +28,14 @@ def flow(alice):
     return FlowFactory(created_by=alice, nodes=nodes, edges=edges)
 
 
-def test_a_background_run_is_stored_queued_with_its_task(flow):
+def test_a_background_run_is_stored_queued_and_is_its_own_task(flow):
     run = background.enqueue_run(flow, {"n": 1}, FlowRun.Trigger.MANUAL)
 
     run.refresh_from_db()
     assert (run.status, run.background, run.attempts) == ("queued", True, 0)
     assert run.input == {"n": 1}
-    task = DBTaskResult.objects.get()
-    assert task.task_path == "flows.engine.background.execute_run"
-    assert task.args_kwargs["args"] == [str(run.id)]
+    assert fair_queue.next_due_run_id() == str(run.id)  # a worker takes it next
+    assert not DBTaskResult.objects.exists()
 
 
 def test_a_worker_executes_it_and_stores_every_step(flow):

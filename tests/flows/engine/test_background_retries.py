@@ -7,9 +7,8 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from django_tasks_db.models import DBTaskResult
 
-from flows.engine import background
+from flows.engine import background, fair_queue
 from flows.models import FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, code, node, trigger
@@ -40,9 +39,9 @@ def test_a_long_wait_queues_the_run_again_with_its_attempts(alice):
     assert run.retry_state["node_id"] == "boom"
     assert [a["status"] for a in run.retry_state["attempts"]] == ["failed"]
     assert list(run.steps.values_list("node_id", flat=True)) == ["trigger", "before"]
-    later = DBTaskResult.objects.order_by("-enqueued_at").first()
-    wait = later.run_after - timezone.now()
+    wait = run.run_after - timezone.now()
     assert timedelta(seconds=2) < wait <= timedelta(seconds=3)
+    assert fair_queue.next_due_run_id() is None  # no worker takes it before
 
     assert background.execute_queued(str(run.id)) == "failed"  # after the wait
     run.refresh_from_db()

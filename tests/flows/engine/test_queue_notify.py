@@ -1,21 +1,23 @@
 """An enqueue alone in its transaction, while others are in flight in its
 process (a busy web process's 202s), wakes the workers after its commit, one
 NOTIFY per burst (flows/engine/queue_notify.py); every other enqueue notifies
-in its transaction, by the queue table's trigger."""
+in its transaction: a run's by its statement, another task's by the queue
+table's trigger, a run queued again by an UPDATE with it."""
 
 from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from django.db import connections, transaction
-from django_tasks_db.models import DBTaskResult
+from django.utils import timezone
 
-from flows.engine import enqueue_db, queue_notify
+from flows.engine import enqueue_db, queue_notify, supervisor
 from flows.engine.background import enqueue_run
 from flows.models import FlowRun
-from tests.factories import FlowFactory
+from tests.factories import FlowFactory, FlowRunFactory
 from tests.flows.engine.conftest import timed_wait
 from tests.processes import needs_postgres
 from tests.tasks import note_pid
@@ -66,19 +68,17 @@ def queue_a_run_among_others(flow):
 
 # Asserts how long it takes: `timing`, run alone by `make test`.
 @pytest.mark.timing
-def test_a_wait_ends_as_soon_as_a_202_run_is_queued_and_its_task_is_there(
-    wakeup, notifier, flow
-):
+def test_a_wait_ends_as_soon_as_a_202_run_is_queued_and_visible(wakeup, notifier, flow):
     in_a_thread(queue_a_run_among_others, flow)
 
     waited = timed_wait(wakeup, 10)
 
     assert 0.15 < waited < 2, waited
-    assert DBTaskResult.objects.count() == 1  # visible when the worker looks
+    assert FlowRun.objects.filter(status="queued").count() == 1  # visible
     assert wait_until(lambda: notifier.sent == 1)
 
 
-def test_the_trigger_stays_quiet_for_an_enqueue_that_notifies_itself(
+def test_an_enqueue_that_notifies_after_commit_sends_none_in_its_statement(
     wakeup, notifier, flow, monkeypatch
 ):
     monkeypatch.setattr(notifier, "wake_workers", lambda alias: None)
@@ -120,4 +120,19 @@ def test_a_burst_of_enqueues_shares_its_notifies(wakeup, notifier, flow, monkeyp
     assert timed_wait(wakeup, 10) < 2
     time.sleep(0.3)
     assert 1 <= notifier.sent <= 2  # the one held, and one for all after it
-    assert DBTaskResult.objects.count() == 20
+    assert FlowRun.objects.filter(status="queued").count() == 20
+
+
+def test_a_run_the_supervisor_queues_again_wakes_the_workers(wakeup, flow):
+    stranded = FlowRunFactory(
+        flow=flow,
+        status="running",
+        background=True,
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
+
+    in_a_thread(supervisor.recover)
+
+    assert timed_wait(wakeup, 10) < 2
+    stranded.refresh_from_db()
+    assert stranded.status == "queued"
