@@ -14,28 +14,33 @@ from __future__ import annotations
 
 import gc
 import importlib
-import sys
 
-_frozen = False
+# The SDKs that cost a second or more of CPU each to import (the model
+# providers', Qdrant's, MCP's): the code imports them on first use, so a
+# `manage.py` command, a script or the test suite's collection does not pay
+# for them; a web or task worker loads them here, at start, so its first chat
+# or tool call does not pay for them inside its deadline.
+HEAVY_SDKS = (
+    "anthropic",
+    "openai",
+    "qdrant_client",
+    "qdrant_client.models",
+    "mcp",
+    "mcp.client.streamable_http",
+    "mcp_types",
+)
 
 
 def freeze_what_was_loaded() -> None:
-    """Collect once, then keep everything alive now out of later collections."""
-    global _frozen
+    """Load the heavy SDKs, collect once, then keep everything alive now out
+    of later collections."""
+    for name in HEAVY_SDKS:
+        importlib.import_module(name)
     gc.collect()
     gc.freeze()
-    _frozen = True
 
 
 def import_on_first_use(name: str):
-    """The module `name`, imported now if it is not yet: for the SDKs that
-    cost a second or more of CPU to import (the model providers', Qdrant's,
-    MCP's), which every process start (web and task workers, manage.py)
-    would otherwise pay whether or not it ever uses them. In a process that
-    froze what it loaded at start, what the import brought is frozen too."""
-    module = sys.modules.get(name)
-    if module is None:
-        module = importlib.import_module(name)
-        if _frozen:
-            gc.freeze()
-    return module
+    """The module `name` (one of HEAVY_SDKS, or a module importing them),
+    imported now if it is not yet."""
+    return importlib.import_module(name)

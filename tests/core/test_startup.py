@@ -42,54 +42,34 @@ def test_a_loaded_web_process_leaves_its_startup_objects_out_of_collections():
     assert counts["walked_by_a_full_collection"] < counts["frozen"] / 20, counts
 
 
-LOAD_AND_LIST_SDKS = """
+LIST_SDKS = """
 import json, sys
-import config.wsgi, config.urls
+import django
+django.setup()
+{load}
 print(json.dumps(sorted(name for name in {names!r} if name in sys.modules)))
 """
-# Each costs a second or more of CPU to import; a web or task worker, and
-# every manage.py command, imports them on first use only.
-ON_FIRST_USE = ["anthropic", "openai", "qdrant_client", "mcp", "mcp_types"]
+SDKS = ["anthropic", "mcp", "mcp_types", "openai", "qdrant_client"]
 
 
-@pytest.mark.processes
-def test_a_process_start_leaves_the_model_vector_and_mcp_sdks_for_first_use():
+def loaded_sdks(load: str) -> list[str]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
     done = subprocess.run(
-        [sys.executable, "-c", LOAD_AND_LIST_SDKS.format(names=ON_FIRST_USE)],
+        [sys.executable, "-c", LIST_SDKS.format(load=load, names=SDKS)],
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
-
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
-
-
-LOAD_USE_AN_SDK_AND_COUNT = """
-import gc, json
-import config.wsgi
-from core.startup import import_on_first_use
-import_on_first_use("anthropic")
-print(json.dumps({
-    "frozen": gc.get_freeze_count(),
-    "walked_by_a_full_collection": sum(len(gc.get_objects(g)) for g in range(3)),
-}))
-"""
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.processes
-def test_an_sdk_imported_on_first_use_in_a_web_process_is_left_out_of_collections():
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run(
-        [sys.executable, "-c", LOAD_USE_AN_SDK_AND_COUNT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    counts = json.loads(done.stdout.strip().splitlines()[-1])
+def test_a_command_or_script_leaves_the_model_vector_and_mcp_sdks_for_first_use():
+    assert loaded_sdks("import config.urls") == []
 
-    assert counts["walked_by_a_full_collection"] < counts["frozen"] / 20, counts
+
+@pytest.mark.processes
+def test_a_web_process_loads_those_sdks_at_start_not_in_its_first_call():
+    assert loaded_sdks("import config.wsgi") == SDKS
