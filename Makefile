@@ -52,34 +52,40 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The suite in three parts (docs/operations.md, "The test suite"): the
-# in-process tests (CPU-bound), the tests that start other processes (mostly
-# waiting on them) and the browser tests (Chromium against the production
-# server), each spread over pytest-xdist workers with a test database each;
-# last, alone, the `timing` tests, which assert on wall-clock time. Every part runs; any failing fails `make test` (exit 5, "no test
-# selected", is not a failure).
+# The suite in four parts (docs/operations.md, "The test suite"): the
+# in-process tests (CPU-bound) on TEST_WORKERS pytest-xdist workers; the tests
+# that start other processes and the browser tests (Chromium against the
+# production server), which mostly wait on those processes, on WAIT_WORKERS;
+# last, alone, the `timing` tests, which assert on wall-clock time. Each
+# worker has a test database of its own: the first part makes them from the
+# migrations (with `--create-db` in PYTEST_ARGS, as CI passes), the later
+# parts reuse them. Every part runs; any failing fails `make test` (exit 5,
+# "no test selected", is not a failure). Python writes its bytecode once for
+# every process the suite starts, whatever PYTHONDONTWRITEBYTECODE says.
 TEST_WORKERS ?= 2
+WAIT_WORKERS ?= 4
+LATER_ARGS = $(filter-out --create-db,$(PYTEST_ARGS))
 
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
-	@status=0; \
+	@status=0; export PYTHONDONTWRITEBYTECODE=; \
 	echo "In-process tests on $(TEST_WORKERS) workers"; \
 	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing and not e2e" \
 		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
-	echo "Tests that start processes, on $(TEST_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "processes and not timing and not e2e" \
-		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
-	echo "Browser tests (Chromium against python -m config.serve), on $(TEST_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "e2e and not timing" \
-		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Tests that start processes, on $(WAIT_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(WAIT_WORKERS) -m "processes and not timing and not e2e" \
+		$(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Browser tests (Chromium against python -m config.serve), on $(WAIT_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(WAIT_WORKERS) -m "e2e and not timing" \
+		$(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
 	echo "Tests that measure time, one at a time"; \
-	WEIR_TESTING=1 $(BIN)/pytest -m timing $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	WEIR_TESTING=1 $(BIN)/pytest -m timing $(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
 	exit $$status
 	@# The run store, retention (row locks) and backups differ per backend: on
 	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.
 	@case "$$DATABASE_URL" in postgres*) \
 		echo "The run store, deliveries, retention and backup tests again on SQLite"; \
-		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 \
+		DATABASE_URL=sqlite://:memory: WEIR_TESTING=1 PYTHONDONTWRITEBYTECODE= \
 			$(BIN)/pytest tests/flows/engine/test_store.py \
 			tests/flows/engine/test_deliveries.py \
 			tests/flows/engine/test_retention.py \

@@ -5,7 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from agents.api import AgentViewSet, ConversationViewSet
 from agents.api_approval import ToolCallDecisionView
-from agents.mcp_server import McpView
+from agents.mcp_view import McpView
 
 router = SimpleRouter(trailing_slash=False)
 router.register("agents", AgentViewSet, basename="agent")

@@ -1,6 +1,7 @@
 """WSGI entry point for gunicorn: `gunicorn config.wsgi`."""
 
 import os
+from importlib import import_module
 
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
@@ -11,9 +12,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
 
-# Import the URLconf, and with it every view, while the worker boots instead of
-# inside the first request it serves: the views pull in the LLM SDKs (about 2 s
-# of imports, more on a busy machine), which stalled each new worker's first
-# requests for seconds (bench/README.md, "Webhook").
+# Import the URLconf, and with it every view, and the LLM and MCP SDKs (about
+# 2 s of imports, more on a busy machine; core/startup.py) while the worker
+# boots instead of inside the first request it serves: they stalled each new
+# worker's first requests for seconds (bench/README.md, "Webhook").
 get_resolver().url_patterns  # noqa: B018
+import_module("agents.mcp_server")  # /api/mcp's protocol, loaded on first call
 freeze_what_was_loaded()

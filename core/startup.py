@@ -13,9 +13,34 @@ runs made since (bench/README.md, "Garbage collection").
 from __future__ import annotations
 
 import gc
+import importlib
+
+# The SDKs that cost a second or more of CPU each to import (the model
+# providers', Qdrant's, MCP's): the code imports them on first use, so a
+# `manage.py` command, a script or the test suite's collection does not pay
+# for them; a web or task worker loads them here, at start, so its first chat
+# or tool call does not pay for them inside its deadline.
+HEAVY_SDKS = (
+    "anthropic",
+    "openai",
+    "qdrant_client",
+    "qdrant_client.models",
+    "mcp",
+    "mcp.client.streamable_http",
+    "mcp_types",
+)
 
 
 def freeze_what_was_loaded() -> None:
-    """Collect once, then keep everything alive now out of later collections."""
+    """Load the heavy SDKs, collect once, then keep everything alive now out
+    of later collections."""
+    for name in HEAVY_SDKS:
+        importlib.import_module(name)
     gc.collect()
     gc.freeze()
+
+
+def import_on_first_use(name: str):
+    """The module `name` (one of HEAVY_SDKS, or a module importing them),
+    imported now if it is not yet."""
+    return importlib.import_module(name)

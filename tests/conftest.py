@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import socket
 
 import pytest
@@ -12,6 +13,7 @@ from rest_framework.test import APIClient
 
 from accounts.workspaces.access import forget_accounts
 from core.http import ratelimit_batched
+from core.startup import HEAVY_SDKS
 from flows.engine import fair_queue
 from tests.factories import FlowFactory, UserFactory
 
@@ -107,6 +109,16 @@ def _fresh_cache():
     cache.clear()
     ratelimit_batched.forget()
     fair_queue.forget()
+
+
+@pytest.fixture(autouse=True)
+def _sdks_loaded_as_in_a_worker(request):
+    """A `timing` test measures what a web or task worker does, and those load
+    the heavy SDKs as they boot (core/startup.py): so does this process, before
+    such a test's clock starts. Other tests import them on first use."""
+    if request.node.get_closest_marker("timing"):
+        for name in HEAVY_SDKS:
+            importlib.import_module(name)
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import anthropic
 from django.conf import settings
 
 from agents.providers.base import (
@@ -21,6 +21,10 @@ from agents.providers.base import (
     ToolCall,
     sdk_errors,
 )
+from core.startup import import_on_first_use
+
+if TYPE_CHECKING:
+    import anthropic
 
 
 class AnthropicProvider(Provider):
@@ -52,8 +56,9 @@ class AnthropicProvider(Provider):
         message."""
         client = _client(self.api_key, self.base_url, request.retries)
         clock = StreamClock(self.name, request.timeout)
+        sdk = _sdk()
         with (
-            sdk_errors(anthropic, anthropic.AnthropicError, self.name, request.timeout),
+            sdk_errors(sdk, sdk.AnthropicError, self.name, request.timeout),
             client.messages.stream(
                 **self._params(request), timeout=request.timeout
             ) as events,
@@ -169,12 +174,15 @@ def _text_of(event) -> str:
     return delta.text if getattr(delta, "type", None) == "text_delta" else ""
 
 
+def _sdk():
+    """The SDK, imported on first use (core/startup.py)."""
+    return import_on_first_use("anthropic")
+
+
 @functools.lru_cache(maxsize=16)
 def _client(api_key, base_url, max_retries) -> anthropic.Anthropic:
     """One SDK client per configuration (see the openai provider's `_client`)."""
-    return anthropic.Anthropic(
-        api_key=api_key, base_url=base_url, max_retries=max_retries
-    )
+    return _sdk().Anthropic(api_key=api_key, base_url=base_url, max_retries=max_retries)
 
 
 def to_anthropic_messages(messages: list[dict], *, tools_defined: bool) -> list[dict]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import openai
 from django.conf import settings
 
 from agents.providers.base import (
@@ -24,6 +24,10 @@ from agents.providers.base import (
     ToolCall,
     sdk_errors,
 )
+from core.startup import import_on_first_use
+
+if TYPE_CHECKING:
+    import openai
 
 
 class OpenAIProvider(Provider):
@@ -61,7 +65,7 @@ class OpenAIProvider(Provider):
         client = _client(self.api_key, self.base_url, request.retries)
         params = self._params(request)
         if request.tools and not self.stream_tools:
-            with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
+            with sdk_errors(_sdk(), _sdk().OpenAIError, self.name, request.timeout):
                 completion = client.chat.completions.create(
                     **params, timeout=request.timeout
                 )
@@ -72,7 +76,7 @@ class OpenAIProvider(Provider):
             return
         clock = StreamClock(self.name, request.timeout)
         answer = _Assembly(self.name)
-        with sdk_errors(openai, openai.OpenAIError, self.name, request.timeout):
+        with sdk_errors(_sdk(), _sdk().OpenAIError, self.name, request.timeout):
             chunks = client.chat.completions.create(
                 **params,
                 stream=True,
@@ -207,13 +211,18 @@ def read_usage(usage) -> dict:
     return counted
 
 
+def _sdk():
+    """The SDK, imported on first use (core/startup.py)."""
+    return import_on_first_use("openai")
+
+
 @functools.lru_cache(maxsize=16)
 def _client(api_key, base_url, max_retries) -> openai.OpenAI:
     """One SDK client per configuration: building one costs tens of milliseconds
     (its TLS context), and a client is safe to share between threads. The
     timeout is not part of it: it goes with each request (an agent node's is
     the time left in its run, different on every call)."""
-    return openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
+    return _sdk().OpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
 
 
 def to_openai_messages(system: str, messages: list[dict]) -> list[dict]:

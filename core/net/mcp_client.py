@@ -23,15 +23,17 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import httpcore2
 import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from core.net.outbound import OutboundError, checked_address, is_http_url
+from core.startup import import_on_first_use
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 T = TypeVar("T")
 USER_AGENT = "Weir-flows/1.0 (MCP client)"
@@ -129,7 +131,11 @@ def _exchange(
     deadline: float,
     work: Callable[[Client], Awaitable[T]],
 ) -> T:
-    """Connect, run `work` and disconnect, all before `deadline`."""
+    """Connect, run `work` and disconnect, all before `deadline`. The SDK is
+    imported on first use (core/startup.py)."""
+    sdk = import_on_first_use("mcp")
+    transport_of = import_on_first_use("mcp.client.streamable_http")
+
     if not is_http_url(url):
         raise McpError("invalid_url", "An MCP server's URL starts with http(s)://.")
     backend = GuardedBackend()
@@ -149,8 +155,10 @@ def _exchange(
         )
         with anyio.fail_after(left):
             async with http:
-                transport_cm = streamable_http_client(url, http_client=http)
-                async with Client(
+                transport_cm = transport_of.streamable_http_client(
+                    url, http_client=http
+                )
+                async with sdk.Client(
                     transport_cm, read_timeout_seconds=left, cache=None
                 ) as client:
                     return await work(client)

@@ -6,12 +6,16 @@ rebuilt from it whenever the base changed."""
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
-from qdrant_client import QdrantClient, models
 
+from core.startup import import_on_first_use
 from knowledge.vectors.base import VectorIndex
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 BATCH = 1_000
 _client: QdrantClient | None = None
@@ -19,20 +23,27 @@ _client_lock = threading.Lock()
 
 
 def client() -> QdrantClient:
-    """One client per process (local mode allows one per folder)."""
+    """One client per process (local mode allows one per folder). The
+    library is imported on first use (core/startup.py): this engine is not
+    the default."""
     global _client
     with _client_lock:
         if _client is None:
             if settings.KNOWLEDGE_QDRANT_URL:
-                _client = QdrantClient(url=settings.KNOWLEDGE_QDRANT_URL)
+                _client = import_on_first_use("qdrant_client").QdrantClient(
+                    url=settings.KNOWLEDGE_QDRANT_URL
+                )
             else:
-                _client = QdrantClient(settings.KNOWLEDGE_QDRANT_PATH or ":memory:")
+                _client = import_on_first_use("qdrant_client").QdrantClient(
+                    settings.KNOWLEDGE_QDRANT_PATH or ":memory:"
+                )
         return _client
 
 
 class QdrantIndex(VectorIndex):
     def build(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         qdrant = client()
+        models = import_on_first_use("qdrant_client.models")
         if qdrant.collection_exists(self.name):
             qdrant.delete_collection(self.name)
         qdrant.create_collection(

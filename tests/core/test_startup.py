@@ -40,3 +40,36 @@ def test_a_loaded_web_process_leaves_its_startup_objects_out_of_collections():
 
     assert counts["frozen"] > 100_000, counts
     assert counts["walked_by_a_full_collection"] < counts["frozen"] / 20, counts
+
+
+LIST_SDKS = """
+import json, sys
+import django
+django.setup()
+{load}
+print(json.dumps(sorted(name for name in {names!r} if name in sys.modules)))
+"""
+SDKS = ["anthropic", "mcp", "mcp_types", "openai", "qdrant_client"]
+
+
+def loaded_sdks(load: str) -> list[str]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", LIST_SDKS.format(load=load, names=SDKS)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.processes
+def test_a_command_or_script_leaves_the_model_vector_and_mcp_sdks_for_first_use():
+    assert loaded_sdks("import config.urls") == []
+
+
+@pytest.mark.processes
+def test_a_web_process_loads_those_sdks_at_start_not_in_its_first_call():
+    assert loaded_sdks("import config.wsgi") == SDKS

@@ -161,6 +161,8 @@ def test_the_limit_holds_again_once_redis_is_back(frozen_redis, alice, settings)
     assert statuses == [200, 200, 429]
 
 
+# Asserts how long it takes: `timing`, run alone by `make test`.
+@pytest.mark.timing
 def test_sign_in_works_while_redis_hangs(frozen_redis, alice):
     alice.set_password("correct horse")
     alice.save()
