@@ -9,6 +9,7 @@ a flow from the restored copy.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -82,6 +83,15 @@ def restore_postgres(tmp_path: Path) -> str:
     return fresh
 
 
+def drop_best_effort(name: str) -> None:
+    """Drop the restored copy. DROP DATABASE waits for a checkpoint, which on
+    a loaded 2-core machine has taken over a minute while other test
+    databases were being made: a slow clean-up is not the backup failing, and
+    .ci/run drops every test_<db>* database it leaves."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(["dropdb", "--force", name], env=pg_env(), timeout=180)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_backup_restores_into_a_fresh_database_that_runs_flows(alice, tmp_path):
     chain_flow(
@@ -96,9 +106,7 @@ def test_a_backup_restores_into_a_fresh_database_that_runs_flows(alice, tmp_path
         try:
             outcome = run_flow_from(postgres_url(fresh))
         finally:
-            subprocess.run(
-                ["dropdb", "--force", fresh], env=pg_env(), check=True, timeout=60
-            )
+            drop_best_effort(fresh)
     else:
         backup = tmp_path / "backup.sqlite3"
         call_command("backup_sqlite", str(backup))
