@@ -7,32 +7,20 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
+
+from tests.flows.migrations.test_0033_http_request_on_http_error_output import (
+    back_to_the_latest_schema,  # noqa: F401  (a fixture)
+    migrate,
+)
 
 BEFORE = [("flows", "0046_form_password")]
 AFTER = [("flows", "0047_run_after")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    """Later tests need every migration applied again."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_run_queued_to_retry_is_not_taken_before_its_wait_ends(
-    back_to_the_latest_schema,
+    back_to_the_latest_schema,  # noqa: F811
 ):
     old = migrate(BEFORE)
     ada = old.get_model("auth", "User").objects.create(username="ada")
