@@ -14,7 +14,7 @@ from accounts.audit.changes import readable_changes
 from accounts.audit.models import AuditEvent
 from accounts.audit_api import AuditFilterForm, apply_audit_filters
 from accounts.rights import AUDIT_READ
-from accounts.workspaces.access import can, in_workspaces_of
+from accounts.workspaces.access import can
 from accounts.workspaces.models import Workspace
 from core.http.pagination import NewestFirstCursor
 
@@ -24,7 +24,7 @@ def workspace_audit(request: HttpRequest, workspace_id) -> HttpResponse:
     """404 for a non-member, 403 for a member who may not read the audit log;
     a bad filter is said above an empty table."""
     workspace = get_object_or_404(
-        in_workspaces_of(Workspace.objects, request.user, "pk"), pk=workspace_id
+        Workspace.objects.for_user(request.user), pk=workspace_id
     )
     if not can(request.user, workspace.pk, AUDIT_READ):
         raise PermissionDenied("Only admins of the workspace read its audit log.")

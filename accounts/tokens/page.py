@@ -12,7 +12,7 @@ from accounts import rights
 from accounts.tokens.api import ApiTokenSerializer
 from accounts.tokens.models import ROLE_CAPS, SCOPES, WORKSPACE_SCOPES, ApiToken
 from accounts.tokens.workspace_api import WorkspaceTokenSerializer
-from accounts.workspaces.access import can, in_workspaces_of, memberships_of
+from accounts.workspaces.access import can, memberships_of
 from accounts.workspaces.models import Workspace
 
 SCOPE_DESCRIPTIONS = {
@@ -63,7 +63,7 @@ def tokens_page(request):
 def workspace_tokens_page(request, workspace_id):
     """404 for a non-member, 403 for a member who is not an admin."""
     workspace = get_object_or_404(
-        in_workspaces_of(Workspace.objects, request.user, "pk"), pk=workspace_id
+        Workspace.objects.for_user(request.user), pk=workspace_id
     )
     if not can(request.user, workspace.pk, rights.MEMBERS_MANAGE):
         raise PermissionDenied("Only admins of the workspace see its tokens.")

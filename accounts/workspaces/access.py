@@ -1,10 +1,12 @@
 """Who may do what: the one place a request, a page or the engine asks.
 
 A user reaches a workspace's flows, runs, credentials and agents only as a
-member (`in_workspaces_of`); anyone else finds nothing (404, as another
-user's flow always has). What a member may do with them is their role's
-rights (accounts/workspaces/roles.py), read live from the database on every
-check: a removed or demoted member loses access on their next request.
+member (`Workspace.objects.for_user`, and each workspace-owned model's
+`objects.for_user`, accounts/workspaces/owned.py); anyone else finds
+nothing (404, as another user's flow always has). What a member may do
+with them is their role's rights (accounts/workspaces/roles.py), read live
+from the database on every check: a removed or demoted member loses access
+on their next request.
 """
 
 from __future__ import annotations
@@ -16,17 +18,9 @@ from accounts.workspaces.roles import ROLES, grants
 
 
 def memberships_of(user):
-    """`user`'s memberships; for a request made with an API token, only the
-    one in the token's workspace (`token_workspace_id`, which the bearer
-    authentication sets on the request's user): a token reaches one workspace.
-    A workspace token's service account (accounts/tokens/service.py)
-    brings its own: rows with the same `workspace_id` and `role`."""
-    service = getattr(user, "service_memberships", None)
-    if service is not None:  # a workspace token: its own row stands for one
-        return service
-    memberships = Membership.objects.filter(user=user)
-    only = getattr(user, "token_workspace_id", None)
-    return memberships if only is None else memberships.filter(workspace_id=only)
+    """`user`'s memberships, narrowed to a token's one workspace
+    (`Membership.objects.of`)."""
+    return Membership.objects.of(user)
 
 
 def role_of(user, workspace) -> str | None:
@@ -68,14 +62,6 @@ def workspace_ids_where(user, right: str):
     """A subquery of the ids of the workspaces where `user`'s role holds `right`."""
     roles = [role for role in ROLES if grants(role, right)]
     return memberships_of(user).filter(role__in=roles).values("workspace_id")
-
-
-def in_workspaces_of(queryset, user, path: str = "workspace"):
-    """`queryset` narrowed to rows whose workspace (`path`, e.g.
-    `flow__workspace`) `user` is a member of; nothing for anonymous users."""
-    if user is None or not user.is_authenticated:
-        return queryset.none()
-    return queryset.filter(**{f"{path}__in": member_workspace_ids(user)})
 
 
 def person(user):

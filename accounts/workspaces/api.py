@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.rights import SESSION_ONLY
-from accounts.workspaces.access import in_workspaces_of, memberships_of
+from accounts.workspaces.access import memberships_of
 from accounts.workspaces.invitations import INVITED, invite
 from accounts.workspaces.members import (
     LastOwner,
@@ -73,7 +73,7 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
     def get_queryset(self):
         user = self.request.user
         role = memberships_of(user).filter(workspace_id=OuterRef("pk"))
-        workspaces = in_workspaces_of(Workspace.objects, user, "pk")
+        workspaces = Workspace.objects.for_user(user)
         return workspaces.annotate(role=Subquery(role.values("role")[:1]))
 
     def perform_create(self, serializer):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from accounts.workspaces.access import in_workspaces_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import require
 
@@ -41,7 +40,7 @@ class WorkspaceField(serializers.PrimaryKeyRelatedField):
         if instance is not None:
             return instance.workspace
         user = self.context["request"].user
-        mine = in_workspaces_of(Workspace.objects, user, "pk")
+        mine = Workspace.objects.for_user(user)
         if not mine.filter(pk=workspace.pk).exists():
             self.fail("does_not_exist", pk_value=data)
         if self.right is not None:

@@ -13,6 +13,31 @@ from django.db import models
 from django.utils.text import slugify
 
 
+class WorkspaceQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """The workspaces `user` is a member of (only the token's one for a
+        request made with an API token); none for anonymous users."""
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return self.filter(pk__in=Membership.objects.of(user).values("workspace_id"))
+
+
+class MembershipQuerySet(models.QuerySet):
+    def of(self, user):
+        """`user`'s memberships; for a request made with an API token, only the
+        one in the token's workspace (`token_workspace_id`, which the bearer
+        authentication sets on the request's user): a token reaches one
+        workspace. A workspace token's service account
+        (accounts/tokens/service.py) brings its own: rows with the same
+        `workspace_id` and `role`."""
+        service = getattr(user, "service_memberships", None)
+        if service is not None:  # a workspace token: its own row stands for one
+            return service
+        memberships = self.filter(user=user)
+        only = getattr(user, "token_workspace_id", None)
+        return memberships if only is None else memberships.filter(workspace_id=only)
+
+
 class Workspace(models.Model):
     """A team's (or one person's) flows, credentials and agents.
 
@@ -34,6 +59,8 @@ class Workspace(models.Model):
         related_name="personal_workspace",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = WorkspaceQuerySet.as_manager()
 
     class Meta:
         # Made by the flows app before workspaces moved here (issue 34).
@@ -95,6 +122,8 @@ class Membership(models.Model):
         related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         db_table = "flows_membership"

@@ -17,7 +17,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.permissions import BasePermission
 
 from accounts import rights
-from accounts.workspaces.access import in_workspaces_of, role_of
+from accounts.workspaces.access import role_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.roles import ROLE_NAMES, grants
 
@@ -74,7 +74,7 @@ class InWorkspace:
 
     def workspace(self) -> Workspace:
         """The workspace in the URL, checked (two queries)."""
-        mine = in_workspaces_of(Workspace.objects, self.request.user, "pk")
+        mine = Workspace.objects.for_user(self.request.user)
         workspace = get_object_or_404(mine, pk=self.kwargs["workspace_id"])
         right = self.workspace_right()
         if right is not None:

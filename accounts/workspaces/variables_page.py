@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import in_workspaces_of, role_of
+from accounts.workspaces.access import role_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.roles import FLOWS_EDIT, ROLE_NAMES, grants
 from accounts.workspaces.variables import (
@@ -27,7 +27,7 @@ from accounts.workspaces.variables import (
 @login_required
 def workspace_variables(request: HttpRequest, workspace_id) -> HttpResponse:
     workspace = get_object_or_404(
-        in_workspaces_of(Workspace.objects, request.user, "pk"), pk=workspace_id
+        Workspace.objects.for_user(request.user), pk=workspace_id
     )
     role = role_of(request.user, workspace.pk)
     may_edit = grants(role, FLOWS_EDIT)

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import in_workspaces_of, role_of
+from accounts.workspaces.access import role_of
 from accounts.workspaces.current import SESSION_KEY
 from accounts.workspaces.invitations import (
     INVITED,
@@ -69,7 +69,7 @@ def workspace_members(request: HttpRequest, workspace_id) -> HttpResponse:
     (the same rules as /api/workspaces/:id/members, accounts/workspaces/
     members.py), each error shown next to the form that caused it."""
     workspace = get_object_or_404(
-        in_workspaces_of(Workspace.objects, request.user, "pk"), pk=workspace_id
+        Workspace.objects.for_user(request.user), pk=workspace_id
     )
     errors: dict[str, str] = {}
     if request.method == "POST":

@@ -23,7 +23,6 @@ from rest_framework.response import Response
 from accounts import rights
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
-from accounts.workspaces.access import in_workspaces_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import require
 from core.http.errors import ValidationFailed
@@ -65,7 +64,7 @@ class MoveMixin:
         flow = self.get_object()  # members.manage in the source (WorkspaceRole)
         body = MoveBody(data=request.data)
         body.is_valid(raise_exception=True)
-        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+        mine = Workspace.objects.for_user(request.user)
         target = mine.filter(pk=body.validated_data["workspace"]).first()
         if target is None:
             message = "No workspace of yours has this id."

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from accounts.workspaces.access import in_workspaces_of, person
+from accounts.workspaces.access import person
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import require
 from accounts.workspaces.personal import default_workspace
@@ -101,7 +101,7 @@ class TransferMixin:
             workspace = default_workspace(request.user)
             require(request.user, workspace.pk, FLOWS_EDIT)
             return workspace
-        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+        mine = Workspace.objects.for_user(request.user)
         workspace = mine.filter(pk=uuid_or_none(wanted)).first()
         if workspace is None:
             message = "No workspace of yours has this id."

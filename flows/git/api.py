@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 
 from accounts import rights
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import in_workspaces_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import require
 from core.http.errors import Conflict, NotFound, ValidationFailed
@@ -45,7 +44,7 @@ class WorkspaceSyncView(APIView):
 
     @extend_schema(request=SyncBody, responses=dict)
     def post(self, request, workspace_id):
-        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+        mine = Workspace.objects.for_user(request.user)
         workspace = mine.filter(pk=workspace_id).first()
         if workspace is None:
             raise NotFound("No workspace of yours has this id.")

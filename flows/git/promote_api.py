@@ -17,7 +17,6 @@ from rest_framework.views import APIView
 
 from accounts import rights
 from accounts.audit.actor import Actor
-from accounts.workspaces.access import in_workspaces_of
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.permissions import require
 from core.http.errors import Conflict, NotFound, ValidationFailed
@@ -75,7 +74,7 @@ def promote(request, source, target, refs: list[str], *, dry_run: bool) -> dict:
 
 def target_of(request, source, target_id) -> Workspace:
     """The target workspace, where the caller must be an admin too."""
-    mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+    mine = Workspace.objects.for_user(request.user)
     target = mine.filter(pk=target_id).first()
     if target is None:
         message = "No workspace of yours has this id."
@@ -92,7 +91,7 @@ class WorkspacePromoteView(APIView):
 
     @extend_schema(request=PromoteBody, responses=dict)
     def post(self, request, workspace_id):
-        mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+        mine = Workspace.objects.for_user(request.user)
         source = mine.filter(pk=workspace_id).first()
         if source is None:
             raise NotFound("No workspace of yours has this id.")

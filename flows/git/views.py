@@ -18,7 +18,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 from rest_framework.exceptions import APIException
 
-from accounts.workspaces.access import can, in_workspaces_of, workspace_ids_where
+from accounts.workspaces.access import can, workspace_ids_where
 from accounts.workspaces.models import Workspace
 from accounts.workspaces.roles import MEMBERS_MANAGE
 from flows.git.promote_api import MAX_FLOWS, promote, target_of
@@ -27,7 +27,7 @@ from flows.git.promote_api import MAX_FLOWS, promote, target_of
 @login_required
 @require_http_methods(["GET", "POST"])
 def promote_page(request: HttpRequest, workspace_id) -> HttpResponse:
-    mine = in_workspaces_of(Workspace.objects, request.user, "pk")
+    mine = Workspace.objects.for_user(request.user)
     source = mine.filter(pk=workspace_id).first()
     if source is None:
         raise Http404("No workspace of yours has this id.")
