@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents.providers import ToolSpec
-from core.net import mcp_client
+from core.startup import import_on_first_use
 
 if TYPE_CHECKING:
     from agents.models import Agent
@@ -81,6 +81,7 @@ def remote_tools(
     agent: Agent, deadline: float | None
 ) -> list[tuple[ToolSpec, RemoteTarget]]:
     """Every tool the agent's servers offer now, as specs the model sees."""
+    mcp_client = import_on_first_use("core.net.mcp_client")
     offered = []
     for server in agent.mcp_servers or []:
         headers = server_headers(agent, server)
@@ -141,6 +142,7 @@ def call_deadline(timeout: float, deadline: float | None) -> float:
 def call_remote(target: RemoteTarget, arguments: dict, deadline: float | None) -> dict:
     """What the model reads of one call: `{success, output, error}`."""
     until = call_deadline(target.timeout_seconds, deadline)
+    mcp_client = import_on_first_use("core.net.mcp_client")
     try:
         result = mcp_client.call_tool(
             target.url, target.headers, target.tool, arguments, until

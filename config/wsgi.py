@@ -3,6 +3,7 @@
 import os
 from importlib import import_module
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
@@ -17,5 +18,6 @@ application = get_wsgi_application()
 # boots instead of inside the first request it serves: they stalled each new
 # worker's first requests for seconds (bench/README.md, "Webhook").
 get_resolver().url_patterns  # noqa: B018
-import_module("agents.mcp_server")  # /api/mcp's protocol, loaded on first call
+if settings.PRELOAD_SDKS:
+    import_module("agents.mcp_server")  # /api/mcp's protocol, else on first call
 freeze_what_was_loaded()

@@ -15,11 +15,15 @@ from __future__ import annotations
 import gc
 import importlib
 
+from django.conf import settings
+
 # The SDKs that cost a second or more of CPU each to import (the model
-# providers', Qdrant's, MCP's): the code imports them on first use, so a
-# `manage.py` command, a script or the test suite's collection does not pay
-# for them; a web or task worker loads them here, at start, so its first chat
-# or tool call does not pay for them inside its deadline.
+# providers', Qdrant's, MCP's), and those that cost a tenth of one or more
+# (httpx2, the OpenAPI validator, numpy and usearch): the code imports them,
+# or the module of ours that imports them, on first use, so a `manage.py`
+# command, a script or the test suite's collection does not pay for them; a
+# web or task worker loads them here, at start, so its first chat or tool
+# call does not pay for them inside its deadline.
 HEAVY_SDKS = (
     "anthropic",
     "openai",
@@ -28,14 +32,21 @@ HEAVY_SDKS = (
     "mcp",
     "mcp.client.streamable_http",
     "mcp_types",
+    "httpx2",
+    "httpcore2",
+    "openapi_spec_validator",
+    "openapi_spec_validator.validation.exceptions",
+    "numpy",
+    "usearch.index",
 )
 
 
 def freeze_what_was_loaded() -> None:
-    """Load the heavy SDKs, collect once, then keep everything alive now out
-    of later collections."""
-    for name in HEAVY_SDKS:
-        importlib.import_module(name)
+    """Load the heavy SDKs (unless `PRELOAD_SDKS` is off), collect once, then
+    keep everything alive now out of later collections."""
+    if settings.PRELOAD_SDKS:
+        for name in HEAVY_SDKS:
+            importlib.import_module(name)
     gc.collect()
     gc.freeze()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import socket
 
 import pytest
@@ -16,6 +17,11 @@ from core.http import ratelimit_batched
 from core.startup import HEAVY_SDKS
 from flows.engine import fair_queue
 from tests.factories import FlowFactory, UserFactory
+
+# The servers and workers the suite starts leave the heavy SDKs for first use
+# (2-4 s of CPU less per process; few of them ever chat): `PRELOAD_SDKS`,
+# which `_sdks_loaded_as_in_a_worker` turns back on for `timing` tests.
+os.environ.setdefault("PRELOAD_SDKS", "false")
 
 if not settings.TESTING:
     pytest.exit("Run the tests with WEIR_TESTING=1 (make test does).", returncode=4)
@@ -112,11 +118,13 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
-def _sdks_loaded_as_in_a_worker(request):
+def _sdks_loaded_as_in_a_worker(request, monkeypatch):
     """A `timing` test measures what a web or task worker does, and those load
-    the heavy SDKs as they boot (core/startup.py): so does this process, before
-    such a test's clock starts. Other tests import them on first use."""
+    the heavy SDKs as they boot (core/startup.py): so do the processes such a
+    test starts, and this process, before its clock starts. Other tests import
+    them on first use."""
     if request.node.get_closest_marker("timing"):
+        monkeypatch.setenv("PRELOAD_SDKS", "true")
         for name in HEAVY_SDKS:
             importlib.import_module(name)
 

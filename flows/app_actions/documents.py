@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from openapi_spec_validator import validate
-from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
+from core.startup import import_on_first_use
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
 # Values (objects, lists, scalars) of the document with its `$ref`s resolved:
@@ -64,9 +64,11 @@ def checked(document: dict) -> dict:
             f"openapi is {version[:20]!r}: only OpenAPI 3.0 and 3.1 documents are apps."
         )
     resolved = resolve_refs(document)
+    validator = import_on_first_use("openapi_spec_validator")
+    invalid = import_on_first_use("openapi_spec_validator.validation.exceptions")
     try:
-        validate(document)
-    except OpenAPIValidationError as error:
+        validator.validate(document)
+    except invalid.OpenAPIValidationError as error:
         where = "/".join(str(part) for part in error.path) or "the document"
         message = error.message
         if len(message) > MESSAGE_CHARS:

@@ -14,7 +14,8 @@ from typing import Any
 
 from django.conf import settings
 
-from core.net import mcp_client, outbound
+from core.net import outbound
+from core.startup import import_on_first_use
 from flows.nodes import checks
 from flows.nodes.base import (
     FieldError,
@@ -111,6 +112,7 @@ class McpToolNode(NodeKind):
         timeout_ms = data.get("timeout_ms", DEFAULT_TIMEOUT_MS)
         node_deadline = time.monotonic() + timeout_ms / 1000
         deadline = min(node_deadline, ctx.deadline)
+        mcp_client = import_on_first_use("core.net.mcp_client")
         try:
             result = mcp_client.call_tool(
                 url, headers, data["tool"], arguments, deadline

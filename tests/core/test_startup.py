@@ -52,8 +52,12 @@ print(json.dumps(sorted(name for name in {names!r} if name in sys.modules)))
 SDKS = ["anthropic", "mcp", "mcp_types", "openai", "qdrant_client"]
 
 
-def loaded_sdks(load: str) -> list[str]:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+def loaded_sdks(load: str, preload: str = "true") -> list[str]:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PRELOAD_SDKS": preload,
+    }
     done = subprocess.run(
         [sys.executable, "-c", LIST_SDKS.format(load=load, names=SDKS)],
         env=env,
@@ -73,3 +77,8 @@ def test_a_command_or_script_leaves_the_model_vector_and_mcp_sdks_for_first_use(
 @pytest.mark.processes
 def test_a_web_process_loads_those_sdks_at_start_not_in_its_first_call():
     assert loaded_sdks("import config.wsgi") == SDKS
+
+
+@pytest.mark.processes
+def test_preload_off_leaves_them_for_first_use_in_a_web_process_too():
+    assert loaded_sdks("import config.wsgi", preload="false") == []
