@@ -52,11 +52,11 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The suite in four parts (docs/operations.md, "The test suite"): the
+# The suite in three parts (docs/operations.md, "The test suite"): the
 # in-process tests (CPU-bound) on TEST_WORKERS pytest-xdist workers; the tests
-# that start other processes and the browser tests (Chromium against the
-# production server), which mostly wait on those processes, on WAIT_WORKERS;
-# last, alone, the `timing` tests, which assert on wall-clock time. Each
+# that start other processes, which mostly wait on them, on WAIT_WORKERS;
+# last, alone, the `timing` tests, which assert on wall-clock time. The
+# browser tests (Chromium against the production server) are `make e2e`. Each
 # worker has a test database of its own: the first part makes them from the
 # migrations (with `--create-db` in PYTEST_ARGS, as CI passes), the later
 # parts reuse them. Every part runs; any failing fails `make test` (exit 5,
@@ -75,9 +75,6 @@ test: lint
 	echo "Tests that start processes, on $(WAIT_WORKERS) workers"; \
 	WEIR_TESTING=1 $(BIN)/pytest -n $(WAIT_WORKERS) -m "processes and not timing and not e2e" \
 		$(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
-	echo "Browser tests (Chromium against python -m config.serve), on $(WAIT_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(WAIT_WORKERS) -m "e2e and not timing" \
-		$(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
 	echo "Tests that measure time, one at a time"; \
 	WEIR_TESTING=1 $(BIN)/pytest -m timing $(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
 	exit $$status
@@ -92,9 +89,10 @@ test: lint
 			tests/flows/management/commands/test_backup_sqlite.py -q;; \
 	esac
 
-# The browser tests alone (also a stage of `make test`).
+# The browser tests: Chromium through Playwright against `python -m
+# config.serve`, one server per worker; they mostly wait on the browser.
 e2e: $(VENV)/.installed
-	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m e2e $(PYTEST_ARGS)
+	WEIR_TESTING=1 PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(WAIT_WORKERS) -m e2e $(PYTEST_ARGS)
 
 bench-engine: $(VENV)/.installed
 	WEIR_TESTING=1 $(PY) bench/engine.py
