@@ -137,7 +137,7 @@ DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
 DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
 # Web and task workers import the heavy SDKs as they boot (core/startup.py),
 # so a first chat or tool call does not pay for them; the test suite turns it
-# off for the processes it starts (2-4 s of CPU each) except `timing` tests'.
+# off for the processes it starts (2-4 s of CPU each).
 PRELOAD_SDKS = env.bool("PRELOAD_SDKS", default=True)
 POSTGRES_OPTIONS = {
     "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,

@@ -19,8 +19,9 @@ from flows.engine import fair_queue
 from tests.factories import FlowFactory, UserFactory
 
 # The servers and workers the suite starts leave the heavy SDKs for first use
-# (2-4 s of CPU less per process; few of them ever chat): `PRELOAD_SDKS`,
-# which `_sdks_loaded_as_in_a_worker` turns back on for `timing` tests.
+# (2-4 s of CPU less per process); a test whose processes call a provider,
+# Qdrant or an MCP server inside a tight bound sets it back to "true" (the
+# browser tests' server does: it is one per worker, and chats in many tests).
 os.environ.setdefault("PRELOAD_SDKS", "false")
 
 if not settings.TESTING:
@@ -118,13 +119,11 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
-def _sdks_loaded_as_in_a_worker(request, monkeypatch):
+def _sdks_loaded_as_in_a_worker(request):
     """A `timing` test measures what a web or task worker does, and those load
-    the heavy SDKs as they boot (core/startup.py): so do the processes such a
-    test starts, and this process, before its clock starts. Other tests import
-    them on first use."""
+    the heavy SDKs as they boot (core/startup.py): so does this process, before
+    such a test's clock starts. Other tests import them on first use."""
     if request.node.get_closest_marker("timing"):
-        monkeypatch.setenv("PRELOAD_SDKS", "true")
         for name in HEAVY_SDKS:
             importlib.import_module(name)
 

@@ -80,6 +80,7 @@ def browser_context_args(browser_context_args):
 # with a schedule per person, so the cap's error can be seen without 50; the
 # HTTP and MCP nodes may call the tests' own servers on loopback.
 SERVER_SETTINGS = {
+    "PRELOAD_SDKS": "true",  # as production: the first chat does not import them
     "SCHEDULED_FLOWS_PER_OWNER": "1",
     "HTTP_NODE_ALLOWLIST": "127.0.0.1",
     "AGENT_MAX_RETRIES": "0",
