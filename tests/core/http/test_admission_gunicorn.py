@@ -159,6 +159,7 @@ def test_16_chat_turns_on_a_slow_model_leave_pages_fast(gunicorn, bob, llm_serve
     server = gunicorn(
         threads=8,
         SYNC_RUNS_PER_OWNER=3,
+        PRELOAD_SDKS="true",  # as production: no turn imports the SDK meanwhile
         OPENAI_API_KEY="sk-test",
         OPENAI_BASE_URL=f"{llm_server.url}/v1",
         AGENT_MAX_RETRIES=0,
