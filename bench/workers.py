@@ -158,20 +158,16 @@ def latency(flow) -> str:
 
 @contextlib.contextmanager
 def notify_off():
-    """No NOTIFY for a while: an enqueue takes the path that leaves it to the
-    notifier (as if others were in flight, flows/engine/enqueue_db.py), whose
-    NOTIFY is switched off (flows/engine/queue_notify.py); the workers poll."""
-    from flows.engine import enqueue_db
+    """No NOTIFY for a while: an enqueue of its own transaction leaves it to the
+    notifier (flows/engine/enqueue_db.py), whose NOTIFY is switched off
+    (flows/engine/queue_notify.py); the workers poll."""
     from flows.engine.queue_notify import notifier
 
-    counting = enqueue_db.in_flight
-    enqueue_db.in_flight = contextlib.nullcontext(1)
     notifier.wake_workers = lambda alias: None
     try:
         yield
     finally:
         del notifier.wake_workers  # the class's own again
-        enqueue_db.in_flight = counting
 
 
 def drop_queue(engine: str) -> None:

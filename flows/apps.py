@@ -22,10 +22,11 @@ class FlowsConfig(AppConfig):
             calls,  # noqa: F401  (plugs child runs into the runner)
             error_flows,  # noqa: F401  (connects its receiver)
         )
+        from flows.engine.orphans import delete_after_flow
         from flows.files.models import RunFile
         from flows.files.removal import delete_bytes_with_row
         from flows.metrics import QueueCollector
-        from flows.models import FlowRun
+        from flows.models import Flow, FlowRun
         from flows.nodes import register
         from flows.nodes.base import HTTP_SIGNING, KIND_GROUPS
         from sandbox.health import check_sandbox
@@ -41,6 +42,8 @@ class FlowsConfig(AppConfig):
         post_delete.connect(
             delete_bytes_with_row, sender=RunFile, dispatch_uid="run_file_bytes"
         )
+        # A run stored as its flow was deleted goes too (no foreign key).
+        post_delete.connect(delete_after_flow, sender=Flow, dispatch_uid="late_runs")
         post_save.connect(
             on_user_saved, sender=get_user_model(), dispatch_uid="personal_workspace"
         )

@@ -205,7 +205,15 @@ class FlowRun(models.Model):
     UNFINISHED = (Status.QUEUED, Status.RUNNING, Status.WAITING)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="runs")
+    # No foreign key in the database: its check took a share lock on the flow's
+    # row for every run stored, and one flow's concurrent 202s queued on it.
+    # Deleting a flow still deletes its runs (Django's cascade); a run stored
+    # as its flow was deleted is cleaned up (flows/engine/orphans.py). No index
+    # of its own either: run_flow_created_idx starts with the flow.
+    flow = models.ForeignKey(
+        Flow, on_delete=models.CASCADE, related_name="runs",
+        db_constraint=False, db_index=False,
+    )  # fmt: skip
     flow_version = models.PositiveIntegerField(default=1)
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     status = models.CharField(

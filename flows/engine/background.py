@@ -28,7 +28,7 @@ from django_tasks import task
 from django_tasks_db import DatabaseBackend
 
 from accounts.audit.actor import Actor
-from flows.engine import enqueue_db, fair_queue, lease, store
+from flows.engine import enqueue_db, fair_queue, lease, orphans, store
 from flows.engine.attempts import RequeueForRetry
 from flows.engine.deliveries import DeliveryExists
 from flows.engine.new_run import new_run
@@ -222,7 +222,10 @@ def execute_queued(task_run_id: str) -> str | None:
 def execute_claimed(run_id: str) -> str | None:
     """Execute the background run this worker has just claimed; its status
     (None when a retry or continuation was not ours to queue: `requeue`)."""
-    run = FlowRun.objects.select_related("flow").get(pk=run_id)
+    run = FlowRun.objects.select_related("flow").filter(pk=run_id).first()
+    if run is None:  # its flow was deleted as it was queued
+        orphans.delete_run(run_id)
+        return None
     # The graph it was queued with, though the flow was edited since.
     at_version(run.flow, run.flow_version)
     stored = list(

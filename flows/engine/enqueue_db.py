@@ -13,17 +13,19 @@ A delivery id is claimed by the same statement: the run's INSERT does nothing
 when the flow already has a run of that delivery (`run_unique_delivery_per_flow`).
 
 The idle workers wait on `LISTEN weir_task_queued` (flows/engine/queue_listener.py).
-On PostgreSQL a lone enqueue sends its NOTIFY in its own statement, delivered
-when it commits; an enqueue that is a transaction of its own while others are in
-flight in this process wakes the workers after its commit instead, one NOTIFY per
-burst (flows/engine/queue_notify.py). A run put back to `queued` by an UPDATE (the
-supervisor, a retry, a woken wait) sends one with it (`wake_workers`). On SQLite
-the workers poll.
+An enqueue that is a transaction of its own (a 202's) sends no NOTIFY: once it
+has committed it asks this process's notifier for one, one NOTIFY per burst
+(flows/engine/queue_notify.py). PostgreSQL commits one notifying transaction at
+a time, WAL flush included, and a 202 alone in its process is rarely alone in
+the database: with a NOTIFY in each such statement, 8 clients' enqueues made a
+fifth of the runs/s and cost ~0.1-0.2 ms more of PostgreSQL's CPU each
+(bench/README.md, "Round 8"). An enqueue inside a larger transaction notifies
+in its statement, delivered when that transaction commits (`_statement`), as
+does a run put back to `queued` by an UPDATE (the supervisor, a retry, a woken
+wait: `wake_workers`). On SQLite the workers poll.
 """
 
 from __future__ import annotations
-
-import threading
 
 from django.db import connections
 
@@ -43,16 +45,10 @@ def insert_run(run: FlowRun) -> bool:
     runs = sql.Table.of(FlowRun, None, using)
     connection = connections[using]
     if connection.vendor == "postgresql":
-        with in_flight as others:
-            # A transaction of its own while others enqueue here: it wakes the
-            # workers itself once committed (flows/engine/queue_notify.py).
-            # Alone, a NOTIFY in its statement costs nothing to wait for and
-            # wakes a worker one hop sooner.
-            quiet = bool(others) and connection.get_autocommit()
-            quiet = quiet and not connection.in_atomic_block
-            statement = _statement(runs, quiet)
-            stored = sql.execute(using, statement, [runs.json_rows([run])]) == 1
-        if stored and quiet:
+        later = connection.get_autocommit() and not connection.in_atomic_block
+        statement = _statement(runs, notify=not later)
+        stored = sql.execute(using, statement, [runs.json_rows([run])]) == 1
+        if stored and later:
             notifier.wake_workers(using)
     else:
         statement = runs.insert() + " ON CONFLICT DO NOTHING"
@@ -72,41 +68,21 @@ def wake_workers() -> None:
             cursor.execute(_NOTIFY)
 
 
-class InFlight:
-    """How many of this process's enqueues are between their start and their
-    commit: `with in_flight as others` counts one in for the block, and gives
-    how many others were in (a class, not a generator's context manager: this
-    is on every 202)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._count = 0
-
-    def __enter__(self) -> int:
-        with self._lock:
-            others, self._count = self._count, self._count + 1
-        return others
-
-    def __exit__(self, *exc_info) -> None:
-        with self._lock:
-            self._count -= 1
-
-
-in_flight = InFlight()
 _STATEMENTS: dict[tuple, str] = {}
 
 
-def _statement(runs: sql.Table, quiet: bool) -> str:
+def _statement(runs: sql.Table, notify: bool) -> str:
     """PostgreSQL: the run's INSERT from one JSON parameter
-    (`sql.Table.insert_from_json`), doing nothing on a taken delivery id; not
-    `quiet`, with the NOTIFY that wakes a worker once it commits, sent only
-    if the run went in. Either way one row touched or returned when stored."""
-    key = (runs.name, quiet)
+    (`sql.Table.insert_from_json`), doing nothing on a taken delivery id; with
+    `notify`, with the NOTIFY that wakes a worker once its transaction commits,
+    sent only if the run went in. Either way one row touched or returned when
+    stored."""
+    key = (runs.name, notify)
     if key not in _STATEMENTS:
         insert = f"{runs.insert_from_json()} ON CONFLICT DO NOTHING"
         _STATEMENTS[key] = (
-            insert
-            if quiet
-            else f"WITH run AS ({insert} RETURNING 1) {_NOTIFY} FROM run"
+            f"WITH run AS ({insert} RETURNING 1) {_NOTIFY} FROM run"
+            if notify
+            else insert
         )
     return _STATEMENTS[key]

@@ -1,6 +1,6 @@
 """Waking the workers after a 202's enqueue: one NOTIFY per burst, after commit.
 
-A lone enqueue sends `NOTIFY weir_task_queued` in its own statement, delivered
+An enqueue could send `NOTIFY weir_task_queued` in its own statement, delivered
 when it commits (flows/engine/enqueue_db.py). PostgreSQL lets one notifying
 transaction commit at a time: it holds a cluster-wide lock from just before
 the commit until after it, WAL flush included. Under load the 202s, each a
@@ -10,18 +10,20 @@ PostgreSQL spent more CPU on them than on anything else (8 threads enqueueing:
 transaction, ~1700 runs/s and ~320 µs with the NOTIFYs sent as here;
 bench/README.md).
 
-So the database engine's enqueue, when it is a transaction of its own and
-other enqueues of this process are in flight, sends no NOTIFY in its
-statement and, once it has committed, calls `wake_workers()`: this process's
-notifier thread sends one NOTIFY on a connection of its own, and every
-enqueue that committed while one was being sent shares the next. A worker is
-still woken only after the run is visible; it waits for one more round trip
-at most. Should the notifier's connection fail, or the process die between
+So the database engine's enqueue, when it is a transaction of its own, sends
+no NOTIFY in its statement and, once it has committed, calls `wake_workers()`:
+this process's notifier thread sends one NOTIFY on a connection of its own,
+and every enqueue that committed while one was being sent shares the next. A
+worker is still woken only after the run is visible; it waits for one more
+round trip at most. Until issue 35 an enqueue alone in its process still
+notified in its statement, to wake a worker that hop sooner; but alone in its
+process is not alone in the database (other web processes, the notifiers), and
+those NOTIFYs still queued the commits behind each other (bench/README.md,
+"Round 8"). Should the notifier's connection fail, or the process die between
 the commit and the NOTIFY, the run starts at the workers' next poll
 (`WORKER_POLL_SECONDS`), as when no listener is connected. Every other path
 that queues a run (the supervisor, a retry, a woken wait, an enqueue inside a
-larger transaction, and a lone one, for which nothing waits on the lock and
-which its own NOTIFY wakes a hop sooner) notifies in its transaction.
+larger transaction) notifies in its transaction.
 """
 
 from __future__ import annotations

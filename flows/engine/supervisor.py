@@ -10,6 +10,9 @@ Every running run holds a lease its executor renews (flows/engine/lease.py).
   resumes it after its last stored step. So is a queued run whose task was
   lost (see `background.QUEUED_RECHECK_SECONDS`).
 
+A queued or running run past its lease whose flow is gone (stored as the flow
+was deleted: flows/engine/orphans.py) is deleted, not queued again.
+
 It also wakes the waiting runs whose time has come (flows/engine/wake.py).
 
 `manage.py supervise` calls it once at start and then every
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from flows.engine import store, wake
+from flows.engine import orphans, store, wake
 from flows.engine.background import announce, queued_lease
 from flows.models import FlowRun
 
@@ -41,6 +44,7 @@ class Recovery:
     interrupted: int = 0
     requeued: int = 0
     woken: int = 0  # waiting runs whose wait ended (not stranded: not in total)
+    orphaned: int = 0  # runs whose flow was deleted as they were stored, deleted
 
     @property
     def total(self) -> int:
@@ -49,6 +53,7 @@ class Recovery:
 
 def recover() -> Recovery:
     done = Recovery()
+    done.orphaned = orphans.delete_expired()
     expired = FlowRun.objects.lease_expired()
     done.cancelled = expired.filter(cancel_requested=True).update(
         status=FlowRun.Status.CANCELLED,

@@ -78,6 +78,8 @@ class Command(BaseCommand):
             )
         if done.woken:
             self.stdout.write(f"Waiting runs woken: {done.woken}.")
+        if done.orphaned:
+            self.stdout.write(f"Runs of deleted flows deleted: {done.orphaned}.")
         if time.monotonic() >= self.next_prune:
             self.prune()
 

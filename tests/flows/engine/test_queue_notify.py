@@ -1,8 +1,7 @@
-"""An enqueue alone in its transaction, while others are in flight in its
-process (a busy web process's 202s), wakes the workers after its commit, one
-NOTIFY per burst (flows/engine/queue_notify.py); every other enqueue notifies
-in its transaction: a run's by its statement, another task's by the queue
-table's trigger, a run queued again by an UPDATE with it."""
+"""An enqueue alone in its transaction (a 202's) wakes the workers after its
+commit, one NOTIFY per burst (flows/engine/queue_notify.py); every other
+enqueue notifies in its transaction: a run's by its statement, another task's
+by the queue table's trigger, a run queued again by an UPDATE with it."""
 
 from __future__ import annotations
 
@@ -60,16 +59,10 @@ def queue_a_run(flow):
     return enqueue_run(flow, {}, FlowRun.Trigger.WEBHOOK)
 
 
-def queue_a_run_among_others(flow):
-    """As a 202 while another request of its process is enqueueing."""
-    with enqueue_db.in_flight:
-        return queue_a_run(flow)
-
-
 # Asserts how long it takes: `timing`, run alone by `make test`.
 @pytest.mark.timing
 def test_a_wait_ends_as_soon_as_a_202_run_is_queued_and_visible(wakeup, notifier, flow):
-    in_a_thread(queue_a_run_among_others, flow)
+    in_a_thread(queue_a_run, flow)
 
     waited = timed_wait(wakeup, 10)
 
@@ -82,7 +75,7 @@ def test_an_enqueue_that_notifies_after_commit_sends_none_in_its_statement(
     wakeup, notifier, flow, monkeypatch
 ):
     monkeypatch.setattr(notifier, "wake_workers", lambda alias: None)
-    in_a_thread(queue_a_run_among_others, flow)
+    in_a_thread(queue_a_run, flow)
 
     assert timed_wait(wakeup, 1) > 0.9  # nobody notified: the poll's interval
     assert FlowRun.objects.filter(status="queued").count() == 1
@@ -93,10 +86,8 @@ def test_other_enqueues_still_notify_in_their_transaction(
 ):
     def inside_a_larger_transaction():
         with transaction.atomic():
-            queue_a_run_among_others(flow)
+            queue_a_run(flow)
 
-    in_a_thread(queue_a_run, flow)  # alone in its process
-    assert timed_wait(wakeup, 10) < 2
     in_a_thread(inside_a_larger_transaction)
     assert timed_wait(wakeup, 10) < 2
     in_a_thread(note_pid.enqueue, str(tmp_path / "notes"))  # the engine's own
@@ -114,7 +105,7 @@ def test_a_burst_of_enqueues_shares_its_notifies(wakeup, notifier, flow, monkeyp
 
     monkeypatch.setattr(notifier, "_send", held_send)
     for _ in range(20):
-        queue_a_run_among_others(flow)
+        queue_a_run(flow)
     gate.set()
 
     assert timed_wait(wakeup, 10) < 2
