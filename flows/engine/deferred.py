@@ -65,10 +65,11 @@ def store_due(now: float | None = None) -> None:
 
     One run's failed INSERT holds up neither the others nor the lease
     renewals that follow on the same tick. While the database is away the run
-    stays pending for the next tick. A run whose INSERT is refused (its flow
-    was deleted in its first moments: the foreign key) is given up at once,
-    not tried again on every tick: it is stored when it ends, and that write
-    meets the same refusal and ends it `flow_deleted` (flows/engine/final_write.py).
+    stays pending for the next tick. A run whose INSERT is refused, or not
+    made because its flow was deleted in its first moments, is given up at
+    once, not tried again on every tick: it is stored when it ends, and that
+    write finds the flow gone too and ends it `flow_deleted`
+    (flows/engine/final_write.py).
     """
     now = time.monotonic() if now is None else now
     with _lock:
@@ -116,7 +117,8 @@ def _store(pending: Pending) -> None:
             lease_expires_at=lease_from_now(),
             attempts=run.attempts,
         )
-        store.insert_run(row)
+        if not store.insert_if_flow_exists(row):
+            return  # its flow is gone: its end says so (`flow_deleted`)
         pending.stored = True
         # The executor's instance is stored now: its end will be an UPDATE.
         # (It reads this only after `settle`, which orders it after this.)

@@ -133,6 +133,26 @@ class Table:
             self.name, ", ".join(self.columns), ", ".join([row] * rows)
         )
 
+    def insert_if(self, condition: str) -> str:
+        """One row's INSERT, made only if `condition` holds: SQL in which the
+        row's columns are `candidate.<column>`. On PostgreSQL the row is
+        `insert_from_json`'s one JSON parameter (`json_rows`), on SQLite one
+        parameter per value (`values_of`)."""
+        key = ("insert_if", condition)
+        statement = self._statements.get(key)
+        if statement is None:
+            columns = ", ".join(self.columns)
+            if self.connection.vendor == "postgresql":
+                source = f"jsonb_populate_recordset(NULL::{self.name}, %s::jsonb)"
+            else:
+                values = ", ".join(f"%s AS {column}" for column in self.columns)
+                source = f"(SELECT {values})"
+            statement = self._statements[key] = (
+                f"INSERT INTO {self.name} ({columns}) SELECT {columns} "
+                f"FROM {source} candidate WHERE {condition}"
+            )
+        return statement
+
     def insert_from_json(self) -> str:
         """PostgreSQL: INSERT the rows of one JSON array (`json_rows`).
 

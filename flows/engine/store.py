@@ -14,7 +14,7 @@ when a run is stored earlier). Any other run costs `insert_run`'s INSERT and
 `finish_run`'s final UPDATE, with the last step rows the same way. Writes
 that are not on the hot path use the ORM.
 
-Public functions: `insert_run`, `start_run`, `finish_run`,
+Public functions: `insert_run`, `insert_if_flow_exists`, `start_run`, `finish_run`,
 `write_steps`, `mark_unstorable`, `delivery_run`, `exists`, `mark_interrupted`,
 `webhook_target`.
 """
@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connections, models, router, transaction
+from django.db import connections, models, router, transaction
 from django.utils import timezone
 
 from flows import metrics
@@ -156,7 +156,7 @@ def finish_run(
     connection = connections[using]
     postgres = connection.vendor == "postgresql"
     if run._state.adding:
-        final, params = _insert_whole(run, connection, postgres)
+        final, params = _insert_if_flow_exists(run, connection, postgres)
     else:
         final, params = _fenced_update(run, connection)
     if not steps:
@@ -189,6 +189,23 @@ def _insert_whole(run: FlowRun, connection, postgres: bool) -> tuple[str, list]:
     if postgres:
         return table.insert_from_json(), [table.json_rows([run])]
     return table.insert(), table.values_of(run)
+
+
+def _insert_if_flow_exists(run: FlowRun, connection, postgres: bool):
+    """`_insert_whole`, doing nothing if the run's flow is gone (deleted while
+    the run ran): no foreign key refuses the row (flows migration 0048), and
+    such a run ends `flow_deleted`, unstored. A look-up by primary key, with
+    no lock on the flow's row as the foreign key's check took."""
+    table = Table.on(connection, FlowRun, None)
+    quote = connection.ops.quote_name
+    flows = quote(Flow._meta.db_table)
+    flow_id = quote(FlowRun._meta.get_field("flow").column)
+    exists = (
+        f"EXISTS (SELECT 1 FROM {flows} WHERE {flows}.{quote('id')} "
+        f"= candidate.{flow_id})"
+    )
+    values = [table.json_rows([run])] if postgres else table.values_of(run)
+    return table.insert_if(exists), values
 
 
 def _finish_in_one_statement(step_table: Table, steps, final: str, params) -> bool:
@@ -243,22 +260,26 @@ def mark_unstorable(run: FlowRun, duration_ms: float) -> bool:
     fields = ["status", "results", "response", "error", "finished_at", "duration_ms"]
     if run._state.adding:
         run.lease_expires_at = None
-        stored = _insert_if_flow_exists(run)
+        stored = insert_if_flow_exists(run)
     else:
         stored = FlowRun.objects.filter(
             pk=run.pk, attempts=run.attempts, status=FlowRun.Status.RUNNING
         ).update(lease_expires_at=None, **{name: getattr(run, name) for name in fields})
     if stored:
         metrics.run_finished(run.trigger, run.status, duration_ms, ())
-    return stored > 0
+    return bool(stored)
 
 
-def _insert_if_flow_exists(run: FlowRun) -> int:
-    try:
-        with transaction.atomic(using=write_alias(FlowRun)):
-            return int(insert_run(run))
-    except IntegrityError:  # the flow was deleted while the run ran
-        return 0
+def insert_if_flow_exists(run: FlowRun) -> bool:
+    """INSERT `run` as it is now, unless its flow is gone (deleted while the
+    run ran); whether it was stored."""
+    connection = connections[write_alias(FlowRun)]
+    postgres = connection.vendor == "postgresql"
+    if not execute_on(connection, *_insert_if_flow_exists(run, connection, postgres)):
+        return False
+    run._state.adding, run._state.db = False, connection.alias
+    metrics.run_started(run.trigger)
+    return True
 
 
 def delivery_run(flow: Flow, delivery_id: str, *, using=None) -> FlowRun | None:

@@ -1,11 +1,12 @@
 """The lease thread's INSERT of a lasting run, refused or failing
 (flows/engine/deferred.py, `store_due`).
 
-A synchronous run whose flow is deleted in its first moments has an INSERT the
-foreign key refuses. Before, that exception left the tick at once: the other
-lasting runs were not stored and no lease was renewed (`renew_once` comes
-after it) on any tick until that run ended, so a long run's neighbours could
-lose their leases and be taken from a live process.
+An INSERT can be refused (a value the database will not take; before flows
+migration 0048, the foreign key of a flow deleted in the run's first
+moments: that INSERT is now not made). Before, that exception left the tick
+at once: the other lasting runs were not stored and no lease was renewed
+(`renew_once` comes after it) on any tick until that run ended, so a long
+run's neighbours could lose their leases and be taken from a live process.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.db import IntegrityError, OperationalError, connections
 
 from flows.engine import deferred, store
 from flows.engine.new_run import new_run
-from flows.models import FlowRun
+from flows.models import Flow, FlowRun
 from tests.factories import FlowFactory
 from tests.flows.graphs import chain, node, trigger
 
@@ -39,16 +40,17 @@ def two_pending(alice):
 
 
 def refusing(run_id, error):
-    insert = store.insert_run
+    insert = store.insert_if_flow_exists
     tried: list = []
 
-    def insert_run(run, **kwargs):
+    def insert_run(run):
         if run.pk == run_id:
             tried.append(run.pk)
             raise error
-        return insert(run, **kwargs)
+        return insert(run)
 
-    return mock.patch.object(store, "insert_run", side_effect=insert_run), tried
+    patch = mock.patch.object(store, "insert_if_flow_exists", side_effect=insert_run)
+    return patch, tried
 
 
 def test_a_refused_insert_stores_the_other_runs_and_is_not_tried_again(two_pending):
@@ -64,6 +66,18 @@ def test_a_refused_insert_stores_the_other_runs_and_is_not_tried_again(two_pendi
     assert not FlowRun.objects.filter(pk=refused.pk).exists()
     assert tried == [refused.pk]  # given up: stored (or refused) when it ends
     assert refused._state.adding  # so its end is an INSERT, which says why
+
+
+def test_a_run_whose_flow_was_deleted_in_its_first_moments_is_not_stored(
+    two_pending,
+):
+    gone = two_pending[0]
+    Flow.objects.filter(pk=gone.flow_id).delete()
+
+    deferred.store_due(time.monotonic() + 1)
+
+    assert not FlowRun.objects.exists()
+    assert gone._state.adding  # its end is an INSERT, which finds the flow gone too
 
 
 def test_a_database_away_leaves_the_run_for_the_next_tick(two_pending):
