@@ -15,8 +15,10 @@ from flows.engine import background, supervisor
 from flows.engine.background import enqueue_run
 from flows.models import Flow, FlowRun
 from tests.factories import FlowFactory
+from tests.processes import needs_postgres
 
 
+@needs_postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_202_stored_while_its_flow_is_being_deleted_goes_with_the_flow(alice):
     flow = FlowFactory(created_by=alice)
