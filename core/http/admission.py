@@ -149,6 +149,11 @@ class Slots:
         first, then the one that waited longest (`_next_in_line`).
         """
         with self._lock:
+            if not self._waiting:  # nobody in line: take at once if it fits
+                now = time.monotonic()
+                full, _, waived = self._fit(caps, now)
+                if full is None:
+                    return self._grant(caps, now, slow_after, waived)
             me = _Waiter(next(self._arrivals), caps, threading.Condition(self._lock))
             self._waiting.append(me)
             try:
@@ -164,12 +169,7 @@ class Slots:
             full, counted, waived = self._fit(me.caps, now)
             alone = len(self._waiting) == 1
             if full is None and (alone or self._next_in_line(now) is me):
-                ticket = next(self._tickets)
-                for cap in me.caps:
-                    self._held.setdefault(cap.key, {})[ticket] = now + slow_after
-                if waived:
-                    self._waived.add(ticket)
-                return ticket
+                return self._grant(me.caps, now, slow_after, waived)
             if full is not None:
                 # The youngest counted holder turns slow last: wait for it at
                 # most. (A cap of 0 has no holder to wait for.)
@@ -189,6 +189,16 @@ class Slots:
                 me.wake.wait(min(TURN_CHECK_SECONDS, give_up_at - now))
             else:
                 me.wake.wait(min(young_until, give_up_at) - now)
+
+    def _grant(
+        self, caps: list[Cap], now: float, slow_after: float, waived: bool
+    ) -> int:
+        ticket = next(self._tickets)
+        for cap in caps:
+            self._held.setdefault(cap.key, {})[ticket] = now + slow_after
+        if waived:
+            self._waived.add(ticket)
+        return ticket
 
     def _fit(self, caps: list[Cap], now: float) -> tuple[Cap | None, list, bool]:
         """The first of `caps` that is full now (None: all have room), the
