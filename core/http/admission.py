@@ -228,12 +228,17 @@ class Slots:
                 return waiter
         return None
 
-    def _wake_next(self, now: float) -> None:
+    def _wake_next(self, now: float, *, freed: bool = False) -> None:
         """Wake the waiting caller next in line, if one fits now; the others
-        sleep on until a slot comes free or their own wait ends."""
+        sleep on until a slot comes free or their own wait ends. A slot given
+        back (`freed`) that lets nobody in may have left a full cap with slow
+        holders only: every waiter then checks whether it is refused now."""
         waiter = self._next_in_line(now)
         if waiter is not None:
             waiter.wake.notify()
+        elif freed:
+            for waiter in self._waiting:
+                waiter.wake.notify()
 
     def _is_fast(self, lane: str, now: float) -> bool:
         return (
@@ -261,7 +266,7 @@ class Slots:
                 if not holders:
                     del self._held[cap.key]  # keep the table as small as the work
             if self._waiting:
-                self._wake_next(now)
+                self._wake_next(now, freed=True)
 
     @property
     def in_use(self) -> int:
