@@ -78,6 +78,8 @@ TURN_CHECK_SECONDS = 0.005
 class _Waiter:
     arrival: int
     caps: list[Cap]
+    # Notified alone when the waiter is next in line for what came free.
+    wake: threading.Condition
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,11 @@ class Slots:
     """
 
     def __init__(self):
-        self._changed = threading.Condition()
+        # Guards everything below; each waiting caller sleeps on its own
+        # condition over it, so a freed slot wakes the one caller next in
+        # line, not every waiting thread (each woken thread takes the GIL and
+        # re-checks every waiter: ~14 checks per slot with two waiters).
+        self._lock = threading.RLock()
         self._tickets = itertools.count()
         # key -> {ticket: monotonic moment its holder turns slow}; a key
         # disappears with its last slot.
@@ -142,15 +148,20 @@ class Slots:
         waiting callers fit, the one whose owner holds the fewest slots goes
         first, then the one that waited longest (`_next_in_line`).
         """
-        me = _Waiter(next(self._arrivals), caps)
-        with self._changed:
+        with self._lock:
+            if not self._waiting:  # nobody in line: take at once if it fits
+                now = time.monotonic()
+                full, _, waived = self._fit(caps, now)
+                if full is None:
+                    return self._grant(caps, now, slow_after, waived)
+            me = _Waiter(next(self._arrivals), caps, threading.Condition(self._lock))
             self._waiting.append(me)
             try:
                 return self._take_in_turn(me, slow_after, give_up_at)
             finally:
                 self._waiting.remove(me)
-                if self._waiting:  # a slot taken or a turn given up: re-check
-                    self._changed.notify_all()
+                if self._waiting:  # a slot taken or a turn given up
+                    self._wake_next(time.monotonic())
 
     def _take_in_turn(self, me: _Waiter, slow_after: float, give_up_at: float) -> int:
         while True:
@@ -158,12 +169,7 @@ class Slots:
             full, counted, waived = self._fit(me.caps, now)
             alone = len(self._waiting) == 1
             if full is None and (alone or self._next_in_line(now) is me):
-                ticket = next(self._tickets)
-                for cap in me.caps:
-                    self._held.setdefault(cap.key, {})[ticket] = now + slow_after
-                if waived:
-                    self._waived.add(ticket)
-                return ticket
+                return self._grant(me.caps, now, slow_after, waived)
             if full is not None:
                 # The youngest counted holder turns slow last: wait for it at
                 # most. (A cap of 0 has no holder to wait for.)
@@ -177,12 +183,22 @@ class Slots:
                 )
             if full is None:
                 # Another waiting caller goes first; it takes its slot and wakes
-                # the rest (the short wait only covers a lane that turned slow
+                # the next (the short wait only covers a lane that turned slow
                 # between its check and ours).
-                self._changed.notify_all()
-                self._changed.wait(min(TURN_CHECK_SECONDS, give_up_at - now))
+                self._wake_next(now)
+                me.wake.wait(min(TURN_CHECK_SECONDS, give_up_at - now))
             else:
-                self._changed.wait(min(young_until, give_up_at) - now)
+                me.wake.wait(min(young_until, give_up_at) - now)
+
+    def _grant(
+        self, caps: list[Cap], now: float, slow_after: float, waived: bool
+    ) -> int:
+        ticket = next(self._tickets)
+        for cap in caps:
+            self._held.setdefault(cap.key, {})[ticket] = now + slow_after
+        if waived:
+            self._waived.add(ticket)
+        return ticket
 
     def _fit(self, caps: list[Cap], now: float) -> tuple[Cap | None, list, bool]:
         """The first of `caps` that is full now (None: all have room), the
@@ -203,12 +219,26 @@ class Slots:
         """Of the waiting callers that fit now, the one whose owner holds the
         fewest slots, then the earliest: a flood of one workspace's calls
         waits behind its own runs, not in front of another's."""
-        fitting = [w for w in self._waiting if self._fit(w.caps, now)[0] is None]
-        return min(
-            fitting,
-            key=lambda w: (len(self._held.get(w.caps[1].key, ())), w.arrival),
-            default=None,
-        )
+
+        def turn(waiter: _Waiter) -> tuple[int, int]:
+            return len(self._held.get(waiter.caps[1].key, ())), waiter.arrival
+
+        for waiter in sorted(self._waiting, key=turn):
+            if self._fit(waiter.caps, now)[0] is None:
+                return waiter
+        return None
+
+    def _wake_next(self, now: float, *, freed: bool = False) -> None:
+        """Wake the waiting caller next in line, if one fits now; the others
+        sleep on until a slot comes free or their own wait ends. A slot given
+        back (`freed`) that lets nobody in may have left a full cap with slow
+        holders only: every waiter then checks whether it is refused now."""
+        waiter = self._next_in_line(now)
+        if waiter is not None:
+            waiter.wake.notify()
+        elif freed:
+            for waiter in self._waiting:
+                waiter.wake.notify()
 
     def _is_fast(self, lane: str, now: float) -> bool:
         return (
@@ -219,7 +249,7 @@ class Slots:
 
     def give_back(self, ticket: int, caps: list[Cap]) -> None:
         lane = caps[-1].key
-        with self._changed:
+        with self._lock:
             now, slow_at = time.monotonic(), self._held[lane][ticket]
             self._fast[lane] = now < slow_at
             if ticket in self._waived:
@@ -235,11 +265,12 @@ class Slots:
                 del holders[ticket]
                 if not holders:
                     del self._held[cap.key]  # keep the table as small as the work
-            self._changed.notify_all()
+            if self._waiting:
+                self._wake_next(now, freed=True)
 
     @property
     def in_use(self) -> int:
-        with self._changed:
+        with self._lock:
             return len(self._held.get(PROCESS, ()))
 
 

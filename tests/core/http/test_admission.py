@@ -117,6 +117,25 @@ def test_a_caller_waits_no_longer_than_it_was_given():
     assert slots.in_use == 1
 
 
+def test_a_caller_whose_young_run_ends_is_refused_at_once_by_a_cap_of_slow_runs():
+    """The process is full (one run still young); the caller's workspace holds
+    two slow runs. When the young run ends, the caller meets its workspace's
+    cap of slow runs and is told so (429), not left waiting for a slot."""
+    slots = Slots()
+    hold(slots, "a", "2", slow_after=0)  # the caller's workspace: two slow runs
+    hold(slots, "a", "3", slow_after=0)
+    young = hold(slots, "b", "9", slow_after=60)  # fills the process cap of 3
+    threading.Timer(0.05, slots.give_back, (young, caps_for("b", "9"))).start()
+    started = time.monotonic()
+
+    with pytest.raises(Throttled) as refused:
+        slots.take(caps_for("a", "1"), slow_after=60, give_up_at=started + 5)
+
+    assert time.monotonic() - started < 2  # not at the end of its 5 s
+    assert str(refused.value.detail).startswith("This user already has 2 slow")
+    assert slots.in_use == 2
+
+
 def test_admitted_gives_the_slot_back_when_the_work_fails():
     slots = Slots()
 
