@@ -135,10 +135,7 @@ DB_CONNECT_TIMEOUT_SECONDS = env.int("DB_CONNECT_TIMEOUT_SECONDS", default=5)
 DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=30_000)
 # The run store's hot statements are prepared (flows/engine/sql.py, operations.md).
 DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
-# Web and task workers import the heavy SDKs as they boot (core/startup.py),
-# so a first chat or tool call does not pay for them; the test suite turns it
-# off for the processes it starts (2-4 s of CPU each).
-PRELOAD_SDKS = env.bool("PRELOAD_SDKS", default=True)
+PRELOAD_SDKS = env.bool("PRELOAD_SDKS", default=True)  # core/startup.py
 POSTGRES_OPTIONS = {
     "connect_timeout": DB_CONNECT_TIMEOUT_SECONDS,
     "options": f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS}",
