@@ -10,26 +10,28 @@ PostgreSQL spent more CPU on them than on anything else (8 threads enqueueing:
 transaction, ~1700 runs/s and ~320 µs with the NOTIFYs sent as here;
 bench/README.md).
 
-So the database engine's enqueue, when it is a transaction of its own, sends
-no NOTIFY in its statement and, once it has committed, calls `wake_workers()`:
-this process's notifier thread sends one NOTIFY on a connection of its own,
-and every enqueue that committed while one was being sent shares the next. A
-worker is still woken only after the run is visible; it waits for one more
-round trip at most. Until issue 35 an enqueue alone in its process still
-notified in its statement, to wake a worker that hop sooner; but alone in its
-process is not alone in the database (other web processes, the notifiers), and
-those NOTIFYs still queued the commits behind each other (bench/README.md,
-"Round 8"). Should the notifier's connection fail, or the process die between
-the commit and the NOTIFY, the run starts at the workers' next poll
-(`WORKER_POLL_SECONDS`), as when no listener is connected. Every other path
-that queues a run (the supervisor, a retry, a woken wait, an enqueue inside a
-larger transaction) notifies in its transaction.
+So the database engine's enqueue, when it is a transaction of its own, sends no
+NOTIFY in its statement and, once it has committed, calls `wake_workers()`:
+this process's notifier thread sends one NOTIFY on a connection of its own, and
+every enqueue that committed while one was being sent, or within
+`COALESCE_SECONDS` of it, shares the next. A worker is still woken only after
+the run is visible; it waits for one more round trip, and in a stream of
+enqueues up to `COALESCE_SECONDS`, at most. Until issue 35 an enqueue alone in
+its process still notified in its statement, to wake a worker that hop sooner;
+but alone in its process is not alone in the database (other web processes, the
+notifiers), and those NOTIFYs still queued the commits behind each other
+(bench/README.md, "Round 8"). Should the notifier's connection fail, or the
+process die between the commit and the NOTIFY, the run starts at the workers'
+next poll (`WORKER_POLL_SECONDS`), as when no listener is connected. Every
+other path that queues a run (the supervisor, a retry, a woken wait, an enqueue
+inside a larger transaction) notifies in its transaction.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import psycopg
 from django.db import connections
@@ -39,6 +41,12 @@ from flows.engine.queue_listener import CHANNEL
 logger = logging.getLogger("weir.worker")
 
 NOTIFIER_NAME = "weir-task-notifier"  # its connection's application_name
+# At most one NOTIFY per this many seconds: the first enqueue after a quiet
+# spell is sent at once; those committed within the window share one at its
+# end. A steady 300 202s/s per process otherwise sent ~1 NOTIFY each (one
+# round trip is shorter than the gap between 202s), a PostgreSQL transaction
+# and a thread switch per run; a worker now wakes up to 5 ms later in a stream.
+COALESCE_SECONDS = 0.005
 
 
 class Notifier:
@@ -76,7 +84,9 @@ class Notifier:
             # Cleared before sending: a request committed after this line
             # sets it again and gets a NOTIFY of its own, sent after its commit.
             self._wanted.clear()
+            sent_at = time.monotonic()
             self._send()
+            time.sleep(max(0.0, COALESCE_SECONDS - (time.monotonic() - sent_at)))
 
     def _send(self) -> None:
         try:
