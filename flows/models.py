@@ -331,7 +331,11 @@ class FlowRun(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.flow} · {self.status} · {self.created_at:%Y-%m-%d %H:%M:%S}"
+        try:
+            flow = self.flow
+        except Flow.DoesNotExist:  # stored as it was deleted: flows/engine/orphans.py
+            flow = "(deleted flow)"
+        return f"{flow} · {self.status} · {self.created_at:%Y-%m-%d %H:%M:%S}"
 
     @property
     def success(self) -> bool:

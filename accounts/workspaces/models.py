@@ -29,7 +29,9 @@ class MembershipQuerySet(models.QuerySet):
         authentication sets on the request's user): a token reaches one
         workspace. A workspace token's service account
         (accounts/tokens/service.py) brings its own: rows with the same
-        `workspace_id` and `role`."""
+        `workspace_id` and `role`. Call it on `Membership.objects` and filter
+        after: for a workspace token its rows replace the queryset it is
+        called on, with whatever that was filtered by."""
         service = getattr(user, "service_memberships", None)
         if service is not None:  # a workspace token: its own row stands for one
             return service

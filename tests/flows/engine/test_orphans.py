@@ -77,6 +77,16 @@ def test_a_run_of_a_deleted_flow_is_shown_nowhere_and_breaks_nothing(
     assert alice_client.get(f"/runs/{late_run.pk}/").status_code == 404
 
 
+def test_the_admin_shows_a_run_of_a_deleted_flow_until_something_deletes_it(
+    late_run, admin_client
+):
+    # Its name once read the flow, which is gone: the change page was a 500.
+    page = admin_client.get(f"/admin/flows/flowrun/{late_run.pk}/change/")
+
+    assert page.status_code == 200
+    assert "(deleted flow)" in page.content.decode()
+
+
 def test_a_worker_never_takes_a_run_of_a_deleted_flow(late_run):
     assert background.execute_next() is False
     assert FlowRun.objects.get(pk=late_run.pk).status == "queued"
