@@ -20,7 +20,9 @@ flow's workspace too (flows/engine/fair_queue.py). So it must not stay:
   lease expires the supervisor deletes it (`delete_expired`) instead of
   queueing it again; a worker that claims one by its id (the rq engine's task)
   deletes it (`delete_run`). A synchronous run that got that far runs to its
-  end and is then a finished run nobody sees, deleted by retention's age limit.
+  end and is then a finished run nobody sees (or waits, at a form or an
+  approval, for good): retention's next pass deletes it, whatever the limits
+  (flows/engine/retention.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,10 @@
 Two limits (settings, 0 turns one off): runs older than `RUN_RETENTION_DAYS`,
 and a flow's runs beyond its newest `RUN_RETENTION_MAX_PER_FLOW`. Runs still
 `queued` or `running` and pinned runs are kept whatever their age
-(`FlowRun.objects.prunable`).
+(`FlowRun.objects.prunable`). Whatever the limits, the same pass deletes the
+runs stored as their flow was deleted (flows/engine/orphans.py) that neither
+the flow's delete nor the supervisor took: finished or waiting ones, which
+nobody can see or resume.
 
 Each batch is one short transaction: lock up to `batch_size` prunable runs by
 id, delete their steps, delete them. No statement touches more than one
@@ -37,6 +40,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from flows.engine.orphans import without_flow
 from flows.files.models import RunFile
 from flows.files.removal import delete_files_of_runs, delete_unclaimed
 from flows.models import FlowRun, RunStep
@@ -48,12 +52,13 @@ BATCH_SIZE = 500
 class PruneReport:
     runs_by_age: int = 0
     runs_by_count: int = 0
+    runs_of_deleted_flows: int = 0
     steps: int = 0
     unclaimed_files: int = 0
 
     @property
     def runs(self) -> int:
-        return self.runs_by_age + self.runs_by_count
+        return self.runs_by_age + self.runs_by_count + self.runs_of_deleted_flows
 
 
 def cutoff(now: datetime | None = None) -> datetime | None:
@@ -102,15 +107,17 @@ def delete_in_batches(
     batch_size: int = BATCH_SIZE,
     pause: float = 0.0,
     work_share: float = 1.0,
+    prunable_only: bool = True,
 ) -> tuple[int, int]:
-    """Delete the prunable ones of `runs` and their steps; (runs, steps) deleted.
+    """Delete the prunable ones of `runs` (all of them if not `prunable_only`)
+    and their steps; (runs, steps) deleted.
 
     Oldest first, each batch starting where the last one ended, so no batch
     walks the index entries of the rows already deleted (PostgreSQL keeps them
     until VACUUM). Paced by `work_share` and `pause` (see `rest_after`).
     """
     deleted_runs = deleted_steps = 0
-    candidates = runs.prunable().order_by("created_at")
+    candidates = (runs.prunable() if prunable_only else runs).order_by("created_at")
     while True:
         started = time.monotonic()
         with transaction.atomic():
@@ -176,6 +183,16 @@ def prune(
             report.steps += steps
         report.runs_by_count += runs
         progress(f"{runs} runs of flow {flow_id} beyond its newest runs")
+    # Queued and running ones are the supervisor's (`orphans.delete_expired`).
+    active = (FlowRun.Status.QUEUED, FlowRun.Status.RUNNING)
+    orphans = without_flow(FlowRun.objects.exclude(status__in=active))
+    if dry_run:
+        report.runs_of_deleted_flows = orphans.count()
+        report.steps += RunStep.objects.filter(run__in=orphans).count()
+    else:
+        runs, steps = delete_in_batches(orphans, prunable_only=False, **pace)
+        report.runs_of_deleted_flows, report.steps = runs, report.steps + steps
+    progress(f"{report.runs_of_deleted_flows} runs of deleted flows")
     if dry_run:
         report.unclaimed_files = RunFile.objects.unclaimed_before(
             (now or timezone.now())

@@ -63,7 +63,8 @@ class Command(BaseCommand):
             f"{verb} {report.runs} runs and {report.steps} steps: "
             f"{report.runs_by_age} older than {settings.RUN_RETENTION_DAYS} days, "
             f"{report.runs_by_count} beyond the newest "
-            f"{settings.RUN_RETENTION_MAX_PER_FLOW} of their flow."
+            f"{settings.RUN_RETENTION_MAX_PER_FLOW} of their flow, "
+            f"{report.runs_of_deleted_flows} of deleted flows."
         )
         if report.unclaimed_files:
             self.stdout.write(

@@ -103,7 +103,7 @@ class Command(BaseCommand):
             logger.warning("Pruning failed; retrying next interval", exc_info=True)
             connection.close()
             return
-        deleted = report.runs_by_age + report.runs_by_count
+        deleted = report.runs
         if deleted or self.once:
             self.stdout.write(f"Pruned {deleted} runs past the retention limits.")
         try:

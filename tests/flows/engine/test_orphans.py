@@ -11,7 +11,7 @@ import pytest
 from django.db import connections, transaction
 from django.utils import timezone
 
-from flows.engine import background, supervisor
+from flows.engine import background, retention, supervisor
 from flows.engine.background import enqueue_run
 from flows.models import Flow, FlowRun
 from tests.factories import FlowFactory
@@ -85,6 +85,26 @@ def test_the_admin_shows_a_run_of_a_deleted_flow_until_something_deletes_it(
 
     assert page.status_code == 200
     assert "(deleted flow)" in page.content.decode()
+
+
+def test_retention_deletes_finished_and_waiting_runs_of_deleted_flows(
+    late_run, alice, settings
+):
+    # A synchronous run that got past the delete ends finished, a form's run
+    # waits: neither has a lease for the supervisor, nor a page to be seen on.
+    settings.RUN_RETENTION_DAYS = 0
+    FlowRun.objects.filter(pk=late_run.pk).update(status="succeeded", pinned=True)
+    waiting = enqueue_run(late_run.flow, {}, FlowRun.Trigger.WEBHOOK)
+    FlowRun.objects.filter(pk=waiting.pk).update(status="waiting")
+    queued = enqueue_run(late_run.flow, {}, FlowRun.Trigger.WEBHOOK)
+    kept = enqueue_run(FlowFactory(created_by=alice), {}, FlowRun.Trigger.WEBHOOK)
+    FlowRun.objects.filter(pk=kept.pk).update(status="succeeded")
+
+    report = retention.prune(work_share=1.0)
+
+    assert report.runs_of_deleted_flows == 2
+    left = set(FlowRun.objects.values_list("pk", flat=True))
+    assert left == {queued.pk, kept.pk}  # the queued one is the supervisor's
 
 
 def test_a_worker_never_takes_a_run_of_a_deleted_flow(late_run):

@@ -29,7 +29,8 @@ def test_it_deletes_old_runs_and_says_so(alice_flow, settings):
 
     assert output == (
         "Deleted 1 runs and 2 steps: 1 older than 30 days, "
-        "0 beyond the newest 10000 of their flow.\n"
+        "0 beyond the newest 10000 of their flow, "
+        "0 of deleted flows.\n"
     )
     assert list(FlowRun.objects.values_list("pk", flat=True)) == [kept.pk]
 
