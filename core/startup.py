@@ -19,7 +19,7 @@ from django.conf import settings
 
 # The SDKs that cost a second or more of CPU each to import (the model
 # providers', Qdrant's, MCP's), and those that cost a tenth of one or more
-# (httpx2, the OpenAPI validator, numpy and usearch): the code imports them,
+# (httpcore2 for MCP, the OpenAPI validator): the code imports them,
 # or the module of ours that imports them, on first use, so a `manage.py`
 # command, a script or the test suite's collection does not pay for them; a
 # web or task worker loads them here, at start, so its first chat or tool
@@ -32,12 +32,9 @@ HEAVY_SDKS = (
     "mcp",
     "mcp.client.streamable_http",
     "mcp_types",
-    "httpx2",
     "httpcore2",
     "openapi_spec_validator",
     "openapi_spec_validator.validation.exceptions",
-    "numpy",
-    "usearch.index",
 )
 
 

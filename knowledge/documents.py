@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import transaction
 
-from core.startup import import_on_first_use
+from knowledge import graphs
 from knowledge.extract import kind_of
 from knowledge.indexing import queue_indexing
 from knowledge.models import Document, KnowledgeBase
@@ -111,7 +111,7 @@ def delete(document: Document) -> None:
         base = document.base
         document.delete()
         base.changed()
-        import_on_first_use("knowledge.graphs").after_change(base.pk)
+        graphs.after_change(base.pk)
 
 
 def _new(base: KnowledgeBase, **fields) -> Document:
