@@ -156,7 +156,7 @@ def finish_run(
     connection = connections[using]
     postgres = connection.vendor == "postgresql"
     if run._state.adding:
-        final, params = _insert_if_flow_exists(run, connection, postgres)
+        final, params = _insert_if_flow_exists_sql(run, connection, postgres)
     else:
         final, params = _fenced_update(run, connection)
     if not steps:
@@ -191,21 +191,33 @@ def _insert_whole(run: FlowRun, connection, postgres: bool) -> tuple[str, list]:
     return table.insert(), table.values_of(run)
 
 
-def _insert_if_flow_exists(run: FlowRun, connection, postgres: bool):
+def _insert_if_flow_exists_sql(run: FlowRun, connection, postgres: bool):
     """`_insert_whole`, doing nothing if the run's flow is gone (deleted while
     the run ran): no foreign key refuses the row (flows migration 0048), and
     such a run ends `flow_deleted`, unstored. A look-up by primary key, with
     no lock on the flow's row as the foreign key's check took."""
     table = Table.on(connection, FlowRun, None)
-    quote = connection.ops.quote_name
-    flows = quote(Flow._meta.db_table)
-    flow_id = quote(FlowRun._meta.get_field("flow").column)
-    exists = (
-        f"EXISTS (SELECT 1 FROM {flows} WHERE {flows}.{quote('id')} "
-        f"= candidate.{flow_id})"
-    )
     values = [table.json_rows([run])] if postgres else table.values_of(run)
-    return table.insert_if(exists), values
+    return table.insert_if(_flow_exists(connection)), values
+
+
+_FLOW_EXISTS: dict[str, str] = {}
+
+
+def _flow_exists(connection) -> str:
+    """The condition `_insert_if_flow_exists_sql` inserts under, made once per
+    database vendor (it is on every fast synchronous run)."""
+    condition = _FLOW_EXISTS.get(connection.vendor)
+    if condition is None:
+        quote = connection.ops.quote_name
+        flows = quote(Flow._meta.db_table)
+        flow_id = quote(FlowRun._meta.get_field("flow").column)
+        flow_pk = quote(Flow._meta.pk.column)
+        condition = _FLOW_EXISTS[connection.vendor] = (
+            f"EXISTS (SELECT 1 FROM {flows} WHERE {flows}.{flow_pk} "
+            f"= candidate.{flow_id})"
+        )
+    return condition
 
 
 def _finish_in_one_statement(step_table: Table, steps, final: str, params) -> bool:
@@ -275,7 +287,8 @@ def insert_if_flow_exists(run: FlowRun) -> bool:
     run ran); whether it was stored."""
     connection = connections[write_alias(FlowRun)]
     postgres = connection.vendor == "postgresql"
-    if not execute_on(connection, *_insert_if_flow_exists(run, connection, postgres)):
+    sql, params = _insert_if_flow_exists_sql(run, connection, postgres)
+    if not execute_on(connection, sql, params):
         return False
     run._state.adding, run._state.db = False, connection.alias
     metrics.run_started(run.trigger)
