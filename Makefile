@@ -55,28 +55,29 @@ format: $(VENV)/.installed
 # The suite in three parts (docs/operations.md, "The test suite"): the
 # in-process tests (CPU-bound) on TEST_WORKERS pytest-xdist workers; the tests
 # that start other processes, which mostly wait on them, on WAIT_WORKERS;
-# last, alone, the `timing` tests, which assert on wall-clock time. The
+# last the `timing` tests, which assert on wall-clock time, on two workers:
+# those that start processes (the floods) one after another on the first,
+# the rest, which mostly wait on a clock, on the second. The
 # browser tests (Chromium against the production server) are `make e2e`. Each
 # worker has a test database of its own: the first part makes them from the
 # migrations (with `--create-db` in PYTEST_ARGS, as CI passes), the later
 # parts reuse them. Every part runs; any failing fails `make test` (exit 5,
 # "no test selected", is not a failure). Python writes its bytecode once for
 # every process the suite starts, whatever PYTHONDONTWRITEBYTECODE says.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 4
 WAIT_WORKERS ?= 4
+TIMING_WORKERS ?= 2
 LATER_ARGS = $(filter-out --create-db,$(PYTEST_ARGS))
 
 test: lint
 	WEIR_TESTING=1 $(PY) manage.py makemigrations --check --dry-run
 	@status=0; export PYTHONDONTWRITEBYTECODE=; \
-	echo "In-process tests on $(TEST_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not processes and not timing and not e2e" \
+	echo "In-process tests and those that start processes, on $(TEST_WORKERS) workers"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TEST_WORKERS) -m "not timing and not e2e" \
 		$(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
-	echo "Tests that start processes, on $(WAIT_WORKERS) workers"; \
-	WEIR_TESTING=1 $(BIN)/pytest -n $(WAIT_WORKERS) -m "processes and not timing and not e2e" \
-		$(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
-	echo "Tests that measure time, one at a time"; \
-	WEIR_TESTING=1 $(BIN)/pytest -m timing $(LATER_ARGS) || [ $$? -eq 5 ] || status=1; \
+	echo "Tests that measure time, on $(TIMING_WORKERS) workers: those starting processes one at a time"; \
+	WEIR_TESTING=1 $(BIN)/pytest -n $(TIMING_WORKERS) --dist loadgroup -m timing $(LATER_ARGS) \
+		|| [ $$? -eq 5 ] || status=1; \
 	exit $$status
 	@# The run store, retention (row locks) and backups differ per backend: on
 	@# PostgreSQL (CI), their tests run once more on SQLite so both are covered.

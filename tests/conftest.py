@@ -57,6 +57,34 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.processes)
+        # make test runs the `timing` part on two workers with
+        # `--dist loadgroup`: the timing tests that start processes (floods of
+        # requests, workers under load) one after another on one worker, the
+        # others, which mostly wait on a clock, beside them.
+        if item.get_closest_marker("timing") and item.get_closest_marker("processes"):
+            item.add_marker(pytest.mark.xdist_group("timing_processes"))
+    items[:] = spread_out_processes(items)
+
+
+def spread_out_processes(items: list) -> list:
+    """`items` with the `processes` tests spread evenly over the first two
+    thirds of the others, in their own order.
+
+    make test runs both kinds in one pytest-xdist session, which hands each
+    worker a run of consecutive tests: spread out, every worker gets a share
+    of the tests that mostly wait on processes beside those that keep the CPU
+    busy, and the longest waits start early instead of ending the session."""
+    waiting = [item for item in items if item.get_closest_marker("processes")]
+    busy = [item for item in items if not item.get_closest_marker("processes")]
+    if not waiting or not busy:
+        return items
+    every = max(1, len(busy) * 2 // 3 // len(waiting))
+    spread = []
+    for index, item in enumerate(busy):
+        if index % every == 0 and waiting:
+            spread.append(waiting.pop(0))
+        spread.append(item)
+    return spread + waiting
 
 
 @pytest.fixture(scope="session")
