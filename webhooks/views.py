@@ -119,6 +119,8 @@ def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
 def _check_storable(path: str, query: dict, parsed: bodies.Parsed) -> None:
     """400 for a path, query or file name the run could not store (a NUL): it
     would end as a failed run answered 500 instead."""
+    if not (path or query or parsed.uploads):
+        return  # nothing to check: the body was checked as it was parsed
     names = [[upload.field, upload.name] for upload in parsed.uploads]
     try:
         check_storable(
@@ -188,17 +190,18 @@ def _allowed(methods: tuple[str, ...]) -> list[str]:
 def _check_method(
     request: HttpRequest, methods: tuple[str, ...]
 ) -> HttpResponse | None:
-    """An answer of its own for OPTIONS and HEAD; 405 for a method not taken."""
+    """An answer of its own for OPTIONS and HEAD; 405 for a method not taken;
+    None for a method taken (never OPTIONS or HEAD: `methods_of`)."""
+    if request.method in methods:
+        return None
     allow = ", ".join(_allowed(methods))
     if request.method == "OPTIONS":
         return HttpResponse(status=204, headers={"Allow": allow})
     if request.method == "HEAD" and "GET" in methods:
         return HttpResponse(status=200, headers={"Allow": allow})
-    if request.method not in methods:
-        raise MethodNotAllowed(
-            _allowed(methods), f"This webhook accepts {', '.join(methods)}."
-        )
-    return None
+    raise MethodNotAllowed(
+        _allowed(methods), f"This webhook accepts {', '.join(methods)}."
+    )
 
 
 _PUBLIC = {
@@ -250,7 +253,8 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
         )
         if repeat:
             return _answer_repeat(run, payload)
-        claim(files_in(payload), run.id)
+        if parsed.uploads:  # what this request stored becomes the run's
+            claim(files_in(payload), run.id)
         return accepted(run.id, run.status)
     run, repeat = run_once(
         flow,
