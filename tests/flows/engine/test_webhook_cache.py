@@ -69,6 +69,25 @@ def test_a_webhook_reads_its_flow_once_then_from_memory(alice, client):
     assert (flow_reads(first), flow_reads(second)) == (1, 0)
 
 
+def test_each_webhook_gets_its_own_copy_of_the_cached_flow(alice):
+    """What Django pickles of the cached flow (`__getstate__`, as `copy.copy`
+    copies it), and what one request sets on its copy (an attribute, a related
+    object, the state) stays with that request."""
+    flow = code_flow(alice, "return 1;")
+    first = CACHE.webhook_target(flow.pk)
+    pickled = CACHE._flows[flow.pk].__getstate__()
+
+    first.webhook_secret = "set by one request"
+    first._state.fields_cache["workspace"] = "loaded by one request"
+    first._state.db = "elsewhere"
+    second = CACHE.webhook_target(flow.pk)
+
+    assert second is not first and second._state is not first._state
+    assert vars(second) == {**pickled, "_state": second._state}
+    assert vars(second._state) == vars(pickled["_state"])
+    assert second.webhook_secret == flow.webhook_secret
+
+
 def test_a_cached_flow_is_planned_once_then_again_after_a_change(
     alice, api, client, monkeypatch
 ):
