@@ -265,6 +265,8 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
         request_meta=meta,
         hops=hops,
         files=files,
+        # Checked as parsed; an upload's marker holds the type its sender named.
+        input_checked=not parsed.uploads,
     )
     if repeat:
         return _answer_repeat(run, payload)
