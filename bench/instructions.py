@@ -9,8 +9,13 @@ run left queued) and synchronously, the two floor views of bench/bench_urls.py
 and the bare view. Each endpoint is warmed up, then counted over `N` requests
 alone: the process calls `os.getppid()` to zero callgrind's counts and
 `os.getpgrp()` to dump them (`--zero-before`, `--dump-before`), so Django's
-start-up is paid once and counted never. Only the web process is counted:
-the sandbox processes and PostgreSQL run outside valgrind.
+start-up is paid once and counted never. Only the thread serving the
+requests is counted (`--separate-threads`): the process's background threads
+(the queue's notifier, the flow listener, the lease's ticks) work by the wall
+clock, which valgrind and the load stretch, and so moved the counts by up to
+0.15 M between runs of the same code; so, for the same reason, do the rate
+limiter's syncs and the deferral of a run's INSERT, held off here (`serve`).
+The sandbox processes and PostgreSQL run outside valgrind.
 
 Needs valgrind and the database `make bench-webhook` leaves (`BENCH_DB`,
 default `weir_bench_webhook`, on `PG_URL`), and Redis (`BENCH_REDIS_URL`,
@@ -63,6 +68,8 @@ ENV = {
     "WEBHOOK_RATE_LIMIT": "100000000/min",
     # No worker runs: every 202 leaves a queued run, as in bench/webhook.sh.
     "QUEUED_RUNS_PER_OWNER": "100000000",
+    # Nor reconnects by the wall clock (bench/webhook.sh holds them too).
+    "DB_CONN_MAX_AGE": "36000",
     "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
     "PYTHONHASHSEED": "0",
 }
@@ -116,11 +123,15 @@ def serve(names: list[str], count: int) -> None:
     """The measured process: per endpoint, warm up, then `count` requests
     between the two markers callgrind zeroes and dumps its counts at."""
     calls = [caller(*ENDPOINTS[name]) for name in names]
+    from core.http import ratelimit_batched
     from flows.engine import deferred
 
-    # A run lasting STORE_AFTER_SECONDS is inserted, then updated; under
-    # valgrind a run lasts ~50 times longer, and some did, by the load.
+    # What the request's thread does by the wall clock, which valgrind slows
+    # ~50 times, and the load more: a run lasting STORE_AFTER_SECONDS is
+    # inserted, then updated; the rate limiter adds its count to Redis every
+    # SYNC_SECONDS (every request or two, here; every few hundred in a server).
     deferred.STORE_AFTER_SECONDS = 3600
+    ratelimit_batched.SYNC_SECONDS = 3600
     for call in calls:
         for _ in range(WARM_UP):
             call()
@@ -142,13 +153,14 @@ def instructions(names: list[str], count: int) -> list[int]:
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
             + ["--zero-before=getppid", "--dump-before=getpgrp"]
+            + ["--separate-threads=yes"]  # the request's thread: "-01"
             + [sys.executable, __file__, "serve", str(count), *names],
             env={**os.environ, **ENV},
             capture_output=True,
             text=True,
             cwd=ROOT,
         )
-        parts = [Path(f"{out}.{part}") for part in range(1, len(names) + 1)]
+        parts = [Path(f"{out}.{part}-01") for part in range(1, len(names) + 1)]
         if done.returncode or not all(part.exists() for part in parts):
             raise SystemExit(done.stderr[-2000:])
         return [
