@@ -55,12 +55,11 @@ from core.http.errors import (
 )
 from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable
-from flows.engine import deliveries, webhook_cache
+from flows.engine import deliveries, plan, webhook_cache
 from flows.engine.admission import admitted
 from flows.engine.once import run_once
 from flows.files import FileTooLarge, RunFiles, claim, files_in, is_file
 from flows.models import Flow, FlowRun
-from flows.nodes.webhook import has_webhook_trigger, methods_of, webhook_settings
 from webhooks import bodies, limits, metrics, provider_signatures, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
@@ -69,18 +68,21 @@ IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
-def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
-    """The flow whose webhook is enabled and that has a Webhook trigger node;
-    anything else does not exist (404, or 429 for an address that keeps
-    missing: `limits.miss`)."""
+def _webhook_flow(
+    request: HttpRequest, flow_id: str
+) -> tuple[Flow, dict, tuple[str, ...]]:
+    """The flow whose webhook is enabled and that has a Webhook trigger node,
+    with that node's data and methods; anything else does not exist (404, or
+    429 for an address that keeps missing: `limits.miss`)."""
     try:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise limits.miss(request) from None
     flow = webhook_cache.webhook_target(pk)
-    if flow is None or not has_webhook_trigger(flow.nodes):
+    entry = None if flow is None else plan.webhook_entry(flow)
+    if entry is None:
         raise limits.miss(request)
-    return flow
+    return flow, *entry
 
 
 def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | None:
@@ -214,9 +216,8 @@ _PUBLIC = {
 @csrf_exempt
 @metrics.timed
 def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
-    flow = _webhook_flow(request, flow_id)
-    trigger = webhook_settings(flow.nodes)
-    answer = _check_method(request, methods_of(trigger))
+    flow, trigger, methods = _webhook_flow(request, flow_id)
+    answer = _check_method(request, methods)
     if answer is not None:
         return answer
     hops = limits.check_hops(request)

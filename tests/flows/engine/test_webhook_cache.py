@@ -110,6 +110,18 @@ def test_a_cached_flow_is_planned_once_then_again_after_a_change(
     assert planned == ["webhook", "webhook"]
 
 
+def test_methods_a_cached_flow_takes_change_with_its_webhook_node(alice, client):
+    flow = code_flow(alice, "return 1;")
+    assert client.get(f"/api/webhooks/{flow.pk}").status_code == 405
+    nodes, _ = chain(trigger(), code("c", "return 1;"))
+    nodes[0]["data"] = {"methods": ["GET", "POST"]}
+
+    Flow.objects.filter(pk=flow.pk).update(nodes=nodes)
+
+    assert wait_until(lambda: not cached(flow), 2)
+    assert client.get(f"/api/webhooks/{flow.pk}").status_code == 200
+
+
 def test_new_code_saved_through_the_api_runs_on_the_next_webhook(alice, api, client):
     flow = code_flow(alice, "return 'old';")
     assert post(client, flow).json()["results"]["c"] == "old"
