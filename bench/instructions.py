@@ -174,7 +174,7 @@ def main() -> None:
     print(f"{ROOT}: instructions per request in the web process, N={N}")
     print("\n| endpoint | instructions per request |\n|---|---|")
     for name, total in zip(names, instructions(names, N), strict=True):
-        print(f"| {name} | {total / N / 1e6:.2f} M |")
+        print(f"| {name} | {total / N / 1e6:.3f} M |")
 
 
 if __name__ == "__main__":
