@@ -2,22 +2,33 @@
 
 Wall and CPU time swing with the neighbours on a shared 2-core machine;
 callgrind's instruction counts do not (the same total twice, whatever else
-runs). This drives Django's WSGI handler in process (no gunicorn, no HTTP), for
-the webhook -> code flow of `make bench-webhook` and for the bare view, once
-with no measured requests and once with `N`, and prints the difference divided
-by `N`: instructions per request. Only the web process is counted: the sandbox
-processes and PostgreSQL run outside valgrind.
+runs). This drives Django's WSGI handler in process (no gunicorn, no HTTP)
+for each endpoint of `make bench-webhook` in turn, in one process under
+valgrind: the webhook -> code flow answered 202 (`Prefer: respond-async`, its
+run left queued) and synchronously, the two floor views of bench/bench_urls.py
+and the bare view. Each endpoint is warmed up, then counted over `N` requests
+alone: the process calls `os.getppid()` to zero callgrind's counts and
+`os.getpgrp()` to dump them (`--zero-before`, `--dump-before`), so Django's
+start-up is paid once and counted never. Only the thread serving the
+requests is counted (`--separate-threads`): the process's background threads
+(the queue's notifier, the flow listener, the lease's ticks) work by the wall
+clock, which valgrind and the load stretch, and so moved the counts by up to
+0.15 M between runs of the same code; so, for the same reason, do the rate
+limiter's syncs and the deferral of a run's INSERT, held off here (`serve`).
+The sandbox processes and PostgreSQL run outside valgrind.
 
 Needs valgrind and the database `make bench-webhook` leaves (`BENCH_DB`,
 default `weir_bench_webhook`, on `PG_URL`), and Redis (`BENCH_REDIS_URL`,
 default 6379 db 15) as that benchmark.
 
     .venv/bin/python bench/instructions.py          # or: make bench-instructions
-    N=200 ROOT=/path/to/another/checkout .venv/bin/python bench/instructions.py
+    N=200 ONLY="webhook 202,floor 202" ROOT=/path/to/another/checkout \
+        .venv/bin/python bench/instructions.py
 """
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
@@ -32,8 +43,18 @@ N = int(os.environ.get("N", "100"))
 PG_URL = os.environ.get("PG_URL", "postgres://postgres@127.0.0.1:5432")
 BENCH_DB = os.environ.get("BENCH_DB", "weir_bench_webhook")
 BODY = b'{"name": "Ada", "items": [1, 2, 3]}'
+# bench/phases.py's default for `caller`: the 202 webhook when "1".
 PREFER_ASYNC = os.environ.get("PREFER_ASYNC") == "1"
-WARM_UP = 20  # imports, caches, sandbox workers started: not measured apart
+WARM_UP = 20  # imports, caches, sandbox workers started: not counted
+# name: (path, answered 202); "webhook" is the benchmark's flow.
+ENDPOINTS = {
+    "webhook 202": ("webhook", True),
+    "floor 202": ("/bench/floor-202", False),
+    "webhook sync": ("webhook", False),
+    "floor sync": ("/bench/floor-sync", False),
+    "bare": ("/bench/bare", False),
+}
+ONLY = [name for name in os.environ.get("ONLY", "").split(",") if name]
 ENV = {
     "DJANGO_SETTINGS_MODULE": "bench.bench_settings",
     "DATABASE_URL": f"{PG_URL}/{BENCH_DB}",
@@ -45,15 +66,20 @@ ENV = {
     "LOG_LEVEL": "WARNING",
     "ALLOWED_HOSTS": "127.0.0.1",
     "WEBHOOK_RATE_LIMIT": "100000000/min",
+    # No worker runs: every 202 leaves a queued run, as in bench/webhook.sh.
+    "QUEUED_RUNS_PER_OWNER": "100000000",
+    # Nor reconnects by the wall clock (bench/webhook.sh holds them too).
+    "DB_CONN_MAX_AGE": "36000",
     "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
     "PYTHONHASHSEED": "0",
 }
 
 
-def caller(path: str):
+def caller(path: str, prefer_async: bool = PREFER_ASYNC):
     """Set Django up in this process; return a function that sends one request
     to `path` ("webhook": the benchmark's flow) through the WSGI handler."""
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -81,7 +107,7 @@ def caller(path: str):
             "wsgi.url_scheme": "http",
             "wsgi.errors": sys.stderr,
         }
-        if PREFER_ASYNC:  # the 202 webhook: its run queued, no worker running
+        if prefer_async:  # the 202 webhook: its run queued, no worker running
             environ["HTTP_PREFER"] = "respond-async"
         status = []
         body = app(environ, lambda line, headers, exc=None: status.append(line))
@@ -93,40 +119,66 @@ def caller(path: str):
     return call
 
 
-def serve(path: str, count: int) -> None:
-    """The measured process: warm up, then `count` requests to `path`."""
-    call = caller(path)
-    for _ in range(WARM_UP + count):
-        call()
+def serve(names: list[str], count: int) -> None:
+    """The measured process: per endpoint, warm up, then `count` requests
+    between the two markers callgrind zeroes and dumps its counts at."""
+    calls = [caller(*ENDPOINTS[name]) for name in names]
+    from core.http import ratelimit_batched
+    from flows.engine import deferred
+
+    # What the request's thread does by the wall clock, which valgrind slows
+    # ~50 times, and the load more: a run lasting STORE_AFTER_SECONDS is
+    # inserted, then updated; the rate limiter adds its count to Redis every
+    # SYNC_SECONDS (every request or two, here; every few hundred in a server).
+    deferred.STORE_AFTER_SECONDS = 3600
+    ratelimit_batched.SYNC_SECONDS = 3600
+    for call in calls:
+        for _ in range(WARM_UP):
+            call()
+        # As a server's process does once it has loaded (core/startup.py), so
+        # a full collection walks only what the counted requests made: else
+        # one falling inside an endpoint's count moved it by ~0.3 M.
+        gc.collect()
+        gc.freeze()
+        os.getppid()  # --zero-before=getppid
+        for _ in range(count):
+            call()
+        os.getpgrp()  # --dump-before=getpgrp
 
 
-def instructions(path: str, count: int) -> int:
+def instructions(names: list[str], count: int) -> list[int]:
+    """Instructions of `count` requests to each endpoint of `names`."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-            + [sys.executable, __file__, "serve", path, str(count)],
+            + ["--zero-before=getppid", "--dump-before=getpgrp"]
+            + ["--separate-threads=yes"]  # the request's thread: "-01"
+            + [sys.executable, __file__, "serve", str(count), *names],
             env={**os.environ, **ENV},
             capture_output=True,
             text=True,
             cwd=ROOT,
         )
-        match = re.search(r"Collected : (\d+)", done.stderr)
-        if done.returncode or not match:
+        parts = [Path(f"{out}.{part}-01") for part in range(1, len(names) + 1)]
+        if done.returncode or not all(part.exists() for part in parts):
             raise SystemExit(done.stderr[-2000:])
-        return int(match[1])
+        return [
+            int(re.search(r"^summary: (\d+)", part.read_text(), re.M)[1])
+            for part in parts
+        ]
 
 
 def main() -> None:
+    names = ONLY or list(ENDPOINTS)
     print(f"{ROOT}: instructions per request in the web process, N={N}")
     print("\n| endpoint | instructions per request |\n|---|---|")
-    for name in ("webhook", "/bench/bare"):
-        per_request = (instructions(name, N) - instructions(name, 0)) / N
-        print(f"| {name} | {per_request / 1e6:.2f} M |")
+    for name, total in zip(names, instructions(names, N), strict=True):
+        print(f"| {name} | {total / N / 1e6:.3f} M |")
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["serve"]:
-        serve(sys.argv[2], int(sys.argv[3]))
+        serve(sys.argv[3:], int(sys.argv[2]))
     else:
         main()

@@ -67,6 +67,7 @@ class CodeResult:
     value: Any
     logs: list[str] = field(default_factory=list)
     logs_truncated: bool = False
+    text: str | None = None  # the JSON text `value` was read from
 
 
 def run_code(source: str, variables: dict, *, deadline: float | None = None):
@@ -76,7 +77,7 @@ def run_code(source: str, variables: dict, *, deadline: float | None = None):
     settled = reply.get("settled")
     if "error" in reply or not isinstance(settled, dict):
         raise _failure(reply, logs)
-    return CodeResult(_decode(settled, logs), logs, truncated)
+    return CodeResult(_decode(settled, logs), logs, truncated, settled["json"])
 
 
 # When the save being checked must stop compiling code (`check_budget`).

@@ -1,13 +1,12 @@
-"""The webhooks app's routes under /api/: the public endpoint and the secret."""
+"""The webhooks app's routes under /api/: a waiting run's resume link and the
+secret. The public endpoint (`views.receive`) is routed in config/urls.py, at
+the top level: it is the hot path."""
 
 from django.urls import path
 
-from webhooks import api, resume, views
+from webhooks import api, resume
 
 urlpatterns = [
-    path("webhooks/<str:flow_id>", views.receive, name="webhook"),
-    # The rest of the path reaches the flow as `run.request.path`.
-    path("webhooks/<str:flow_id>/<path:path>", views.receive, name="webhook-path"),
     # A waiting run's resume link (webhooks/resume.py); node ids may hold "/".
     path(
         "resume/<uuid:run_id>/<path:node_id>/<str:token>",

@@ -55,12 +55,11 @@ from core.http.errors import (
 )
 from core.http.respond_async import accepted, prefers_async
 from core.storable import Unstorable, check_storable
-from flows.engine import deliveries, webhook_cache
+from flows.engine import deliveries, plan, webhook_cache
 from flows.engine.admission import admitted
 from flows.engine.once import run_once
 from flows.files import FileTooLarge, RunFiles, claim, files_in, is_file
 from flows.models import Flow, FlowRun
-from flows.nodes.webhook import has_webhook_trigger, methods_of, webhook_settings
 from webhooks import bodies, limits, metrics, provider_signatures, signatures
 from webhooks.request_meta import request_meta
 from webhooks.responses import run_response
@@ -69,18 +68,21 @@ IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
-def _webhook_flow(request: HttpRequest, flow_id: str) -> Flow:
-    """The flow whose webhook is enabled and that has a Webhook trigger node;
-    anything else does not exist (404, or 429 for an address that keeps
-    missing: `limits.miss`)."""
+def _webhook_flow(
+    request: HttpRequest, flow_id: str
+) -> tuple[Flow, dict, tuple[str, ...]]:
+    """The flow whose webhook is enabled and that has a Webhook trigger node,
+    with that node's data and methods; anything else does not exist (404, or
+    429 for an address that keeps missing: `limits.miss`)."""
     try:
         pk = uuid.UUID(flow_id)
     except ValueError:
         raise limits.miss(request) from None
     flow = webhook_cache.webhook_target(pk)
-    if flow is None or not has_webhook_trigger(flow.nodes):
+    entry = None if flow is None else plan.webhook_entry(flow)
+    if entry is None:
         raise limits.miss(request)
-    return flow
+    return flow, *entry
 
 
 def _verify_signature(flow: Flow, request: HttpRequest, body: bytes) -> str | None:
@@ -119,6 +121,8 @@ def _delivery_id(request: HttpRequest, signed_id: str | None) -> str:
 def _check_storable(path: str, query: dict, parsed: bodies.Parsed) -> None:
     """400 for a path, query or file name the run could not store (a NUL): it
     would end as a failed run answered 500 instead."""
+    if not (path or query or parsed.uploads):
+        return  # nothing to check: the body was checked as it was parsed
     names = [[upload.field, upload.name] for upload in parsed.uploads]
     try:
         check_storable(
@@ -188,17 +192,18 @@ def _allowed(methods: tuple[str, ...]) -> list[str]:
 def _check_method(
     request: HttpRequest, methods: tuple[str, ...]
 ) -> HttpResponse | None:
-    """An answer of its own for OPTIONS and HEAD; 405 for a method not taken."""
+    """An answer of its own for OPTIONS and HEAD; 405 for a method not taken;
+    None for a method taken (never OPTIONS or HEAD: `methods_of`)."""
+    if request.method in methods:
+        return None
     allow = ", ".join(_allowed(methods))
     if request.method == "OPTIONS":
         return HttpResponse(status=204, headers={"Allow": allow})
     if request.method == "HEAD" and "GET" in methods:
         return HttpResponse(status=200, headers={"Allow": allow})
-    if request.method not in methods:
-        raise MethodNotAllowed(
-            _allowed(methods), f"This webhook accepts {', '.join(methods)}."
-        )
-    return None
+    raise MethodNotAllowed(
+        _allowed(methods), f"This webhook accepts {', '.join(methods)}."
+    )
 
 
 _PUBLIC = {
@@ -211,9 +216,8 @@ _PUBLIC = {
 @csrf_exempt
 @metrics.timed
 def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
-    flow = _webhook_flow(request, flow_id)
-    trigger = webhook_settings(flow.nodes)
-    answer = _check_method(request, methods_of(trigger))
+    flow, trigger, methods = _webhook_flow(request, flow_id)
+    answer = _check_method(request, methods)
     if answer is not None:
         return answer
     hops = limits.check_hops(request)
@@ -250,7 +254,8 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
         )
         if repeat:
             return _answer_repeat(run, payload)
-        claim(files_in(payload), run.id)
+        if parsed.uploads:  # what this request stored becomes the run's
+            claim(files_in(payload), run.id)
         return accepted(run.id, run.status)
     run, repeat = run_once(
         flow,
@@ -261,6 +266,8 @@ def receive(request: HttpRequest, flow_id: str, path: str = "") -> HttpResponse:
         request_meta=meta,
         hops=hops,
         files=files,
+        # Checked as parsed; an upload's marker holds the type its sender named.
+        input_checked=not parsed.uploads,
     )
     if repeat:
         return _answer_repeat(run, payload)

@@ -9,8 +9,7 @@ onto every log record.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 
 FIELDS = ("request_id", "run_id", "flow_id", "node_id")
@@ -20,16 +19,29 @@ _values: dict[str, ContextVar[str | None]] = {
 }
 
 
-@contextmanager
-def bound(**values) -> Iterator[None]:
+def bound(**values) -> AbstractContextManager[None]:
     """Set these fields (str() of each value) for the block, then restore them."""
-    tokens = [
-        (_values[name], _values[name].set(str(value))) for name, value in values.items()
-    ]
-    try:
-        yield
-    finally:
-        for var, token in reversed(tokens):
+    return _Bound(values)
+
+
+class _Bound:
+    """`bound`'s block. A class rather than a generator-based context manager:
+    the engine enters one around every run and every node, and a generator's
+    context manager costs several calls more on each way in and out."""
+
+    __slots__ = ("values", "tokens")
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def __enter__(self) -> None:
+        self.tokens = [
+            (_values[name], _values[name].set(str(value)))
+            for name, value in self.values.items()
+        ]
+
+    def __exit__(self, *exc_info) -> None:
+        for var, token in reversed(self.tokens):
             var.reset(token)
 
 

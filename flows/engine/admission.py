@@ -18,6 +18,7 @@ The background queue's share per workspace is flows/engine/fair_queue.py.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,21 +41,31 @@ def caps_for(
 ) -> list[Cap]:
     """The process's cap, the account's (if known), the owner's (the
     workspace's when given, else the user's) and the flow's, if any."""
-    caps = [Cap(PROCESS, settings.SYNC_RUNS_PER_PROCESS)]
+    limits = (
+        settings.SYNC_RUNS_PER_PROCESS,
+        settings.SYNC_RUNS_PER_ACCOUNT,
+        settings.SYNC_RUNS_PER_OWNER,
+        settings.SYNC_RUNS_PER_FLOW,
+    )
+    return list(_caps(owner_id, flow_id, workspace_id, account_id, limits))
+
+
+@functools.lru_cache(maxsize=4096)
+def _caps(owner_id, flow_id, workspace_id, account_id, limits) -> tuple[Cap, ...]:
+    """`caps_for`, made once per caller and limits (a cap is frozen): four
+    caps and their keys from ids as text were made for every synchronous run."""
+    per_process, per_account, per_owner, per_flow = limits
+    caps = [Cap(PROCESS, per_process)]
     if account_id is not None:
-        caps.append(
-            Cap(f"account:{account_id}", settings.SYNC_RUNS_PER_ACCOUNT, "This account")
-        )
+        caps.append(Cap(f"account:{account_id}", per_account, "This account"))
     if workspace_id is not None:
-        owner = Cap(
-            f"workspace:{workspace_id}", settings.SYNC_RUNS_PER_OWNER, "This workspace"
-        )
+        owner = Cap(f"workspace:{workspace_id}", per_owner, "This workspace")
     else:
-        owner = Cap(f"owner:{owner_id}", settings.SYNC_RUNS_PER_OWNER, "This user")
+        owner = Cap(f"owner:{owner_id}", per_owner, "This user")
     caps.append(owner)
     if flow_id is not None:
-        caps.append(Cap(f"flow:{flow_id}", settings.SYNC_RUNS_PER_FLOW, "This flow"))
-    return caps
+        caps.append(Cap(f"flow:{flow_id}", per_flow, "This flow"))
+    return tuple(caps)
 
 
 @contextmanager

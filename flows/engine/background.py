@@ -20,9 +20,11 @@ import contextlib
 import logging
 from datetime import timedelta
 
+from django.core.signals import setting_changed
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce
+from django.dispatch import receiver
 from django.utils import timezone
 from django_tasks import task
 from django_tasks_db import DatabaseBackend
@@ -124,8 +126,23 @@ def enqueue_run(
 
 def runs_are_tasks() -> bool:
     """Whether the task engine is the database's: then a queued run is taken
-    from the runs table and has no task of its own."""
-    return isinstance(execute_run.get_backend(), DatabaseBackend)
+    from the runs table and has no task of its own. Known once per `TASKS`
+    setting: looking the backend up is a context-local read, on every 202."""
+    known = _ENGINE.get("database")
+    if known is None:
+        known = _ENGINE["database"] = isinstance(
+            execute_run.get_backend(), DatabaseBackend
+        )
+    return known
+
+
+_ENGINE: dict[str, bool] = {}
+
+
+@receiver(setting_changed)
+def _forget_engine(*, setting: str, **kwargs) -> None:
+    if setting == "TASKS":
+        _ENGINE.clear()
 
 
 def announce(run_id, run_after=None) -> None:

@@ -19,6 +19,7 @@ runner (the runner cannot import this module: this one imports the runner).
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from typing import Any
@@ -56,9 +57,17 @@ class ChildRuns:
         self.execution = execution
         self.parent = execution.run
         self.node_id = node_id
-        self.depth = int(self.parent.request_meta.get("call_depth", 0)) + 1
-        # The run at the top of the call tree: FLOW_CALL_MAX_CHILDREN counts under it.
-        self.root = str(self.parent.request_meta.get("call_root") or self.parent.id)
+
+    # Read only by a node that calls a flow; every node is given a ChildRuns.
+    @functools.cached_property
+    def depth(self) -> int:
+        return int(self.parent.request_meta.get("call_depth", 0)) + 1
+
+    @functools.cached_property
+    def root(self) -> str:
+        """The run at the top of the call tree: FLOW_CALL_MAX_CHILDREN counts
+        under it."""
+        return str(self.parent.request_meta.get("call_root") or self.parent.id)
 
     def flow(self, flow_id: Any) -> Flow:
         """The flow to call: one of the run's workspace, else `flow_missing`."""

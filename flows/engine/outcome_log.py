@@ -30,8 +30,10 @@ def outcome_event(run, status: str, duration_ms: float) -> dict:
 
 
 def log_outcome(run, status: str, duration_ms: float) -> None:
-    event = outcome_event(run, status, duration_ms)
     level = logging.INFO if status == "succeeded" else logging.WARNING
+    if not logger.isEnabledFor(level):  # LOG_LEVEL above it, and not shipped
+        return
+    event = outcome_event(run, status, duration_ms)
     transaction.on_commit(
         lambda: logger.log(
             level,

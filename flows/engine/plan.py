@@ -7,7 +7,8 @@ reaches is skipped with `UNREACHABLE`, never run).
 A plan depends on the graph and the trigger only, and nothing changes it once
 made, so a flow that carries a `PLANS` dict (a cached webhook target,
 flows/engine/webhook_cache.py, shared by every request's copy) keeps its plans there:
-a webhook plans its graph once per process, not on every run (~20 µs a run).
+a webhook plans its graph once per process, not on every run (~20 µs a run). Its
+webhook node's settings are kept there too (`webhook_entry`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from flows.graph import ERROR_HANDLE, reachable_from_triggers, topological_order
 from flows.graph.retry import RetryPolicy, policy_of
 from flows.models import Flow, FlowRun
 from flows.nodes import NodeKind, get_kind
+from flows.nodes.webhook import has_webhook_trigger, methods_of, webhook_settings
 
 # The attribute of a flow instance that holds its plans by trigger, if any.
 PLANS = "weir_plans"
@@ -95,6 +97,26 @@ def plan(flow: Flow, trigger: str | None = None) -> list[PlannedNode]:
     if planned is None:
         planned = plans[trigger] = _plan(flow, trigger)
     return planned
+
+
+# Where a flow's plans keep its webhook entry: no trigger is this object.
+_WEBHOOK_ENTRY = object()
+
+
+def webhook_entry(flow: Flow) -> tuple[dict, tuple[str, ...]] | None:
+    """The data of `flow`'s webhook node and the methods it takes; None when
+    it has no webhook node. Kept with the plans of a flow that carries them:
+    the public webhook reads it on every request."""
+    plans = flow.__dict__.get(PLANS)
+    if plans is not None and _WEBHOOK_ENTRY in plans:
+        return plans[_WEBHOOK_ENTRY]
+    entry = None
+    if has_webhook_trigger(flow.nodes):
+        data = webhook_settings(flow.nodes)
+        entry = (data, methods_of(data))
+    if plans is not None:
+        plans[_WEBHOOK_ENTRY] = entry
+    return entry
 
 
 def _plan(flow: Flow, trigger: str | None) -> list[PlannedNode]:

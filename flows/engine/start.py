@@ -29,6 +29,7 @@ def run_flow(
     called_by: FlowRun | None = None,
     files: RunFiles | None = None,
     started_by: Actor | None = None,
+    input_checked: bool = False,
 ) -> FlowRun:
     """Run `flow` once with `input` and return the stored, finished FlowRun.
 
@@ -51,11 +52,14 @@ def run_flow(
     before it began (a webhook's uploads, flows/files/run_files.py): they
     count towards its files' limit and are claimed with it. `started_by`,
     the person or token who started it by hand, is audited as `run.started`
-    once the run has ended (flows/engine/run_audit.py).
+    once the run has ended (flows/engine/run_audit.py). `input_checked`: the
+    caller has checked `input` with `check_storable` itself (the webhook, as
+    it parsed the body), so it is not walked again.
     """
+    refused = None
     try:
-        check_storable(input, what="The run's input")
-        refused = None
+        if not input_checked:
+            check_storable(input, what="The run's input")
     except Unstorable as problem:  # callers check first; this is the last guard
         input, refused = {}, str(problem)
     if delivery_id:

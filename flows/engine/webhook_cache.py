@@ -29,6 +29,7 @@ import uuid
 import psycopg
 from django.conf import settings
 from django.db import connections, router
+from django.db.models.base import ModelState
 
 from flows.engine import plan, store
 from flows.models import Flow
@@ -145,12 +146,18 @@ class TargetCache:
 
 
 def _copy(flow: Flow) -> Flow:
-    """What `copy.copy(flow)` makes (a new instance of Django's pickled state:
-    `__getstate__` copies the dict and the instance's state), without the
-    generic copy protocol's detour through `__reduce__`, which looks the model
-    up by name and checks the Django version on every copy."""
+    """What `copy.copy(flow)` makes: a new instance of Django's pickled state
+    (`Model.__getstate__`: the instance's dict, its `_state` copied, and that
+    state's cache of related objects copied one level), made directly. The
+    generic copy protocol looked the model up by name and checked the Django
+    version on every copy; `__getstate__` copies the state through it too and
+    scans every value for a memoryview, which no webhook target holds
+    (`store.WEBHOOK_FIELDS` has no binary field)."""
     clone = Flow.__new__(Flow)
-    clone.__dict__.update(flow.__getstate__())
+    clone.__dict__.update(flow.__dict__)
+    state = clone._state = ModelState.__new__(ModelState)
+    state.__dict__.update(flow._state.__dict__)
+    state.fields_cache = flow._state.fields_cache.copy()
     return clone
 
 

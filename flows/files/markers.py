@@ -98,6 +98,12 @@ def new_file_parts(value: dict) -> tuple[str, str, bytes]:
     return name, kind or "text/plain; charset=utf-8", inner["text"].encode()
 
 
+def may_name_files(text: str) -> bool:
+    """Whether the JSON text of a value may hold a `$file` object: its key
+    written out, or a `\\u` escape, which could spell it."""
+    return KEY in text or "\\u" in text
+
+
 def replace_new_files(value: Any, make) -> Any:
     """`value` with every file to be made replaced by `make(value)` (its
     marker); the same object when it holds none."""

@@ -59,9 +59,12 @@ class RunFiles:
             marker, workspace_id=self.workspace_id, max_bytes=max_bytes
         )
 
-    def keep_made(self, value: Any) -> Any:
+    def keep_made(self, value: Any, text: str | None = None) -> Any:
         """`value` with each file a code node made (`{"$file": {name, type,
-        base64 | text}}`) stored and replaced by its marker."""
+        base64 | text}}`) stored and replaced by its marker. `text`, the JSON
+        text `value` was read from, spares the walk when it names no file."""
+        if text is not None and not markers.may_name_files(text):
+            return value
 
         def make(spec: dict) -> dict:
             name, content_type, data = markers.new_file_parts(spec)

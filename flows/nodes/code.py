@@ -60,4 +60,4 @@ class CodeNode(NodeKind):
         if ctx.files is None:  # tested on its own, outside a run
             return result.value
         # Files it made are stored now; its output holds their markers.
-        return ctx.files.keep_made(result.value)
+        return ctx.files.keep_made(result.value, text=result.text)

@@ -69,6 +69,25 @@ def test_a_webhook_reads_its_flow_once_then_from_memory(alice, client):
     assert (flow_reads(first), flow_reads(second)) == (1, 0)
 
 
+def test_each_webhook_gets_its_own_copy_of_the_cached_flow(alice):
+    """What Django pickles of the cached flow (`__getstate__`, as `copy.copy`
+    copies it), and what one request sets on its copy (an attribute, a related
+    object, the state) stays with that request."""
+    flow = code_flow(alice, "return 1;")
+    first = CACHE.webhook_target(flow.pk)
+    pickled = CACHE._flows[flow.pk].__getstate__()
+
+    first.webhook_secret = "set by one request"
+    first._state.fields_cache["workspace"] = "loaded by one request"
+    first._state.db = "elsewhere"
+    second = CACHE.webhook_target(flow.pk)
+
+    assert second is not first and second._state is not first._state
+    assert vars(second) == {**pickled, "_state": second._state}
+    assert vars(second._state) == vars(pickled["_state"])
+    assert second.webhook_secret == flow.webhook_secret
+
+
 def test_a_cached_flow_is_planned_once_then_again_after_a_change(
     alice, api, client, monkeypatch
 ):
@@ -89,6 +108,18 @@ def test_a_cached_flow_is_planned_once_then_again_after_a_change(
     assert wait_until(lambda: not cached(flow), 2)
     assert post(client, flow).json()["results"]["c"] == 2
     assert planned == ["webhook", "webhook"]
+
+
+def test_methods_a_cached_flow_takes_change_with_its_webhook_node(alice, client):
+    flow = code_flow(alice, "return 1;")
+    assert client.get(f"/api/webhooks/{flow.pk}").status_code == 405
+    nodes, _ = chain(trigger(), code("c", "return 1;"))
+    nodes[0]["data"] = {"methods": ["GET", "POST"]}
+
+    Flow.objects.filter(pk=flow.pk).update(nodes=nodes)
+
+    assert wait_until(lambda: not cached(flow), 2)
+    assert client.get(f"/api/webhooks/{flow.pk}").status_code == 200
 
 
 def test_new_code_saved_through_the_api_runs_on_the_next_webhook(alice, api, client):
