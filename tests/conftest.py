@@ -16,6 +16,7 @@ from accounts.workspaces.access import forget_accounts
 from core.http import ratelimit_batched
 from core.startup import HEAVY_SDKS
 from flows.engine import fair_queue
+from tests import db_template
 from tests.factories import FlowFactory, UserFactory
 
 # The servers and workers the suite starts leave the heavy SDKs for first use
@@ -96,16 +97,21 @@ def spread_out_processes(items: list) -> list:
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(
-    django_db_modify_db_settings_parallel_suffix, tmp_path_factory
+    django_db_modify_db_settings_parallel_suffix, tmp_path_factory, request
 ):
     """On SQLite the test database is a file, not memory: servers that tests
     start in other processes (tests/gunicorn_server.py) open it too. The
     suite's own connections wait 1 s for a write lock, not production's 20:
     a test that meets a lock held by its own open transaction fails in a
-    second instead of twenty (the tests that need a wait set their own)."""
+    second instead of twenty (the tests that need a wait set their own). On
+    PostgreSQL a test database is made as a copy of one migrated template
+    (tests/db_template.py)."""
     from django.conf import settings
+    from django.db import connections
 
     database = settings.DATABASES["default"]
+    if connections["default"].vendor == "postgresql":
+        db_template.use_template(database, remade=request.config.option.create_db)
     if database["ENGINE"] == "django.db.backends.sqlite3":
         path = tmp_path_factory.mktemp("db") / "test.sqlite3"
         database.setdefault("TEST", {})["NAME"] = str(path)

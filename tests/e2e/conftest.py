@@ -20,9 +20,15 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.test import Client
+from playwright.sync_api import expect
 
 from tests.gunicorn_server import Server, free_port, granian_command
 from tests.llm_server import LLMServer, provider_settings
+
+# What a page shows is awaited up to 10 s, not Playwright's 5: on a loaded CI
+# machine a streamed chat reply was still arriving at 5 s (a test passing
+# waits no longer for it).
+expect.set_options(timeout=10_000)
 
 # Playwright's sync API runs an event loop in the main thread; Django's ORM would
 # then refuse to run there ("async unsafe"). The tests call the ORM between page
