@@ -52,16 +52,16 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The suite in three parts (docs/operations.md, "The test suite"): the
-# in-process tests (CPU-bound) on TEST_WORKERS pytest-xdist workers; the tests
-# that start other processes, which mostly wait on them, on WAIT_WORKERS;
-# last the `timing` tests, which assert on wall-clock time, on two workers:
-# those that start processes (the floods) one after another on the first,
-# the rest, which mostly wait on a clock, on the second. The
-# browser tests (Chromium against the production server) are `make e2e`. Each
-# worker has a test database of its own: the first part makes them from the
-# migrations (with `--create-db` in PYTEST_ARGS, as CI passes), the later
-# parts reuse them. Every part runs; any failing fails `make test` (exit 5,
+# The suite in two parts (docs/operations.md, "The test suite"): the
+# in-process tests and those that start other processes together on
+# TEST_WORKERS pytest-xdist workers (the latter spread out among the former:
+# tests/conftest.py); then the `timing` tests, which assert on wall-clock time,
+# on TIMING_WORKERS: those that start processes (the floods) one after another
+# on one worker, the rest, which mostly wait on a clock, beside them. The
+# browser tests (Chromium against the production server) are `make e2e`, on
+# WAIT_WORKERS. Each worker has a test database of its own, a copy of one
+# migrated template (tests/db_template.py): the first part makes them (with
+# `--create-db` in PYTEST_ARGS, as CI passes), the later parts reuse them. Every part runs; any failing fails `make test` (exit 5,
 # "no test selected", is not a failure). Python writes its bytecode once for
 # every process the suite starts, whatever PYTHONDONTWRITEBYTECODE says.
 TEST_WORKERS ?= 4

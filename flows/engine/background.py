@@ -17,6 +17,7 @@ least once, and a node that was running when its worker died runs again
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from datetime import timedelta
 
@@ -124,25 +125,18 @@ def enqueue_run(
     return run
 
 
+@functools.cache
 def runs_are_tasks() -> bool:
     """Whether the task engine is the database's: then a queued run is taken
     from the runs table and has no task of its own. Known once per `TASKS`
     setting: looking the backend up is a context-local read, on every 202."""
-    known = _ENGINE.get("database")
-    if known is None:
-        known = _ENGINE["database"] = isinstance(
-            execute_run.get_backend(), DatabaseBackend
-        )
-    return known
-
-
-_ENGINE: dict[str, bool] = {}
+    return isinstance(execute_run.get_backend(), DatabaseBackend)
 
 
 @receiver(setting_changed)
 def _forget_engine(*, setting: str, **kwargs) -> None:
     if setting == "TASKS":
-        _ENGINE.clear()
+        runs_are_tasks.cache_clear()
 
 
 def announce(run_id, run_after=None) -> None:
