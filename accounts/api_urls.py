@@ -1,11 +1,11 @@
 """The accounts app's routes under /api/: `/api/auth/*`, `/api/tokens`,
 `/api/workspaces` with their members, variables, tokens and audit log, and
-`/api/audit`."""
+`/api/audit`; and the API's own description, `/api/schema` and `/api/docs`."""
 
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from accounts import api
+from accounts import api, api_docs
 from accounts.audit_api import AuditViewSet, WorkspaceAuditViewSet
 from accounts.tokens.api import ApiTokenViewSet
 from accounts.tokens.workspace_api import WorkspaceTokenViewSet
@@ -37,6 +37,8 @@ urlpatterns = [
     path("auth/login", api.login_view, name="auth-login"),
     path("auth/logout", api.logout_view, name="auth-logout"),
     path("auth/session", api.session_view, name="auth-session"),
+    path("schema", api_docs.schema, name="schema"),
+    path("docs", api_docs.docs, name="docs"),
     path(
         "workspaces/<uuid:workspace_id>/tokens",
         WorkspaceTokenViewSet.as_view({"get": "list", "post": "create"}),

@@ -83,7 +83,7 @@ INSTALLED_APPS = [
     "knowledge",
     "agents",
     "webhooks",
-    "config.plugins.PluginsConfig",  # last: after every app's own node kinds
+    "flows.plugins.apps.PluginsConfig",  # last: after every app's own node kinds
 ]
 
 MIDDLEWARE = [

@@ -4,7 +4,7 @@ Each entry point names a `CredentialKind` (flows/credentials/kinds.py). It is
 registered like a built-in one, so the API takes and checks its fields, the
 Credentials page draws its form and, when it signs HTTP, the HTTP request and
 app action nodes offer it. Plugins load after the built-in kinds
-(`config.plugins.PluginsConfig` is the last installed app): a plugin that
+(`flows.plugins.apps.PluginsConfig` is the last installed app): a plugin that
 claims a taken name, or declares a field unlike another kind's field of that
 name, is refused and logged (docs/plugins.md).
 """

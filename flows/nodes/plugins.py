@@ -4,7 +4,7 @@ Each entry point names a `NodeKind` subclass (or an instance of one). It is
 registered like a built-in, so the palette offers it, the inspector draws its
 form, the graph validator runs its checks at save time and the engine runs it.
 Plugins load after every app has registered its own kinds
-(`config.plugins.PluginsConfig` is the last installed app), so a plugin that
+(`flows.plugins.apps.PluginsConfig` is the last installed app), so a plugin that
 claims a built-in's name, the agent's or another plugin's is refused and
 logged, never allowed to change what saved flows do.
 """

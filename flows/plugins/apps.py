@@ -10,7 +10,7 @@ from django.apps import AppConfig
 
 
 class PluginsConfig(AppConfig):
-    name = "config"
+    name = "flows.plugins"
     label = "plugins"
     verbose_name = "Plugins"
 
