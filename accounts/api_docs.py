@@ -1,6 +1,10 @@
-"""The API's description: its OpenAPI schema (`/api/schema`, public, as every
-client generator needs it before it has a token) and the Swagger UI page
-(`/api/docs`, for people, behind sign-in)."""
+"""The API's description: its OpenAPI schema (`/api/schema`) and the Swagger UI
+page (`/api/docs`).
+
+Both need a signed-in caller (a session or any API token: drf-spectacular's
+`SERVE_PERMISSIONS`, config/api_settings.py) and no right beyond it: the
+schema names routes, not any workspace's data. The page sends people who are
+signed out to sign in; the schema answers them 401."""
 
 from django.contrib.auth.decorators import login_required
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView

@@ -20,12 +20,17 @@ URL_SCHEMES = {"http", "https", "mailto"}
 FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
-ITALIC = re.compile(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])")
+# Neither form's text may hold its own delimiter: with `.+?` an opener that
+# cannot close scanned to the line's end, from every opener, and a 32,000
+# character line of ` *a` or `[[[…](http://xxx…` took seconds in `re`, which
+# holds the GIL (tests/agents/public/test_markdown_cost.py). So a match stops
+# at the next `*` (italic) or `[` (link), and the work grows with the text.
+ITALIC = re.compile(r"(?<![*\w])\*(?!\s)([^*]+?)(?<!\s)\*(?![*\w])")
 LIST_ITEM = re.compile(r"^\s*[-*] ")
 # Inline code is set aside as NUL<n>NUL while the other inline forms apply.
 PLACEHOLDER_MARK = "\x00"
 PLACEHOLDER = re.compile(f"{PLACEHOLDER_MARK}(\\d+){PLACEHOLDER_MARK}")
-LINK = re.compile(r"\[([^\]\n]+)\]\(((?:https?://|mailto:)[^\s)]+)\)")
+LINK = re.compile(r"\[([^\[\]\n]+)\]\(((?:https?://|mailto:)[^\s)\[\]]+)\)")
 
 
 def render_markdown(text: str) -> str:
