@@ -25,33 +25,13 @@ from agents.models import KEY_KINDS, Agent, validate_model_string
 from agents.output import schema_problem
 from agents.providers import ChatRequest, provider_for
 from agents.publishing import publishing_checked
+from agents.server_key import require_own_key
 from agents.tools import Toolbox
 from flows.models import Credential, Flow
 from knowledge.models import KnowledgeBase
 
 # A connection test asks for a word or two; it should not wait a full turn.
 TEST_TIMEOUT_SECONDS = 15.0
-# Providers whose calls fall back to a server-wide key (OPENAI_API_KEY,
-# ANTHROPIC_API_KEY) when the agent names no credential: someone pays for them.
-SERVER_KEY_PROVIDERS = ("openai", "anthropic")
-
-
-def require_own_key(model: str, credential, user) -> None:
-    """Only staff may spend the server's key; anyone else names a credential.
-
-    Without this, any signed-in user could make an agent with no credential
-    and chat on the operator's bill (issue 27).
-    """
-    provider = model.partition(":")[0]
-    if credential is None and provider in SERVER_KEY_PROVIDERS and not user.is_staff:
-        raise serializers.ValidationError(
-            {
-                "credential": [
-                    f"{provider} models need a credential of yours holding the API "
-                    "key; only staff may use the server's key."
-                ]
-            }
-        )
 
 
 WRONG_WORKSPACE = "The credential must belong to the agent's workspace."

@@ -30,12 +30,14 @@ from agents.pricing import check_day_budget, check_turn_budget, cut_short, price
 from agents.providers import (
     ChatRequest,
     ProviderError,
+    ProviderNotConfigured,
     ProviderTimeout,
     TextDelta,
     ToolCall,
     provider_for,
 )
 from agents.replies import ChatCancelled, ChatFailed, ChatReply
+from agents.server_key import server_key_refusal
 from agents.tools import Toolbox, refusal
 from core.redact import Redactor
 from core.storable import storable_text, storable_value
@@ -209,6 +211,9 @@ class Turn:
                 max_retries=0 if self.deadline is not None else None,
             )
             api_key = self.api_key or self.agent.provider_key()
+            refusal = None if api_key else server_key_refusal(self.agent)
+            if refusal:
+                raise ProviderNotConfigured(refusal)
             if api_key:
                 self.redactor.add("provider_key", [api_key])
             provider = provider_for(self.agent.model, api_key)

@@ -4,7 +4,9 @@
 
 Each starts runs by hand, so each needs `runs.start` (a runner and up), counts
 against the same caps as `POST /api/flows/:id/run` (a synchronous run is
-admitted, a queued one meets the workspace's queue cap) and is audited.
+admitted, a queued one meets the workspace's queue cap) and is audited. The
+new run's results are answered only to a caller holding `runs.data`: they are
+made from the stored run's data.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from accounts import rights
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.workspaces.access import flow_work, workspace_ids_where
+from accounts.workspaces.permissions import allows
 from accounts.workspaces.roles import RUNS_START
 from core.http.errors import Conflict
 from core.http.respond_async import accepted, prefers_async
@@ -90,7 +94,12 @@ class RunAgainMixin:
         with admitted(request, **flow_work(run.flow)):
             new = start(run)
         record_again(request, audit_action, new, run)
-        return Response(new.as_result())
+        answer = new.as_result()
+        # Its input is the stored run's, and a retry's results hold the stored
+        # outputs: run data, as the run's own page hides it (flows/api/runs.py).
+        if not allows(request, run.flow.workspace_id, rights.RUNS_DATA):
+            answer["results"] = None
+        return Response(answer)
 
     @extend_schema(request=None, responses={202: RETRY_FAILED_RESULT})
     @action(detail=False, methods=["post"], url_path="retry-failed")

@@ -13,6 +13,10 @@ class RunResultSerializer(serializers.Serializer):
     success = serializers.BooleanField()
     run_id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=FlowRun.Status.choices)
-    results = serializers.DictField()
+    results = serializers.DictField(
+        allow_null=True,
+        help_text="Each node's output by node id; null from a rerun or retry "
+        "for a caller who may not read run data (`runs:read`).",
+    )
     duration = serializers.FloatField(help_text="Milliseconds.")
     error = serializers.DictField(allow_null=True)

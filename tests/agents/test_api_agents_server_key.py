@@ -2,7 +2,9 @@
 
 An agent with no credential calls its provider with the server-wide key. Only
 staff may make such an agent, or test a connection with it; anyone else names
-a credential of their own, else a 400 on the `credential` field.
+a credential of their own, else a 400 on the `credential` field. A turn checks
+it again: an agent of someone else whose credential was deleted since is
+refused, not paid for by the server.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import pytest
 
 from agents.models import Agent
 from tests.factories import AgentFactory, make_credential
+from tests.llm_server import openai_text
 
 NEW = {"name": "Spender", "model": "openai:gpt-4o-mini", "system_prompt": "Hi."}
 
@@ -80,3 +83,43 @@ def test_models_that_use_no_server_key_need_no_credential(api):
     response = api.post("/api/agents", {**NEW, "model": "echo:demo"}, format="json")
 
     assert response.status_code == 201
+
+
+def test_deleting_a_users_key_credential_does_not_put_their_agent_on_the_servers_key(
+    api, alice, llm_server
+):
+    """The rule above was checked when an agent was saved only: a user deleted
+    the credential their agent named (no flow used it, so no `force` was
+    needed), the agent's credential became empty, and its next turn was paid
+    with the server's key (a review of `main`, 2026-12-06)."""
+    key = make_credential(alice, name="openai_key", secrets={"token": "sk-users-own"})
+    made = api.post("/api/agents", {**NEW, "credential": str(key.id)}, format="json")
+    assert made.status_code == 201
+    assert api.delete(f"/api/credentials/{key.id}").status_code == 200
+    assert Agent.objects.get(pk=made.json()["id"]).credential_id is None
+
+    chat = api.post(
+        f"/api/agents/{made.json()['id']}/chat", {"content": "hi"}, format="json"
+    )
+
+    assert llm_server.requests == []  # nobody's key was spent
+    assert chat.status_code == 502
+    error = chat.json()["error"]
+    assert error["code"] == "upstream_error"
+    assert "credential" in error["message"] and "server's key" in error["message"]
+
+
+def test_a_staff_members_agent_without_a_credential_still_uses_the_servers_key(
+    api, alice, llm_server
+):
+    alice.is_staff = True
+    alice.save()
+    made = api.post("/api/agents", NEW, format="json")
+    llm_server.queue(openai_text("hello"))
+
+    chat = api.post(
+        f"/api/agents/{made.json()['id']}/chat", {"content": "hi"}, format="json"
+    )
+
+    assert chat.status_code == 200, chat.content
+    assert llm_server.requests[0]["headers"]["authorization"] == "Bearer sk-test-openai"
