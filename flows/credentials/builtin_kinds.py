@@ -21,13 +21,14 @@ AUTHORIZATION_CODE = "authorization_code"
 PASSWORD = KindField("password", "Password", secret=True)
 OPTIONAL_PASSWORD = KindField("password", "Password", secret=True, required=False)
 USERNAME = KindField("username", "Username")
-HOST = KindField("host", "Host", placeholder="smtp.example.com")
+HOST = KindField("host", "Host", placeholder="smtp.example.com", destination=True)
 PORT = KindField(
     "port",
     "Port",
     required=False,
     widget="number",
     placeholder="587 (465 for TLS), 5432 for PostgreSQL",
+    destination=True,
 )
 
 BUILTIN_KINDS = (
@@ -92,6 +93,7 @@ BUILTIN_KINDS = (
                 required=False,
                 widget="select",
                 choices=("starttls", "tls", "none"),
+                destination=True,  # "none" sends the password in the clear
             ),
             KindField("username", "Username", required=False),
             KindField(
@@ -119,6 +121,7 @@ BUILTIN_KINDS = (
                 required=False,
                 widget="select",
                 choices=("prefer", "require", "verify-full", "verify-ca", "disable"),
+                destination=True,
             ),
             OPTIONAL_PASSWORD,
         ),
@@ -152,8 +155,9 @@ BUILTIN_KINDS = (
                 required=False,
                 widget="url",
                 placeholder="https://accounts.example.com/oauth/token",
+                destination=True,
             ),
-            KindField("client_id", "Client ID", required=False),
+            KindField("client_id", "Client ID", required=False, destination=True),
             KindField("client_secret", "Client secret", secret=True, required=False),
             KindField(
                 "scopes",

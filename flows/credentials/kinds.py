@@ -45,6 +45,10 @@ class KindField:
     choices: tuple[str, ...] = ()
     placeholder: str = ""
     grant: str = ""  # oauth2: shown and taken for this grant only
+    # Says where (or how) the secrets are sent: a host, a token URL. An edit
+    # that changes it must send the kind's stored secrets again, so a secret
+    # is never sent somewhere it was not typed for (docs/security.md, S18).
+    destination: bool = False
 
     def as_json(self) -> dict:
         described = {
@@ -60,6 +64,8 @@ class KindField:
             described["placeholder"] = self.placeholder
         if self.grant:
             described["grant"] = self.grant
+        if self.destination:
+            described["destination"] = True
         return described
 
 

@@ -214,9 +214,42 @@ class CredentialSerializer(OAuth2Fields, serializers.ModelSerializer):
             for one in spec.fields:
                 if one.required and one.name not in attrs:
                     errors[one.name] = "This field is required."
+        else:
+            errors.update(self.secrets_to_send_again(spec, attrs))
         if errors:
             raise serializers.ValidationError(errors)
         return attrs
+
+    def secrets_to_send_again(self, spec, attrs) -> dict:
+        """Field errors for the stored secrets an edit must send again: those
+        of a kind whose destination it changes (a host, a port, a token URL,
+        the client, the transport's security).
+
+        An edit keeps the secrets it does not send, so without this a caller
+        who may edit credentials but never read them (a `credentials:write`
+        token, an editor) pointed a team's password or client secret at a
+        server of their own, and the next run sent it there (S18).
+        """
+        stored = self.instance.public
+        moved = [
+            one.label
+            for one in spec.fields
+            if one.destination
+            and one.name in attrs
+            and attrs[one.name] != stored.get(one.name)
+        ]
+        if not moved:
+            return {}
+        kept = self.instance.secrets()
+        message = (
+            f"Enter it again: {', '.join(moved)} changed, and a stored secret is "
+            "only ever sent where it was entered for."
+        )
+        return {
+            name: message
+            for name in spec.secret_fields
+            if kept.get(name) and name not in attrs
+        }
 
     def save(self, **kwargs):
         attrs = self.validated_data

@@ -132,13 +132,14 @@ def test_changing_the_token_url_forgets_the_tokens(api, alice, oauth_provider):
 
     response = api.patch(
         f"/api/credentials/{credential.id}",
-        {"token_url": "https://elsewhere.example.com/token"},
+        # A new token URL takes its client secret again (test_api_destination.py).
+        {"token_url": "https://elsewhere.example.com/token", "client_secret": "s2"},
         format="json",
     )
 
     assert response.json()["connected"] is False
     credential.refresh_from_db()
-    assert set(credential.secrets()) == {"client_secret"}
+    assert credential.secrets() == {"client_secret": "s2"}
 
 
 def test_renaming_keeps_the_tokens(api, alice, oauth_provider):
