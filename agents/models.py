@@ -117,9 +117,12 @@ class Agent(Publishable, WorkspaceOwned):
         help_text="JSON Schema (an object) the final reply must match; the "
         "reply is then that JSON.",
     )
+    # RESTRICT: a credential an agent uses cannot be deleted alone (409 from
+    # the API), or the agent would fall back to the server's key (security.md,
+    # S20); deleted with its workspace, it goes with the agents.
     credential = models.ForeignKey(
         "flows.Credential",
-        on_delete=models.SET_NULL,
+        on_delete=models.RESTRICT,
         null=True,
         blank=True,
         related_name="agents",

@@ -2,8 +2,9 @@
 
 An agent with no credential of its own calls its provider with the server's
 key, and the operator pays. Only staff may make such an agent (issue 27): every
-save is checked (`require_own_key`), and so is every turn
-(`server_key_refusal`), because a credential can go after the save.
+save is checked (`require_own_key`); an agent's credential cannot be deleted
+from under it, and a turn never falls back from a credential it cannot use
+(`server_key_refusal`).
 """
 
 from __future__ import annotations
@@ -43,22 +44,16 @@ def server_key_refusal(agent) -> str | None:
     """Why `agent`, having no usable key of its own, may not be paid for with
     the server's key; None when it may.
 
-    A user deleted the credential their agent named (no flow used it), the
-    agent's credential became empty, and its next turn was paid with the
-    server's key (a review of `main`, 2026-12-06). So: an agent naming a
-    credential it cannot use (of another workspace now) is refused, and so is
-    one with none whose maker is not staff.
+    An agent that names a credential but cannot use it (the credential is of
+    another workspace now, or holds no key) never falls back to the server's
+    key: someone chose to pay with their own. A credential an agent uses cannot
+    be deleted from under it (`Agent.credential` is RESTRICT: the API answers
+    409), which is how a user once moved their agent onto the server's key (a
+    review of `main`, 2026-12-06; docs/security.md, S20).
     """
-    if not uses_server_key(agent.model):
-        return None
-    if agent.credential_id is not None:
+    if uses_server_key(agent.model) and agent.credential_id is not None:
         return (
             "This agent's API key credential is not of its workspace, or holds "
             "no key: choose another. The server's key is not used in its place."
-        )
-    if agent.created_by_id is not None and not agent.created_by.is_staff:
-        return (
-            "This agent has no API key credential (was it deleted?): choose one. "
-            "Only staff's agents use the server's key."
         )
     return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import RestrictedError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
@@ -118,9 +119,28 @@ class CredentialViewSet(viewsets.ModelViewSet):
                     "flows": [{"id": str(flow.id), "name": flow.name} for flow in using]
                 },
             )
-        with transaction.atomic():
-            record("credential.deleted", Actor.from_request(request), credential)
-            credential.delete()
+        try:
+            with transaction.atomic():
+                record("credential.deleted", Actor.from_request(request), credential)
+                credential.delete()
+        except RestrictedError as error:
+            # What holds it from above (an agent's API key): never forced away.
+            users = sorted(error.restricted_objects, key=str)
+            raise Conflict(
+                f"{len(users)} {users[0]._meta.verbose_name}(s) use this "
+                "credential; choose another for them first (the force option "
+                "is for flows only).",
+                details={
+                    "used_by": [
+                        {
+                            "type": user._meta.verbose_name,
+                            "id": str(user.pk),
+                            "name": str(user),
+                        }
+                        for user in users
+                    ]
+                },
+            ) from None
         return Response({"success": True})
 
     @extend_schema(

@@ -2,9 +2,9 @@
 
 An agent with no credential calls its provider with the server-wide key. Only
 staff may make such an agent, or test a connection with it; anyone else names
-a credential of their own, else a 400 on the `credential` field. A turn checks
-it again: an agent of someone else whose credential was deleted since is
-refused, not paid for by the server.
+a credential of their own, else a 400 on the `credential` field. An agent's
+credential cannot be deleted from under it (409), and a turn with a
+credential it cannot use is refused, never paid by the server.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_models_that_use_no_server_key_need_no_credential(api):
     assert response.status_code == 201
 
 
-def test_deleting_a_users_key_credential_does_not_put_their_agent_on_the_servers_key(
+def test_the_key_credential_of_an_agent_cannot_be_deleted_from_under_it(
     api, alice, llm_server
 ):
     """The rule above was checked when an agent was saved only: a user deleted
@@ -95,8 +95,33 @@ def test_deleting_a_users_key_credential_does_not_put_their_agent_on_the_servers
     key = make_credential(alice, name="openai_key", secrets={"token": "sk-users-own"})
     made = api.post("/api/agents", {**NEW, "credential": str(key.id)}, format="json")
     assert made.status_code == 201
-    assert api.delete(f"/api/credentials/{key.id}").status_code == 200
-    assert Agent.objects.get(pk=made.json()["id"]).credential_id is None
+
+    refused = api.delete(f"/api/credentials/{key.id}")
+    forced = api.delete(f"/api/credentials/{key.id}?force=true")
+    llm_server.queue(openai_text("hello"))
+    chat = api.post(
+        f"/api/agents/{made.json()['id']}/chat", {"content": "hi"}, format="json"
+    )
+
+    assert refused.status_code == 409
+    error = refused.json()["error"]
+    assert error["code"] == "conflict"
+    assert error["details"]["used_by"] == [
+        {"type": "agent", "id": made.json()["id"], "name": "Spender"}
+    ]
+    assert forced.status_code == 409  # `force` is for flows only
+    assert Agent.objects.get(pk=made.json()["id"]).credential_id == key.id
+    assert chat.status_code == 200, chat.content
+    assert llm_server.requests[0]["headers"]["authorization"] == "Bearer sk-users-own"
+
+
+def test_an_agent_whose_credential_it_cannot_use_is_refused_not_paid_for(
+    api, alice, bob, llm_server
+):
+    key = make_credential(alice, name="openai_key", secrets={"token": "sk-users-own"})
+    made = api.post("/api/agents", {**NEW, "credential": str(key.id)}, format="json")
+    key.workspace = make_credential(bob, name="elsewhere").workspace  # moved away
+    key.save()
 
     chat = api.post(
         f"/api/agents/{made.json()['id']}/chat", {"content": "hi"}, format="json"
