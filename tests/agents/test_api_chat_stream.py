@@ -213,7 +213,9 @@ def test_a_caller_who_disconnects_leaves_a_cancelled_partial_reply(
     )
     seen = ""
     while seen.count("event: token") < 3:
-        seen += response.readline().decode()
+        line = response.readline().decode()
+        assert line, f"the stream ended before three tokens: {seen!r}"
+        seen += line
     response.close()  # the last reference to the socket: the connection closes
     connection.close()
 

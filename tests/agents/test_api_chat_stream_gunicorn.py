@@ -65,7 +65,9 @@ def test_gunicorn_notices_a_caller_who_leaves_and_the_reply_is_cancelled(
     connection, response = open_stream(server, agent, alice, content)
     seen = ""
     while seen.count("event: token") < 3:
-        seen += response.readline().decode()
+        line = response.readline().decode()
+        assert line, f"the stream ended before three tokens: {seen!r}"
+        seen += line
     response.close()
     connection.close()
 
