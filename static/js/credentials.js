@@ -327,19 +327,25 @@ deleteDialog.addEventListener("close", async () => {
     render();
   } catch (error) {
     if (error.status === 409) {
-      const list = document.getElementById("delete-flows");
-      list.replaceChildren(
-        ...(error.details.flows || []).map((flow) => {
+      // Flows using it may be overridden ("Delete anyway"); an agent holding it
+      // as its API key may not: it needs another credential first.
+      const agents = error.details.used_by || [];
+      const links = [
+        ...(error.details.flows || []).map((flow) => [`/flows/${flow.id}/`, flow.name]),
+        ...agents.map((used) => [`/agents/${used.id}/edit/`, used.name]),
+      ];
+      document.getElementById("delete-flows").replaceChildren(
+        ...links.map(([href, name]) => {
           const li = document.createElement("li");
           const link = document.createElement("a");
-          link.href = `/flows/${flow.id}/`;
-          link.textContent = flow.name;
+          link.href = href;
+          link.textContent = name;
           li.append(link);
           return li;
         }),
       );
-      forceDelete = true;
-      document.getElementById("confirm-delete").textContent = "Delete anyway";
+      forceDelete = agents.length === 0;
+      document.getElementById("confirm-delete").textContent = forceDelete ? "Delete anyway" : "Delete";
     }
     showError(document.getElementById("delete-error"), error.message);
     deleteDialog.showModal();

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from flows.models import Credential
 from tests.e2e.accessibility import severe_violations
 from tests.e2e.pages import canvas_node, open_builder
-from tests.factories import FlowFactory, UserFactory, make_credential
+from tests.factories import AgentFactory, FlowFactory, UserFactory, make_credential
 from tests.http_server import base
 
 SECRET = "sk-typed-in-the-browser-123"
@@ -95,6 +97,28 @@ def test_deleting_a_credential_in_use_lists_the_flows_then_deletes_anyway(
     alice_page.get_by_role("button", name="Delete anyway").click()
     expect(alice_page.locator("#empty-credentials")).to_be_visible()
     assert not Credential.objects.filter(pk=credential.pk).exists()
+
+
+def test_a_credential_an_agent_uses_is_kept_and_the_agent_named(
+    alice_page, live_url, alice
+):
+    credential = make_credential(alice, "openai_key")
+    AgentFactory(
+        created_by=alice,
+        name="Support bot",
+        model="openai:gpt-4o-mini",
+        credential=credential,
+    )
+    alice_page.goto(f"{live_url}/credentials/")
+
+    alice_page.get_by_role("button", name="Delete", exact=True).click()
+    alice_page.locator("#confirm-delete").click()
+
+    agent = alice_page.locator("#delete-flows").get_by_role("link", name="Support bot")
+    expect(agent).to_have_attribute("href", re.compile(r"^/agents/.+/edit/$"))
+    expect(alice_page.locator("#delete-error")).to_contain_text("choose another")
+    expect(alice_page.locator("#confirm-delete")).to_have_text("Delete")  # no forcing
+    assert Credential.objects.filter(pk=credential.pk).exists()
 
 
 def test_the_http_request_inspector_picks_a_credential_by_name(
