@@ -7,7 +7,9 @@ account (`INVITED`), so the members form tells nobody who has one. Accepting
 checks the invitee's own cap: an account controls (owns or administers) at
 most `WORKSPACES_PER_USER` team workspaces, so nobody's quota fills up
 without their say, and making workspaces for someone else and stepping down
-gets around no cap.
+gets around no cap. It also checks that whoever sent the invitation may still
+grant its role: an admin removed or demoted since cannot bring anyone in
+through an invitation they left open (docs/security.md, S22).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from django.db.models.functions import Coalesce
 
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
+from accounts.workspaces.access import role_of
 from accounts.workspaces.models import Membership, Workspace
+from accounts.workspaces.roles import MEMBERS_MANAGE, WORKSPACE_OWN, grants
 
 INVITED = (
     "If an account has this username or e-mail, it is invited; it joins once "
@@ -128,9 +132,35 @@ def pending_count(user):
     return Coalesce(models.Subquery(counted), 0)
 
 
+class Withdrawn(Exception):
+    """Whoever sent the invitation may no longer grant its role."""
+
+    def __str__(self):
+        return (
+            "This invitation is withdrawn: whoever sent it may no longer add "
+            "members with that role. Ask an admin of the workspace again."
+        )
+
+
+def sender_may_still_grant(invitation: Invitation) -> bool:
+    sender = invitation.invited_by
+    if sender is None or not sender.is_active:
+        return False
+    role = role_of(sender, invitation.workspace_id)
+    needed = [MEMBERS_MANAGE]
+    if invitation.role == Membership.Role.OWNER:
+        needed.append(WORKSPACE_OWN)
+    return all(grants(role, right) for right in needed)
+
+
 def accept(invitation: Invitation, actor: Actor) -> Membership:
     """The invitee joins with the offered role; `TooManyWorkspaces` past
-    their cap (checked under a lock on their personal workspace's row)."""
+    their cap (checked under a lock on their personal workspace's row);
+    `Withdrawn` (and the invitation deleted) when its sender may no longer
+    grant the role."""
+    if not sender_may_still_grant(invitation):
+        invitation.delete()
+        raise Withdrawn
     with transaction.atomic():
         Workspace.objects.select_for_update().filter(
             personal_of=invitation.user

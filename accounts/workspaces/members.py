@@ -33,14 +33,19 @@ def _owners(workspace_id) -> int:
 
 
 def find_user(value: str):
-    """The user with this username, else the only one with this e-mail
-    (case-insensitive); None when there is none, or several share it."""
+    """The only user with this e-mail (case-insensitive) when `value` holds an
+    `@`, else the user with this username; None when there is none, or
+    several share the e-mail.
+
+    An address is never matched against usernames: a username may hold `@`
+    (single sign-on takes the provider's `preferred_username`, which its user
+    may choose), and an invitation typed as Bob's address went to whoever had
+    taken that address as a username (docs/security.md, S21)."""
     users = get_user_model().objects
-    user = users.filter(username=value).first()
-    if user is None and "@" in value:
+    if "@" in value:
         found = list(users.filter(email__iexact=value)[:2])
-        user = found[0] if len(found) == 1 else None
-    return user
+        return found[0] if len(found) == 1 else None
+    return users.filter(username=value).first()
 
 
 def refusal(user, workspace_id, *roles) -> str | None:

@@ -15,6 +15,7 @@ from accounts.workspaces.access import role_of
 from accounts.workspaces.current import SESSION_KEY
 from accounts.workspaces.invitations import (
     INVITED,
+    Withdrawn,
     accept,
     decline,
     invite,
@@ -152,6 +153,8 @@ def invitations_page(request: HttpRequest) -> HttpResponse:
                 accept(invitation, actor)
             except NoRoom as refused:
                 errors[str(invitation.pk)] = str(refused)
+            except Withdrawn as withdrawn:  # gone from the list: said above it
+                errors["page"] = str(withdrawn)
             else:
                 return redirect("members", workspace_id=invitation.workspace_id)
         else:
