@@ -24,7 +24,7 @@ from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.workspaces.access import role_of
 from accounts.workspaces.models import Membership, Workspace
-from accounts.workspaces.roles import MEMBERS_MANAGE, WORKSPACE_OWN, grants
+from accounts.workspaces.roles import missing_to_manage
 
 INVITED = (
     "If an account has this username or e-mail, it is invited; it joins once "
@@ -143,14 +143,13 @@ class Withdrawn(Exception):
 
 
 def sender_may_still_grant(invitation: Invitation) -> bool:
+    """Whether whoever sent it may still add a member with its role (the
+    members form's rule, `members.refusal`)."""
     sender = invitation.invited_by
     if sender is None or not sender.is_active:
         return False
     role = role_of(sender, invitation.workspace_id)
-    needed = [MEMBERS_MANAGE]
-    if invitation.role == Membership.Role.OWNER:
-        needed.append(WORKSPACE_OWN)
-    return all(grants(role, right) for right in needed)
+    return missing_to_manage(role, invitation.role) is None
 
 
 def accept(invitation: Invitation, actor: Actor) -> Membership:

@@ -18,7 +18,7 @@ from accounts.workspaces.invitations import (
     check_room,
 )
 from accounts.workspaces.models import Membership, Workspace
-from accounts.workspaces.roles import MEMBERS_MANAGE, ROLE_NAMES, WORKSPACE_OWN, grants
+from accounts.workspaces.roles import ROLE_NAMES, missing_to_manage
 
 
 class LastOwner(Exception):
@@ -53,16 +53,13 @@ def refusal(user, workspace_id, *roles) -> str | None:
     needs `members.manage`, and `workspace.own` when any of `roles` (before or
     after the change) is owner."""
     role = role_of(user, workspace_id)
-    needed = [MEMBERS_MANAGE]
-    if OWNER_ROLE in roles:
-        needed.append(WORKSPACE_OWN)
-    for right in needed:
-        if not grants(role, right):
-            return (
-                f"As {ROLE_NAMES.get(role, 'a non-member')} of this workspace you "
-                f"may not do this (it needs {right})."
-            )
-    return None
+    right = missing_to_manage(role, *roles)
+    if right is None:
+        return None
+    return (
+        f"As {ROLE_NAMES.get(role, 'a non-member')} of this workspace you "
+        f"may not do this (it needs {right})."
+    )
 
 
 def _label(membership: Membership) -> str:

@@ -68,3 +68,13 @@ ROLE_NAMES = {
 def grants(role: str | None, right: str) -> bool:
     """Whether `role` (None: not a member) holds `right`."""
     return role is not None and right in ROLE_RIGHTS.get(role, frozenset())
+
+
+def missing_to_manage(role: str | None, *roles: str) -> str | None:
+    """The right `role` lacks to add, change or remove members with `roles`
+    (before or after the change), or None: `members.manage`, and
+    `workspace.own` when any of them is owner."""
+    needed = [MEMBERS_MANAGE]
+    if "owner" in roles:
+        needed.append(WORKSPACE_OWN)
+    return next((right for right in needed if not grants(role, right)), None)

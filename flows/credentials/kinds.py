@@ -139,6 +139,11 @@ class CredentialKind:
         return tuple(f.name for f in self.fields if f.secret)
 
     @property
+    def destination_fields(self) -> tuple[str, ...]:
+        """The public fields that say where (or how) its secrets are sent."""
+        return tuple(f.name for f in self.fields if f.destination)
+
+    @property
     def signs_http(self) -> bool:
         return self.sign is not None
 

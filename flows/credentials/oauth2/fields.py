@@ -11,6 +11,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from core.net import outbound
+from flows.credentials import kinds
 from flows.credentials.models import TOKEN_KEYS
 from flows.credentials.oauth2.tokens import AUTHORIZATION_CODE, CLIENT_CREDENTIALS
 
@@ -39,7 +40,6 @@ REQUIRED = {
 }
 NOT_FOR = {CLIENT_CREDENTIALS: ("authorize_url", "authorize_params")}
 # Changing one of these makes the stored tokens another client's: dropped.
-CLIENT_FIELDS = ("token_url", "client_id")
 OAUTH2_FIELDS = (
     "grant",
     "authorize_url",
@@ -135,7 +135,8 @@ class OAuth2Fields(serializers.Serializer):
         the token URL or the client: they belong to the client that was, and
         a refresh token must not be sent to another token endpoint."""
         if credential.kind != credential.Kind.OAUTH2 or all(
-            credential.public.get(field) == before.get(field) for field in CLIENT_FIELDS
+            credential.public.get(field) == before.get(field)
+            for field in kinds.of(credential.kind).destination_fields
         ):
             return
         kept = {
