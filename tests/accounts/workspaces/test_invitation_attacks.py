@@ -102,6 +102,23 @@ def test_an_invitation_to_own_from_an_owner_made_admin_since_is_withdrawn(alice,
     assert not Membership.objects.filter(workspace=team, user=carol).exists()
 
 
+def test_an_invitation_from_a_deactivated_admin_is_withdrawn(alice, bob):
+    team = team_of(alice)
+    signed_in(alice).post(
+        f"/api/workspaces/{team.id}/members",
+        {"user": bob.username, "role": "editor"},
+        format="json",
+    )
+    alice.is_active = False
+    alice.save()
+
+    answered = answer(bob, Invitation.objects.get(user=bob))
+
+    assert answered.status_code == 400
+    assert "withdrawn" in answered.content.decode()
+    assert not Membership.objects.filter(workspace=team, user=bob).exists()
+
+
 def test_an_invitation_from_an_admin_still_in_place_is_accepted(alice, bob):
     team = team_of(alice)
     signed_in(alice).post(

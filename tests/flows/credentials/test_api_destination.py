@@ -70,6 +70,19 @@ def url(httpd, path) -> str:
     return f"http://127.0.0.1:{httpd.server_port}{path}"
 
 
+def client_credentials(user, token_url: str):
+    """An oauth2 credential of the client-credentials grant, client `weir`."""
+    return make_credential(
+        user,
+        "crm",
+        "oauth2",
+        {"client_secret": SECRET},
+        grant="client_credentials",
+        token_url=token_url,
+        client_id="weir",
+    )
+
+
 def writer(user) -> APIClient:
     """A token that may edit credentials and nothing else: it reads no flow,
     runs nothing and never sees a secret."""
@@ -86,15 +99,7 @@ def test_moving_a_token_url_without_the_client_secret_is_refused_and_sends_nothi
     allow_loopback,  # noqa: F811
 ):
     team, attacker = servers
-    crm = make_credential(
-        alice,
-        "crm",
-        "oauth2",
-        {"client_secret": SECRET},
-        grant="client_credentials",
-        token_url=url(team, "/token"),
-        client_id="weir",
-    )
+    crm = client_credentials(alice, url(team, "/token"))
     nodes, edges = chain(
         trigger(),
         node(
@@ -128,15 +133,7 @@ def test_moving_a_token_url_without_the_client_secret_is_refused_and_sends_nothi
 
 
 def test_a_new_token_url_with_its_client_secret_is_saved(api, alice):
-    crm = make_credential(
-        alice,
-        "crm",
-        "oauth2",
-        {"client_secret": SECRET},
-        grant="client_credentials",
-        token_url="https://id.example.com/token",
-        client_id="weir",
-    )
+    crm = client_credentials(alice, "https://id.example.com/token")
 
     moved = api.patch(
         f"/api/credentials/{crm.id}",
