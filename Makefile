@@ -10,7 +10,7 @@ WORKERS ?= 2
 # two-factor first (production's default is true; README, "Settings").
 REQUIRE_2FA_FOR_STAFF ?= false
 
-.PHONY: run test lint format e2e bench-upload bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-knowledge bench-scale bench-instructions clean credentials-key
+.PHONY: run test lint format e2e bench-upload bench-engine bench-webhook bench-webhook-p99 bench-workers bench-metrics bench-prune bench-runs-search bench-knowledge bench-scale bench-instructions bench-final-write clean credentials-key
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -128,6 +128,10 @@ bench-scale: $(VENV)/.installed
 # Needs valgrind, and the database bench-webhook leaves (run that first).
 bench-instructions: $(VENV)/.installed
 	$(PY) bench/instructions.py
+
+# PostgreSQL's CPU for a synchronous run's write, layer by layer (needs bench-webhook's database).
+bench-final-write: $(VENV)/.installed
+	$(PY) bench/final_write_pg.py
 
 clean:
 	rm -rf $(VENV) staticfiles
