@@ -9,7 +9,11 @@ from accounts import api, api_docs
 from accounts.audit_api import AuditViewSet, WorkspaceAuditViewSet
 from accounts.tokens.api import ApiTokenViewSet
 from accounts.tokens.workspace_api import WorkspaceTokenViewSet
-from accounts.workspaces.api import MemberViewSet, WorkspaceViewSet
+from accounts.workspaces.api import (
+    InvitationViewSet,
+    MemberViewSet,
+    WorkspaceViewSet,
+)
 from accounts.workspaces.variables_api import VariableViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -20,6 +24,11 @@ router.register(
     r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/members",
     MemberViewSet,
     basename="workspace-member",
+)
+router.register(
+    r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/invitations",
+    InvitationViewSet,
+    basename="workspace-invitation",
 )
 router.register(
     r"workspaces/(?P<workspace_id>[0-9a-f-]{36})/variables",

@@ -151,6 +151,8 @@ EXTRA_ERRORS = {
     "workspaces_members_create": ("404", "409"),
     "workspaces_members_partial_update": ("409",),
     "workspaces_members_destroy": ("409",),
+    # A non-member's workspace (404).
+    "workspaces_invitations_list": ("404",),
     "workspaces_tokens_list": ("404",),
     # A non-member's workspace (404); a name taken, or a full workspace (409).
     "workspaces_variables_list": ("404",),

@@ -1,9 +1,10 @@
-"""`/api/workspaces` and `/api/workspaces/:id/members` (docs/api.md).
+"""`/api/workspaces`, `/api/workspaces/:id/members` and `…/invitations` (docs/api.md).
 
 Every member lists a workspace and its members; an owner renames or deletes
 it; an admin invites, re-roles and removes members (only an owner touches
-owners); an invited account joins when it accepts (accounts/workspaces/
-invitations.py); anyone may leave. A workspace the caller is not a member of is 404.
+owners), and lists and withdraws the invitations waiting for an answer; an
+invited account joins when it accepts (accounts/workspaces/invitations.py);
+anyone may leave. A workspace the caller is not a member of is 404.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -20,7 +21,13 @@ from accounts.audit.actor import Actor
 from accounts.audit.record import record
 from accounts.rights import SESSION_ONLY
 from accounts.workspaces.access import memberships_of
-from accounts.workspaces.invitations import INVITED, invite
+from accounts.workspaces.invitations import (
+    INVITED,
+    Invitation,
+    TooManyInvitations,
+    invite,
+    withdraw,
+)
 from accounts.workspaces.members import (
     LastOwner,
     TooManyWorkspaces,
@@ -201,7 +208,11 @@ class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
         role = body.validated_data["role"]
         self._may_manage(workspace, role)
         typed = body.validated_data["user"].strip()
-        invite(workspace, find_user(typed), typed, role, Actor.from_request(request))
+        actor = Actor.from_request(request)
+        try:
+            invite(workspace, find_user(typed), typed, role, actor)
+        except TooManyInvitations as refused:
+            raise Conflict(str(refused)) from None
         return Response({"invited": True, "message": INVITED}, status=202)
 
     @extend_schema(request=RoleSerializer)
@@ -228,4 +239,47 @@ class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
             remove_member(membership, Actor.from_request(request))
         except LastOwner:
             raise Conflict(LAST_OWNER) from None
+        return Response({"success": True})
+
+
+class InvitationSerializer(serializers.ModelSerializer):
+    """What was typed, never whom it reached: the list looks the same whether
+    or not a name has an account."""
+
+    invited_by = serializers.CharField(
+        source="invited_by.username", read_only=True, allow_null=True, default=None
+    )
+
+    class Meta:
+        model = Invitation
+        fields = ["id", "address", "role", "invited_by", "created_at"]
+        read_only_fields = fields
+
+
+class InvitationViewSet(
+    InWorkspace,
+    mixins.ListModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """The invitations of one workspace waiting for an answer: an admin's to
+    list and withdraw (an owner's invitation needs `workspace.own`, as
+    sending it did)."""
+
+    serializer_class = InvitationSerializer
+    # For the schema only (a UUID path parameter); requests use get_queryset.
+    queryset = Invitation.objects.none()
+    pagination_class = None
+    rights = {"list": MEMBERS_MANAGE, "destroy": MEMBERS_MANAGE}
+
+    def get_queryset(self):
+        return super().get_queryset().select_related("invited_by", "workspace")
+
+    @extend_schema(responses={200: DELETED})
+    def destroy(self, request, *args, **kwargs):
+        invitation = self.get_object()
+        reason = refusal(request.user, invitation.workspace_id, invitation.role)
+        if reason:
+            raise PermissionDenied(reason)
+        withdraw(invitation, Actor.from_request(request))
         return Response({"success": True})

@@ -3,7 +3,12 @@
 An admin names a username or e-mail; if it names an account that is not a
 member yet, that account gets an invitation, shown in its header until it
 accepts or declines. The answer is the same whether or not the name has an
-account (`INVITED`), so the members form tells nobody who has one. Accepting
+account (`INVITED`), so the members form tells nobody who has one, and so
+is the workspace's list of invitations waiting for an answer: every name
+typed is kept as typed (`address`), one row per name, whether it reached an
+account (`user`) or nobody (a name without an account, or a member's). An
+admin withdraws any of them; a row without an account is never accepted by
+anyone, not even an account made with that name later. Accepting
 checks the invitee's own cap: an account controls (owns or administers) at
 most `WORKSPACES_PER_USER` team workspaces, so nobody's quota fills up
 without their say, and making workspaces for someone else and stepping down
@@ -18,7 +23,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 
 from accounts.audit.actor import Actor
 from accounts.audit.record import record
@@ -41,9 +46,16 @@ class Invitation(models.Model):
     workspace = models.ForeignKey(
         "accounts.Workspace", on_delete=models.CASCADE, related_name="invitations"
     )
+    # The account the name reached when it was sent; None: nobody's.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="invitations",
     )
+    # The username or e-mail as the admin typed it, the row's key in its workspace.
+    address = models.CharField(max_length=254)
     role = models.CharField(max_length=16, choices=Membership.Role.choices)
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -59,12 +71,12 @@ class Invitation(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["workspace", "user"], name="invitation_once_per_workspace"
+                Lower("address"), "workspace", name="invitation_once_per_address"
             )
         ]
 
     def __str__(self):
-        return f"{self.user} to {self.workspace} as {self.role}"
+        return f"{self.address} to {self.workspace} as {self.role}"
 
 
 class TooManyWorkspaces(Exception):
@@ -94,15 +106,38 @@ def check_room(user, role: str, whose: str = "You") -> None:
             raise TooManyWorkspaces(count, whose)
 
 
+class TooManyInvitations(Exception):
+    """The workspace has `INVITATIONS_PER_WORKSPACE` waiting already."""
+
+    def __str__(self):
+        return (
+            f"This workspace has {settings.INVITATIONS_PER_WORKSPACE} invitations "
+            "waiting for an answer, the most it may; withdraw some first."
+        )
+
+
 def invite(workspace: Workspace, user, typed: str, role: str, actor: Actor) -> None:
-    """Invite `user` (None when `typed` names no account); nothing happens for
-    none or a member, and the audit event names only what was typed."""
+    """Keep an invitation for `typed` (again: its role and sender renewed),
+    for `user` if it names an account that is no member (None otherwise:
+    a row nobody can accept, listed as any other); the audit event names only
+    what was typed. `TooManyInvitations` for a new name past the cap."""
     with transaction.atomic():
-        if user is not None and not workspace.memberships.filter(user=user).exists():
-            Invitation.objects.update_or_create(
+        # The workspace's row serialises its invitations against the cap.
+        Workspace.objects.select_for_update().filter(pk=workspace.pk).get()
+        if user is not None and workspace.memberships.filter(user=user).exists():
+            user = None
+        waiting = workspace.invitations.filter(address__iexact=typed)
+        if waiting.exists():
+            waiting.update(role=role, invited_by=actor.user, user=user)
+        elif workspace.invitations.count() >= settings.INVITATIONS_PER_WORKSPACE:
+            raise TooManyInvitations
+        else:
+            Invitation.objects.create(
                 workspace=workspace,
                 user=user,
-                defaults={"role": role, "invited_by": actor.user},
+                address=typed,
+                role=role,
+                invited_by=actor.user,
             )
         record(
             "member.invited",
@@ -111,6 +146,30 @@ def invite(workspace: Workspace, user, typed: str, role: str, actor: Actor) -> N
             target_label=typed[:200],
             changes={"workspace_id": str(workspace.pk), "role": role},
         )
+
+
+def withdraw(invitation: Invitation, actor: Actor) -> None:
+    """An admin takes back an invitation nobody answered yet."""
+    with transaction.atomic():
+        record(
+            "member.invitation_withdrawn",
+            actor,
+            invitation.workspace,
+            target_label=invitation.address[:200],
+            changes={
+                "workspace_id": str(invitation.workspace_id),
+                "role": invitation.role,
+            },
+        )
+        invitation.delete()
+
+
+def _answered(invitation: Invitation) -> None:
+    """Every invitation of its account to its workspace (two names typed for
+    one account are two rows) ends with the first answer."""
+    Invitation.objects.filter(
+        workspace_id=invitation.workspace_id, user_id=invitation.user_id
+    ).delete()
 
 
 def pending_for(user):
@@ -164,6 +223,12 @@ def accept(invitation: Invitation, actor: Actor) -> Membership:
         Workspace.objects.select_for_update().filter(
             personal_of=invitation.user
         ).exists()
+        member = Membership.objects.filter(
+            workspace_id=invitation.workspace_id, user=invitation.user
+        ).first()
+        if member is not None:  # joined through another name's invitation
+            _answered(invitation)
+            return member
         check_room(invitation.user, invitation.role)
         membership = Membership.objects.create(
             workspace=invitation.workspace,
@@ -182,7 +247,7 @@ def accept(invitation: Invitation, actor: Actor) -> Membership:
                 "role": invitation.role,
             },
         )
-        invitation.delete()
+        _answered(invitation)
     return membership
 
 
@@ -195,4 +260,4 @@ def decline(invitation: Invitation, actor: Actor) -> None:
             target_label=invitation.user.get_username(),
             changes={"workspace_id": str(invitation.workspace_id)},
         )
-        invitation.delete()
+        _answered(invitation)

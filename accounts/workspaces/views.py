@@ -15,11 +15,13 @@ from accounts.workspaces.access import role_of
 from accounts.workspaces.current import SESSION_KEY
 from accounts.workspaces.invitations import (
     INVITED,
+    TooManyInvitations,
     Withdrawn,
     accept,
     decline,
     invite,
     pending_for,
+    withdraw,
 )
 from accounts.workspaces.invitations import (
     TooManyWorkspaces as NoRoom,
@@ -79,6 +81,8 @@ def workspace_members(request: HttpRequest, workspace_id) -> HttpResponse:
             return redirect("members", workspace_id=workspace.pk)
     members = workspace.memberships.select_related("user").order_by("created_at")
     role = role_of(request.user, workspace.pk)
+    may_manage = grants(role, MEMBERS_MANAGE)
+    invitations = workspace.invitations.select_related("invited_by")
     return render(
         request,
         "accounts/members.html",
@@ -87,7 +91,8 @@ def workspace_members(request: HttpRequest, workspace_id) -> HttpResponse:
             "members": members,
             "roles": Membership.Role.choices,
             "role": role,
-            "may_manage": grants(role, MEMBERS_MANAGE),
+            "may_manage": may_manage,
+            "invitations": invitations if may_manage else (),
             "errors": errors,
             "typed": request.POST.get("user", ""),
         },
@@ -108,9 +113,14 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         if reason := refusal(request.user, workspace.pk, role):
             return {"add": reason}
         # The same answer whether or not it names an account (nor a member).
-        invite(workspace, find_user(typed), typed, role, actor)
+        try:
+            invite(workspace, find_user(typed), typed, role, actor)
+        except TooManyInvitations as refused:
+            return {"add": str(refused)}
         messages.success(request, INVITED)
         return {}
+    if post.get("action") == "withdraw":
+        return withdraw_invitation(request, workspace)
     membership = workspace.memberships.filter(pk=post.get("membership")).first()
     if membership is None:
         return {"add": "That member is no longer in this workspace."}
@@ -133,6 +143,25 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         }
     except TooManyWorkspaces as refused:
         return {key: str(refused)}
+    return {}
+
+
+def withdraw_invitation(request: HttpRequest, workspace) -> dict[str, str]:
+    """Withdraw the posted invitation: an admin's, an owner's for an
+    invitation to own (as sending it was)."""
+    invitation = workspace.invitations.filter(
+        pk=_uuid_or_none(request.POST.get("invitation"))
+    ).first()
+    if invitation is None:
+        return {"invitations": "That invitation was answered or withdrawn already."}
+    if reason := refusal(request.user, workspace.pk, invitation.role):
+        return {str(invitation.pk): reason}
+    withdraw(invitation, Actor.from_request(request))
+    messages.success(
+        request,
+        f"The invitation for {invitation.address} is withdrawn.",
+        extra_tags="withdrawn",
+    )
     return {}
 
 

@@ -56,6 +56,12 @@ ROUTES = [
         (404, 403, 403, 403, 202, 202),
     ),
     ("patch", "/api/workspaces/{team}", {"name": "x"}, (404, 403, 403, 403, 403, 200)),
+    (
+        "get",
+        "/api/workspaces/{team}/invitations",
+        None,
+        (404, 403, 403, 403, 200, 200),
+    ),
 ]
 # What a token gets where it differs from its maker's session: no token
 # manages members or renames a workspace, whatever the maker's role (refused
@@ -63,6 +69,7 @@ ROUTES = [
 BROWSER_ONLY = {
     ("post", "/api/workspaces/{team}/members"),
     ("patch", "/api/workspaces/{team}"),
+    ("get", "/api/workspaces/{team}/invitations"),
 }
 
 
