@@ -63,6 +63,7 @@ def checked(document: dict) -> dict:
         raise DocumentProblem(
             f"openapi is {version[:20]!r}: only OpenAPI 3.0 and 3.1 documents are apps."
         )
+    refuse_external_refs(document)
     resolved = resolve_refs(document)
     validator = import_on_first_use("openapi_spec_validator")
     invalid = import_on_first_use("openapi_spec_validator.validation.exceptions")
@@ -79,6 +80,46 @@ def checked(document: dict) -> dict:
     return resolved
 
 
+def is_local(ref: str) -> bool:
+    return ref.startswith("#/")
+
+
+def outside(ref: str, where: str = "") -> DocumentProblem:
+    at = f" at {where}" if where else ""
+    return DocumentProblem(
+        f"$ref {ref[:200]!r}{at} points outside the document; only local "
+        "references (#/components/...) are read."
+    )
+
+
+def refuse_external_refs(document: dict) -> None:
+    """Refuse any `$ref` to another file or a URL, wherever it is: also one
+    beside a local `$ref`, which resolution replaces by its target and so
+    never reads (openapi-spec-validator fetches what it reaches). Each object
+    and list is looked at once, however many YAML aliases name it."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, tuple]] = [(document, ())]
+    while stack:
+        value, trail = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str) and not is_local(ref):
+                raise outside(ref, "/".join(map(str, trail))[:200])
+            items = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        stack.extend(
+            (item, (*trail, key))
+            for key, item in items
+            if isinstance(item, dict | list)
+        )
+
+
 def resolve_refs(document: dict) -> dict:
     """A copy of `document` with every `{"$ref": "#/..."}` replaced by what it
     points at; one to another file or a URL is refused (`invalid_document`).
@@ -93,11 +134,8 @@ def resolve_refs(document: dict) -> dict:
     values = 0
 
     def target(ref: str) -> Any:
-        if not ref.startswith("#/"):
-            raise DocumentProblem(
-                f"$ref {ref[:200]!r} points outside the document; only local "
-                "references (#/components/...) are read."
-            )
+        if not is_local(ref):
+            raise outside(ref)
         node: Any = document
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
