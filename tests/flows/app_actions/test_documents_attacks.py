@@ -1,7 +1,9 @@
 """Documents that try the edges of reading one (found in review): a `$ref` to
-a URL or a file hidden beside a local one. Each is a 400 in the API's error
-envelope, never a request to the address it names. Adding an app is an
-admin's, but a document fetched by URL is whoever serves it."""
+a URL or a file hidden beside a local one, and YAML that is not JSON (nesting
+past Python's recursion limit, huge integers, dates, sets, bytes, NaN). Each is
+a 400 in the API's error envelope, never a 500 and never a request to the
+address it names. Adding an app is an admin's, but a document fetched by URL
+is whoever serves it."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from rest_framework.test import APIClient
 
 from flows.app_actions.models import UploadedApp
 from tests.factories import UserFactory
-from tests.flows.app_actions.documents import WIDGETS, DocumentServer
+from tests.flows.app_actions.documents import WIDGETS, DocumentServer, widgets_yaml
 
 pytestmark = pytest.mark.django_db
 
@@ -92,6 +94,57 @@ def test_a_local_ref_with_a_description_beside_it_is_still_read(admin_api):
     answer = admin_api.post("/api/apps", {"document": document}, format="json")
 
     assert answer.status_code == 201, answer.content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 50_000,
+        "".join(" " * depth + "a:\n" for depth in range(3_000)),
+    ],
+    ids=["flow", "block"],
+)
+def test_yaml_nested_past_pythons_recursion_limit_is_a_400(admin_api, text):
+    assert "nests too deeply" in assert_refused(upload(admin_api, text))
+
+
+def test_an_integer_of_more_digits_than_python_reads_is_a_400(admin_api):
+    text = widgets_yaml().decode() + f"x-value: {'9' * 5_000}\n"
+
+    assert "cannot be read" in assert_refused(upload(admin_api, text))
+
+
+@pytest.mark.parametrize("date", ["2024-05-01", "2020-02-30"])
+def test_an_unquoted_date_is_kept_as_its_text(admin_api, date):
+    text = widgets_yaml().decode() + f"x-released: {date}\n"
+
+    answer = upload(admin_api, text)
+
+    assert answer.status_code == 201, answer.content
+    assert UploadedApp.objects.get().document["x-released"] == date
+
+
+@pytest.mark.parametrize(
+    "value", ["!!set {a: null}", "!!binary aGVsbG8=", ".nan", "-.inf"]
+)
+def test_a_yaml_value_json_cannot_hold_is_a_400(admin_api, value):
+    text = widgets_yaml().decode() + f"x-value: {value}\n"
+
+    message = assert_refused(upload(admin_api, text))
+
+    assert "JSON" in message
+    assert "x-value" in message
+
+
+def test_a_yaml_value_json_cannot_hold_is_refused_from_a_url_too(admin_api, settings):
+    text = widgets_yaml().decode() + "x-value: !!set {a: null}\n"
+    served = DocumentServer({"app.yaml": text.encode()})
+    settings.HTTP_NODE_ALLOWLIST = ["127.0.0.1"]
+
+    answer = admin_api.post("/api/apps", {"url": served.url("app.yaml")}, format="json")
+    served.shutdown()
+
+    assert_refused(answer)
 
 
 def test_the_yaml_files_shipped_are_still_read(admin_api):
