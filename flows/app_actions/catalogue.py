@@ -36,7 +36,7 @@ def plugins() -> dict[str, App]:
     """The `weir.apps` entry points' documents (read once per process)."""
     return {
         slug: App(slug, document, "plugin")
-        for slug, document in plugin_documents().items()
+        for slug, document in plugin_documents(taken=vendored()).items()
     }
 
 

@@ -7,6 +7,7 @@ the upload API returns as a 400 (docs/apps.md).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import yaml
@@ -27,6 +28,9 @@ STRUCTURE = frozenset(
     | {"patternProperties"}
 )
 RECURSIVE = "x-weir-recursive"
+# What JSON holds besides objects and lists (and what its keys may be read
+# from: it writes a number, true or null key as text).
+PLAIN = (str, int, float, bool, type(None))
 
 
 class DocumentProblem(Exception):
@@ -38,6 +42,16 @@ class DocumentProblem(Exception):
         self.message = message
 
 
+class JsonLikeLoader(yaml.SafeLoader):
+    """YAML read as the JSON it is stored as: a date (`2024-05-01`, as
+    OpenAPI examples often write them unquoted) is its text."""
+
+
+JsonLikeLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str
+)
+
+
 def parse(raw: bytes | str) -> dict:
     """The document in `raw` (YAML or JSON), refused when over 10 MB."""
     if len(raw) > MAX_DOCUMENT_BYTES:
@@ -46,11 +60,15 @@ def parse(raw: bytes | str) -> dict:
             "document_too_large",
         )
     try:
-        document = yaml.safe_load(raw)
+        document = yaml.load(raw, Loader=JsonLikeLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as error:
         raise DocumentProblem(
             f"The document is neither JSON nor YAML: {error}"
         ) from None
+    except ValueError as error:  # an integer of over 4300 digits
+        raise DocumentProblem(f"The document cannot be read: {error}") from None
+    except RecursionError:
+        raise DocumentProblem("The document nests too deeply.") from None
     if not isinstance(document, dict):
         raise DocumentProblem("The document is not an object (an OpenAPI document).")
     return document
@@ -63,6 +81,7 @@ def checked(document: dict) -> dict:
         raise DocumentProblem(
             f"openapi is {version[:20]!r}: only OpenAPI 3.0 and 3.1 documents are apps."
         )
+    check_parts(document)
     resolved = resolve_refs(document)
     validator = import_on_first_use("openapi_spec_validator")
     invalid = import_on_first_use("openapi_spec_validator.validation.exceptions")
@@ -79,6 +98,56 @@ def checked(document: dict) -> dict:
     return resolved
 
 
+def is_local(ref: str) -> bool:
+    return ref.startswith("#/")
+
+
+def outside(ref: str, where: str = "") -> DocumentProblem:
+    at = f" at {where}" if where else ""
+    return DocumentProblem(
+        f"$ref {ref[:200]!r}{at} points outside the document; only local "
+        "references (#/components/...) are read."
+    )
+
+
+def check_parts(document: dict) -> None:
+    """Refuse any `$ref` to another file or a URL, wherever it is: also one
+    beside a local `$ref`, which resolution replaces by its target and so
+    never reads (openapi-spec-validator fetches what it reaches); and any
+    value JSON cannot hold (YAML's sets, bytes, NaN), which the database
+    would not store. Each object and list is looked at once, however many
+    YAML aliases name it."""
+    seen: set[int] = set()
+    stack: list[tuple[Any, tuple]] = [(document, ())]
+    while stack:
+        value, trail = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str) and not is_local(ref):
+                raise outside(ref, "/".join(map(str, trail))[:200])
+            items = list(value.items())
+        else:
+            items = list(enumerate(value))
+        for key, item in items:
+            if isinstance(item, dict | list):
+                stack.append((item, (*trail, key)))
+            elif not isinstance(key, PLAIN) or not is_json_scalar(item):
+                where = "/".join(map(str, (*trail, key)))[:200]
+                raise DocumentProblem(
+                    f"{where} holds {str(item)[:40]!r}, which JSON cannot "
+                    "(a YAML set, binary, NaN or infinity): quote it as text."
+                )
+
+
+def is_json_scalar(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, PLAIN)
+
+
 def resolve_refs(document: dict) -> dict:
     """A copy of `document` with every `{"$ref": "#/..."}` replaced by what it
     points at; one to another file or a URL is refused (`invalid_document`).
@@ -93,11 +162,8 @@ def resolve_refs(document: dict) -> dict:
     values = 0
 
     def target(ref: str) -> Any:
-        if not ref.startswith("#/"):
-            raise DocumentProblem(
-                f"$ref {ref[:200]!r} points outside the document; only local "
-                "references (#/components/...) are read."
-            )
+        if not is_local(ref):
+            raise outside(ref)
         node: Any = document
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")

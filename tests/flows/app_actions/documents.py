@@ -60,16 +60,20 @@ def looping() -> dict:
 
 
 class DocumentServer(ThreadingHTTPServer):
-    """Answers GET /<name> with `documents[name]` (404 for others)."""
+    """Answers GET /<name> with `documents[name]` (404 for others);
+    `requested` lists the paths asked for."""
 
     def __init__(self, documents: dict[str, bytes]):
         self.documents = documents
+        self.requested: list[str] = []
+        requested = self.requested
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
             def do_GET(self):  # noqa: N802
+                requested.append(self.path)
                 body = documents.get(self.path.lstrip("/"))
                 self.send_response(200 if body is not None else 404)
                 self.send_header("Content-Type", "application/yaml")
