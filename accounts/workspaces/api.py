@@ -22,6 +22,7 @@ from accounts.audit.record import record
 from accounts.rights import SESSION_ONLY
 from accounts.workspaces.access import memberships_of
 from accounts.workspaces.invitations import (
+    ADDRESS_LENGTH,
     INVITED,
     Invitation,
     TooManyInvitations,
@@ -139,6 +140,7 @@ class MemberSerializer(serializers.ModelSerializer):
     )
     user = serializers.CharField(
         write_only=True,
+        max_length=ADDRESS_LENGTH,
         help_text="Invite: a username or e-mail (the answer is the same whether "
         "or not it has an account).",
     )

@@ -23,6 +23,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models import Value
 from django.db.models.functions import Coalesce, Lower
 
 from accounts.audit.actor import Actor
@@ -35,6 +36,8 @@ INVITED = (
     "If an account has this username or e-mail, it is invited; it joins once "
     "it accepts."
 )
+# The longest name an invitation keeps: an e-mail address's most.
+ADDRESS_LENGTH = 254
 # The roles that run a workspace: an owner, and an admin who manages members.
 CONTROLLING = (Membership.Role.OWNER, Membership.Role.ADMIN)
 
@@ -55,7 +58,7 @@ class Invitation(models.Model):
         related_name="invitations",
     )
     # The username or e-mail as the admin typed it, the row's key in its workspace.
-    address = models.CharField(max_length=254)
+    address = models.CharField(max_length=ADDRESS_LENGTH)
     role = models.CharField(max_length=16, choices=Membership.Role.choices)
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -126,7 +129,11 @@ def invite(workspace: Workspace, user, typed: str, role: str, actor: Actor) -> N
         Workspace.objects.select_for_update().filter(pk=workspace.pk).get()
         if user is not None and workspace.memberships.filter(user=user).exists():
             user = None
-        waiting = workspace.invitations.filter(address__iexact=typed)
+        # The constraint's own comparison (lower() in the database), so a
+        # name it holds equal is always found here.
+        waiting = workspace.invitations.alias(key=Lower("address")).filter(
+            key=Lower(Value(typed))
+        )
         if waiting.exists():
             waiting.update(role=role, invited_by=actor.user, user=user)
         elif workspace.invitations.count() >= settings.INVITATIONS_PER_WORKSPACE:

@@ -14,6 +14,7 @@ from accounts.audit.actor import Actor
 from accounts.workspaces.access import role_of
 from accounts.workspaces.current import SESSION_KEY
 from accounts.workspaces.invitations import (
+    ADDRESS_LENGTH,
     INVITED,
     TooManyInvitations,
     Withdrawn,
@@ -108,6 +109,8 @@ def change_members(request: HttpRequest, workspace) -> dict[str, str]:
         typed = post.get("user", "").strip()
         if not typed:
             return {"add": "Give a username or e-mail."}
+        if len(typed) > ADDRESS_LENGTH:
+            return {"add": f"Give at most {ADDRESS_LENGTH} characters."}
         if role not in Membership.Role.values:
             return {"add": "Choose a role."}
         if reason := refusal(request.user, workspace.pk, role):

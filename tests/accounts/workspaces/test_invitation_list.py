@@ -240,3 +240,34 @@ def test_a_viewer_sees_no_invitations_on_the_members_page(members, team):
 
     assert 'id="invitations"' not in page.content.decode()
     assert "carol" not in page.content.decode()
+
+
+def test_a_name_longer_than_an_address_is_refused_beside_its_field(members, team):
+    """An e-mail address is at most 254 characters; the name is now stored."""
+    long_name = "a" * 250 + "@corp.example"
+
+    refused = invite(members["admin"], team, long_name)
+    page = signed_in(members["admin"], Client).post(
+        f"/workspaces/{team.id}/members/",
+        {"action": "add", "user": long_name, "role": "viewer"},
+    )
+
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "validation_error"
+    assert "user" in refused.json()["error"]["details"]
+    assert page.status_code == 400
+    assert 'id="add-error" role="alert">Give at most 254 characters.' in (
+        page.content.decode()
+    )
+    assert not Invitation.objects.exists()
+
+
+def test_names_the_database_lowers_alike_are_one_row(members, team):
+    """The Kelvin sign lowers to k in PostgreSQL: a name typed with it again
+    renews the row, never trips the unique constraint (a 500)."""
+    invite(members["admin"], team, "kate")
+
+    again = invite(members["admin"], team, "\u212aate", role="runner")
+
+    assert again.status_code == 202
+    assert [row["role"] for row in listed(members["admin"], team)] == ["runner"]
