@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.test import Client
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.gunicorn_server import Server, free_port, granian_command
@@ -151,9 +152,32 @@ def live_url(weir_server, settings, transactional_db):
     return weir_server
 
 
+# No chat turn in progress on the page: no reply still streaming (its message
+# is stored before its `done` event ends the streaming), no send not yet back.
+NO_TURN_IN_PROGRESS = """() => !document.querySelector('.streaming')
+    && !(document.querySelector('#chat-send') || {}).disabled"""
+
+
+def settle_chats(context) -> None:
+    """Wait (up to 10 s) for the chat turns the test left going to be stored.
+
+    A test may end as soon as it has read a reply's words; the server then
+    still stores the message, and the database's flush between tests meets
+    it going in (a foreign key violation, and the next test's error). A turn
+    still going after 10 s is left: the flush says so.
+    """
+    for page in context.pages:
+        try:
+            page.wait_for_function(NO_TURN_IN_PROGRESS, timeout=10_000)
+        except PlaywrightError:
+            continue
+
+
 @pytest.fixture
 def login(live_url, context):
-    """`login(user)`: give the browser a real session cookie for `user`."""
+    """`login(user)`: give the browser a real session cookie for `user`.
+    After the test, its chat turns are waited for (`settle_chats`): this
+    fixture's end comes before the database's flush (`live_url`'s)."""
 
     def sign_in(user):
         client = Client()
@@ -169,7 +193,8 @@ def login(live_url, context):
             ]
         )
 
-    return sign_in
+    yield sign_in
+    settle_chats(context)
 
 
 @pytest.fixture

@@ -74,3 +74,32 @@ def test_an_admin_adds_a_viewer_who_sees_no_save_or_run(
     assert status == 403
     assert Flow.objects.get(pk=flow.pk).name == "Ours"
     assert page_errors == []
+
+
+def test_an_admin_withdraws_a_mistaken_invitation_from_the_keyboard(
+    page, login, live_url, alice, page_errors
+):
+    team = Workspace.objects.create(name="Team", slug="team")
+    Membership.objects.create(workspace=team, user=alice, role="admin")
+    UserFactory(username="vera")
+
+    login(alice)
+    page.goto(f"{live_url}/workspaces/{team.id}/members/")
+    expect(page.locator("#no-invitations")).to_be_visible()
+    page.get_by_label("Username or e-mail").fill("vear")
+    page.get_by_label("Role").first.select_option("admin")
+    page.get_by_role("button", name="Invite").click()
+    row = page.locator("#invitation-table tr[data-address=vear]")
+    expect(row).to_contain_text("admin")
+    expect(row).to_contain_text("alice")
+
+    withdraw = page.get_by_role("button", name="Withdraw the invitation for vear")
+    withdraw.focus()
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#withdraw-note")).to_have_text(
+        "The invitation for vear is withdrawn."
+    )
+    expect(page.locator("#no-invitations")).to_be_visible()
+    assert not team.invitations.exists()
+    assert page_errors == []

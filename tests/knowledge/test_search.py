@@ -81,6 +81,11 @@ def test_every_engine_ranks_like_exact_search(settings, name):
 
 
 def test_a_large_base_goes_through_the_graph_and_finds_nearly_what_exact_finds():
+    """Nearly: the graph is built on every core, so its shape varies from
+    build to build; once, in a CI run of the whole suite (2026-12-06), a
+    build's answer to one of the 50 queries had another passage first
+    (never in 280 builds here, four at a time). 48 of 50 first, and nine
+    tenths of the exact top 5, still fail a graph not searched or badly built."""
     keys, vectors = unit_vectors(500, 32)
     index = new_index("test_graph", 32, engine="embedded")
     index.exact_below = 100  # 500 vectors: the HNSW graph
@@ -91,7 +96,8 @@ def test_a_large_base_goes_through_the_graph_and_finds_nearly_what_exact_finds()
 
     assert index.graph is not None
     wants = exact_tops(keys, vectors, queries)
-    assert all(top[0] == want[0] for top, want in zip(tops, wants, strict=True))
+    first = sum(top[0] == want[0] for top, want in zip(tops, wants, strict=True))
+    assert first >= 48
     found = sum(
         len(set(top) & set(want)) for top, want in zip(tops, wants, strict=True)
     )
