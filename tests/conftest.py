@@ -9,6 +9,8 @@ import socket
 import pytest
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -207,6 +209,15 @@ def _sdks_loaded_as_in_a_worker(request):
     if request.node.get_closest_marker("timing"):
         for name in HEAVY_SDKS:
             importlib.import_module(name)
+
+
+@pytest.fixture
+def back_to_the_latest_schema():
+    """For a test that migrates back to an older schema: every migration is
+    applied again after it, as later tests need."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.fixture

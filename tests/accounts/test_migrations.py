@@ -21,13 +21,6 @@ def accounts_at(accounts: str) -> list:
     ]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_existing_tokens_land_in_their_makers_personal_workspace(
     back_to_the_latest_schema,

@@ -13,14 +13,6 @@ BEFORE = [
 AFTER = [("flows", "0023_workspaces_required"), ("agents", "0008_workspaces")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    """Later tests need every migration applied again."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_two_users_same_named_credentials_land_in_two_personal_workspaces(
     back_to_the_latest_schema,

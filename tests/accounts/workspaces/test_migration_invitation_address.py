@@ -11,13 +11,6 @@ BEFORE = [("accounts", "0010_preference")]
 AFTER = [("accounts", "0011_invitation_per_address")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_an_invitation_sent_before_keeps_its_invitee_and_shows_their_username(
     back_to_the_latest_schema,

@@ -10,14 +10,6 @@ BEFORE = [("flows", "0014_flow_versions")]
 AFTER = [("flows", "0015_flow_versions_first")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    """Later tests need every migration applied again."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_each_existing_flow_gets_its_first_version_at_its_number(
     back_to_the_latest_schema,

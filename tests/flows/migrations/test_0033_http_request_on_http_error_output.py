@@ -11,14 +11,6 @@ BEFORE = [("flows", "0032_webhook_signature_scheme")]
 AFTER = [("flows", "0033_http_request_on_http_error_output")]
 
 
-@pytest.fixture
-def back_to_the_latest_schema():
-    """Later tests need every migration applied again."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 def migrate(targets):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
