@@ -11,12 +11,15 @@ logged, never allowed to change what saved flows do.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.plugins import LoadReport, PluginRefused, load_group
 from flows.nodes import DuplicateNodeKind, FormField, NodeKind, register
 
 GROUP = "weir.nodes"
+# As every built-in's: a node's type lands in saved graphs, CSS classes and ids.
+TYPE_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 def install_node_kind(name: str, loaded: Any) -> None:
@@ -26,6 +29,11 @@ def install_node_kind(name: str, loaded: Any) -> None:
         raise PluginRefused(f"{name} names {loaded!r}, which is not a NodeKind.")
     if not kind.type:
         raise PluginRefused(f"{type(kind).__name__} has no `type` name.")
+    if not isinstance(kind.type, str) or not TYPE_NAME.fullmatch(kind.type):
+        raise PluginRefused(
+            f"{type(kind).__name__}'s type {str(kind.type)[:80]!r} is not a name of "
+            "lower-case letters, digits and _ (at most 64, a letter first)."
+        )
     if not all(isinstance(field, FormField) for field in kind.form_fields):
         raise PluginRefused(f"{kind.type}: every form field must be a FormField.")
     try:

@@ -25,3 +25,10 @@ class AgentImpostor(NodeKind):
 
 
 NOT_A_KIND = {"type": "dict"}
+
+
+class OddlyNamed(NodeKind):
+    """A `type` no built-in could have: markup, spaces and capitals."""
+
+    type = 'Echo"><img src=x onerror=alert(1)>'
+    label = "Odd"

@@ -115,6 +115,17 @@ def test_an_entry_point_naming_no_node_kind_is_refused(node_registry, caplog):
     assert get_kind("dict") is None
 
 
+def test_a_node_type_that_is_not_a_plain_name_is_refused(node_registry):
+    """Node types appear in saved graphs, the palette, CSS classes and
+    element ids: a plugin's must be a name like the built-ins' (security.md
+    Round 8's "Left")."""
+    report = load_node_plugins([entry("odd", f"{SAMPLES}:OddlyNamed")])
+
+    assert report.loaded == []
+    assert "lower-case letters, digits and _" in report.skipped[0].reason
+    assert get_kind('Echo"><img src=x onerror=alert(1)>') is None
+
+
 def test_a_flow_whose_plugin_is_gone_fails_naming_its_node(node_registry, alice):
     flow = hello_flow(alice)
     del node_registry["hello"]
