@@ -1,10 +1,10 @@
 """The character sets Weir decodes text in, wherever the sender names one.
 
 Python's codec registry holds more than character sets: `punycode` decodes in
-time quadratic in its input (22-25 s of CPU for 1 MiB, measured; a minute
-for 1 MiB of `a`s), `idna` hands its labels to it, `unicode_escape` and `rot13`
-change meaning, `base64` and `zlib` turn bytes into bytes. Each codec listed
-here decodes in time linear in the text. Used for what a flow fetches
+time quadratic in its input (66 s of CPU for 1 MiB, docs/security.md S28),
+`idna` hands its labels to it, `unicode_escape` and `rot13` change meaning,
+`base64` and `zlib` turn bytes into bytes. Each codec listed here decodes in
+time linear in the text. Used for what a flow fetches
 (core/net/http_body.py) and what a request sends (core/http/body_charset.py).
 """
 

@@ -1,14 +1,15 @@
 """Refuse a request body in a codec that is no character set, before anything
 decodes it.
 
-Django decodes a form body (`request.POST`, which its CSRF check reads on every
-POST it checks, a page's or the API's) with the charset its Content-Type names,
-any codec Python knows; so does the webhook for text and forms. Python also
-knows codecs that are no character set (core/charsets.py): one request of 1 MiB
-labelled `charset=punycode` held a web thread, and the GIL with it, for about a
-minute, from anyone, before any rate limit. Such a request is answered 415
-here, first. A name Python does not know is left alone: Django then reads
-UTF-8, and the webhook refuses it itself (webhooks/bodies.py).
+Django decodes each field of a multipart form (`request.POST`, which its CSRF
+check reads on every POST it checks, a page's or the API's) with the charset
+the Content-Type names, any codec Python knows (an urlencoded form it refuses
+unless UTF-8); the webhook decodes text and forms likewise. Python also knows
+codecs that are no character set (core/charsets.py): one request of 1 MiB
+labelled `charset=punycode` held a web thread, and the GIL with it, for 66 s,
+from anyone, before any rate limit (docs/security.md, S28). Such a request is
+answered 415 here, first. A name Python does not know is left alone: Django
+then reads UTF-8, and the webhook refuses it itself (webhooks/bodies.py).
 """
 
 from __future__ import annotations
