@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from django.core.exceptions import BadRequest
 from django.db.models import Q
 from django.http.multipartparser import MultiPartParserError
 from rest_framework import authentication
@@ -25,10 +26,11 @@ def enforce_csrf(request) -> None:
     check.process_request(request)  # reads the token from the cookie
     try:
         # On a POST Django looks for the token in the form body first, parsing
-        # it; a multipart body without a boundary cannot be parsed. The API
-        # only reads JSON anyway, so that body is refused as any other would be.
+        # it; a multipart body without a boundary cannot be parsed, nor (Django
+        # says BadRequest) an urlencoded one in a charset other than UTF-8. The
+        # API only reads JSON anyway, so that body is refused as any other is.
         reason = check.process_view(request, None, (), {})
-    except MultiPartParserError:
+    except (MultiPartParserError, BadRequest):
         raise UnsupportedMediaType() from None
     if reason:
         raise CsrfFailed(reason)

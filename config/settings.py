@@ -91,6 +91,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "core.http.csp.CachedCSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "core.http.body_charset.BodyCharsetMiddleware",  # before anything decodes a body
     "core.http.sessionless.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -1,7 +1,9 @@
 """The public webhook endpoint, `/api/webhooks/:flowId[/any/path]` (docs/webhooks.md).
 
 A plain function view that checks the request first and fails early, cheapest
-check first, then runs the flow once. The order is part of the contract:
+check first, then runs the flow once. The order is part of the contract (before
+any of it, on every URL, a body whose charset is a codec that is no character
+set is 415: core/http/body_charset.py):
 
 1. unknown or malformed flow id, or webhook disabled → 404
 2. a method the webhook node does not take → 405 with `Allow`; OPTIONS → 204

@@ -7,19 +7,19 @@ body of any other media type back as `RawBody` (the node stores it as a run
 file); `json` always parses (an empty body is null; anything else that does
 not parse is a `BodyError`), `text` never does, `file` is always a `RawBody`.
 
-The response's `charset` picks the codec, but only from `TEXT_CODECS`: Python's
-codec registry also holds codecs that are not character sets at all and cost far
-more than a pass over the bytes (`punycode` took 22-25 s of CPU on 1 MiB, past
-any `timeout_ms`; `unicode_escape`, `rot13`, `hex`, `base64` change meaning). Every
-codec listed decodes in time linear in the body, which `HTTP_NODE_MAX_RESPONSE_BYTES`
-bounds. A body labelled with any other charset is not decoded: it is output as
-base64 with `body_encoding: "base64"`, so nothing is lost and the flow can tell.
+The response's `charset` picks the codec, but only from `TEXT_CODECS`
+(core/charsets.py): Python's codec registry also holds codecs that are not
+character sets at all and cost far more than a pass over the bytes (`punycode`
+took 22-25 s of CPU on 1 MiB, past any `timeout_ms`; `unicode_escape`, `rot13`,
+`hex`, `base64` change meaning). Every codec listed decodes in time linear in
+the body, which `HTTP_NODE_MAX_RESPONSE_BYTES` bounds. A body labelled with any
+other charset is not decoded: it is output as base64 with `body_encoding:
+"base64"`, so nothing is lost and the flow can tell.
 """
 
 from __future__ import annotations
 
 import base64
-import codecs
 import json
 from dataclasses import dataclass
 from email.message import Message
@@ -27,37 +27,8 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from core.charsets import text_codec
 from core.storable import storable_text
-
-# Canonical names (`codecs.lookup(label).name`) of the character sets decoded.
-TEXT_CODECS = frozenset(
-    {
-        "utf-8",
-        "utf-8-sig",
-        "utf-16",
-        "utf-16-le",
-        "utf-16-be",
-        "utf-32",
-        "utf-32-le",
-        "utf-32-be",
-        "ascii",
-        "koi8-r",
-        "koi8-u",
-        "mac-roman",
-        "tis-620",
-        "shift_jis",
-        "euc_jp",
-        "gb2312",
-        "gbk",
-        "gb18030",
-        "big5",
-        "euc_kr",
-        *(f"iso8859-{part}" for part in range(1, 17) if part != 12),
-        *(f"cp{page}" for page in range(1250, 1259)),
-        "cp874",
-    }
-)
-
 
 RESPONSE_FORMATS = ("auto", "json", "text", "file")
 # Media types read as text by `auto`, besides text/*, JSON and XML (+json,
@@ -187,9 +158,5 @@ def _codec(content_type: str) -> str | None:
     for part in content_type.split(";")[1:]:
         key, _, value = part.strip().partition("=")
         if key.strip().lower() == "charset" and value.strip().strip('"'):
-            try:
-                name = codecs.lookup(value.strip().strip('"')).name
-            except (LookupError, ValueError, TypeError):
-                return None
-            return name if name in TEXT_CODECS else None
+            return text_codec(value.strip().strip('"'))
     return "utf-8"

@@ -106,3 +106,21 @@ def test_anonymous_sign_in_or_out_with_a_broken_multipart_body_is_unsupported(db
 
     assert response.status_code == 415
     assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+@pytest.mark.parametrize("path", ["/api/auth/login", "/api/auth/logout"])
+def test_anonymous_sign_in_or_out_with_a_form_not_in_utf_8_is_unsupported(db, path):
+    """Django refuses to read an urlencoded form that is not UTF-8 (BadRequest)
+    as the CSRF check looks in it for its token (security.md, S29)."""
+    client = APIClient(enforce_csrf_checks=True)
+    client.cookies["csrftoken"] = TOKEN
+
+    response = client.post(
+        path,
+        b"username=caf%E9",
+        content_type="application/x-www-form-urlencoded; charset=latin-1",
+        HTTP_X_CSRFTOKEN=TOKEN,
+    )
+
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
