@@ -21,6 +21,7 @@ from config import (
     knowledge_settings,
     log_settings,
     oidc_settings,
+    quota_settings,
     storage_settings,
     webhook_settings,
 )
@@ -347,16 +348,8 @@ SUPERVISE_INTERVAL_SECONDS = env.float("SUPERVISE_INTERVAL_SECONDS", default=5)
 SCHEDULE_INTERVAL_SECONDS = env.float("SCHEDULE_INTERVAL_SECONDS", default=1)
 # A tick the scheduler sees later than this is "missed" (skipped, or run once).
 SCHEDULE_GRACE_SECONDS = env.float("SCHEDULE_GRACE_SECONDS", default=60)
-SCHEDULED_FLOWS_PER_OWNER = env.int("SCHEDULED_FLOWS_PER_OWNER", default=50)
-# Team workspaces one account may own (beyond its personal one): the schedule and
-# queue caps count per workspace (accounts/workspaces/members.py).
-WORKSPACES_PER_USER = env.int("WORKSPACES_PER_USER", default=10)
-# Invitations waiting for an answer in one workspace (a row per name typed,
-# accounts/workspaces/invitations.py): 409 for a new one past it.
-INVITATIONS_PER_WORKSPACE = env.int("INVITATIONS_PER_WORKSPACE", default=100)
-# Background runs one account may have queued before a request adding one is 429
-# (flows/engine/fair_queue.py).
-QUEUED_RUNS_PER_OWNER = env.int("QUEUED_RUNS_PER_OWNER", default=100)
+# What one workspace or account may hold (config/quota_settings.py).
+globals().update(quota_settings.read(env))
 # Tests only: a 6th (seconds) cron field, for per-second schedules.
 SCHEDULE_ALLOW_SECONDS = env.bool("SCHEDULE_ALLOW_SECONDS", default=False)
 
