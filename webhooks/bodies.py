@@ -55,9 +55,17 @@ class Parsed:
 
 def query_object(request: HttpRequest) -> dict:
     """The query string as an object; a repeated name a list of its values."""
-    return as_object(
-        parse_qsl(request.META.get("QUERY_STRING", ""), keep_blank_values=True)
-    )
+    return as_object(form_pairs(request.META.get("QUERY_STRING", "")))
+
+
+def form_pairs(text: str) -> list[tuple[str, str]]:
+    """An urlencoded form's (name, value) pairs; past MAX_FIELDS refused
+    before the text is split (`a&a&…` in 1 MiB took ~0.3 s to split only to
+    be counted and refused)."""
+    try:
+        return parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS)
+    except ValueError:  # "Max number of fields exceeded"
+        raise ValidationFailed(f"The form has more than {MAX_FIELDS} fields.") from None
 
 
 def as_object(pairs: list[tuple[str, Any]], into: dict | None = None) -> dict:
@@ -138,7 +146,7 @@ def parse(request: HttpRequest, body: bytes) -> Parsed:
         return Parsed(query_object(request))
     kind = kind or DEFAULT_TYPE
     if kind == FORM:
-        pairs = parse_qsl(_text(request, body), keep_blank_values=True)
+        pairs = form_pairs(_text(request, body))
         return Parsed(_storable(as_object(pairs), "The form"))
     if kind == MULTIPART:
         pairs, uploads = multipart.parse(request, body)

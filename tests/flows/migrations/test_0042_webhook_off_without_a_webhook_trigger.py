@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from tests.flows.migrations.test_0033_http_request_on_http_error_output import (
-    back_to_the_latest_schema,  # noqa: F401  (a fixture)
     migrate,
 )
 
@@ -16,7 +15,7 @@ AFTER = [("flows", "0042_webhook_off_without_a_webhook_trigger")]
 
 @pytest.mark.django_db(transaction=True)
 def test_flows_without_a_webhook_trigger_lose_their_webhook(
-    back_to_the_latest_schema,  # noqa: F811
+    back_to_the_latest_schema,
 ):
     old = migrate(BEFORE)
     ada = old.get_model("auth", "User").objects.create(username="ada")

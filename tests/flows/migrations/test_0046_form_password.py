@@ -7,7 +7,6 @@ import pytest
 from django.contrib.auth.hashers import check_password
 
 from tests.flows.migrations.test_0033_http_request_on_http_error_output import (
-    back_to_the_latest_schema,  # noqa: F401  (a fixture)
     migrate,
 )
 
@@ -17,7 +16,7 @@ AFTER = [("flows", "0046_form_password")]
 
 @pytest.mark.django_db(transaction=True)
 def test_form_passwords_are_hashed_and_gone_from_nodes_and_versions(
-    back_to_the_latest_schema,  # noqa: F811
+    back_to_the_latest_schema,
 ):
     old = migrate(BEFORE)
     ada = old.get_model("auth", "User").objects.create(username="ada")

@@ -10,7 +10,6 @@ import pytest
 from django.utils import timezone
 
 from tests.flows.migrations.test_0033_http_request_on_http_error_output import (
-    back_to_the_latest_schema,  # noqa: F401  (a fixture)
     migrate,
 )
 
@@ -20,7 +19,7 @@ AFTER = [("flows", "0047_run_after")]
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_queued_to_retry_is_not_taken_before_its_wait_ends(
-    back_to_the_latest_schema,  # noqa: F811
+    back_to_the_latest_schema,
 ):
     old = migrate(BEFORE)
     ada = old.get_model("auth", "User").objects.create(username="ada")

@@ -11,7 +11,6 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from tests.flows.migrations.test_0033_http_request_on_http_error_output import (
-    back_to_the_latest_schema,  # noqa: F401  (a fixture)
     migrate,
 )
 
@@ -52,7 +51,7 @@ def run_indexes() -> set[str]:
 
 @pytest.mark.django_db(transaction=True)
 def test_runs_keep_their_flow_and_a_run_of_no_flow_can_be_stored(
-    back_to_the_latest_schema,  # noqa: F811
+    back_to_the_latest_schema,
 ):
     old = migrate(BEFORE)
     flow, run = flow_and_run(old)
@@ -71,7 +70,7 @@ def test_runs_keep_their_flow_and_a_run_of_no_flow_can_be_stored(
 
 @pytest.mark.django_db(transaction=True)
 def test_going_back_deletes_the_runs_of_no_flow_and_restores_the_constraint(
-    back_to_the_latest_schema,  # noqa: F811
+    back_to_the_latest_schema,
 ):
     new = migrate(AFTER)
     flow, run = flow_and_run(new)
