@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.audit.record import record
+from core.storable import Unstorable, check_storable
 from flows.api.portable import EXPORTED_FIELDS, FORMAT_VERSION, imported_nodes
 from flows.credentials.portable import import_nodes
 from flows.git.files import KEY, MANIFEST, flow_document, render, slugify
@@ -103,6 +104,10 @@ def read_document(name: str, document) -> dict:
     for list_field in ("nodes", "edges"):
         if not isinstance(document.get(list_field, []), list):
             raise BadFile(name, f"{list_field} must be a list.")
+    try:  # as the flow API's fields are (a NUL, a lone surrogate, 1e400)
+        check_storable(document, what="The file")
+    except Unstorable as problem:
+        raise BadFile(name, str(problem)) from None
     return document
 
 

@@ -104,6 +104,23 @@ def test_a_bad_file_is_400_naming_it(staging_flows, staging, production, ops):
     assert not production.flows.exists()
 
 
+def test_a_file_holding_what_the_database_cannot_store_is_400_naming_it(
+    staging_flows, staging, production, ops
+):
+    """A NUL character (jsonb holds none) was a 500 here, where the flow API
+    answers 400 (security.md, round 9's Left)."""
+    body = bundle(staging)
+    body["files"]["say-hello.json"]["name"] = "Say\u0000hello"
+
+    response = sync(browser(ops), production, body)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["details"]["file"] == "say-hello.json"
+    assert "NUL" in error["message"] or "null character" in error["message"]
+    assert not production.flows.exists()
+
+
 def test_a_bundle_without_files_is_400(production, ops):
     response = sync(browser(ops), production, {"prune": True})
 
