@@ -26,6 +26,7 @@ from django.db import transaction
 from accounts.audit.record import record
 from core.storable import Unstorable, check_storable
 from flows.api.portable import EXPORTED_FIELDS, FORMAT_VERSION, imported_nodes
+from flows.credentials.literals import LiteralSecrets
 from flows.credentials.portable import import_nodes
 from flows.git.files import KEY, MANIFEST, flow_document, render, slugify
 from flows.graph import validate_graph
@@ -120,6 +121,7 @@ def plan_sync(workspace, files: dict, *, prune: bool = False) -> Plan:
         if not flow.key:
             unkeyed.setdefault(slugify(flow.name), flow)
     steps, missing, matched = [], {}, set()
+    literals = None
     for name in sorted(files):
         if name == MANIFEST:
             continue
@@ -128,6 +130,8 @@ def plan_sync(workspace, files: dict, *, prune: bool = False) -> Plan:
         step.flow = by_key.get(step.key) or unkeyed.get(step.key)
         if step.flow is not None:
             matched.add(step.flow.pk)
+            literals = literals or LiteralSecrets.of_workspace(workspace.pk)
+            _keep_literals(step, literals)
             _compare(step, document)
         steps.append(step)
     if missing:
@@ -207,6 +211,15 @@ def _step_for(name: str, document: dict, workspace, missing: dict) -> Step:
     if errors:
         raise BadFile(name, errors.summary())
     return Step("create", document["key"], fields["name"], file=name, fields=fields)
+
+
+def _keep_literals(step: Step, literals: LiteralSecrets) -> None:
+    """Each string of the file left as the flow's export shows it (a literal
+    secret as `[redacted:NAME]`, flows/credentials/literals.py) becomes the
+    flow's own again: a file exports no secret, and syncing it back must not
+    write the placeholder over the value (nor count it as a change)."""
+    stored = {name: getattr(step.flow, name) for name in step.fields}
+    step.fields = literals.keep(step.fields, stored)
 
 
 def _compare(step: Step, document: dict) -> None:

@@ -14,7 +14,8 @@ from accounts.workspaces.models import Membership
 from flows.git.files import export_workspace
 from flows.history.models import FlowVersion
 from tests.accounts.test_bearer import bearer
-from tests.factories import UserFactory
+from tests.factories import FlowFactory, UserFactory
+from tests.flows.graphs import chain, code, trigger
 
 
 def bundle(workspace, **options) -> dict:
@@ -119,6 +120,35 @@ def test_a_file_holding_what_the_database_cannot_store_is_400_naming_it(
     assert error["details"]["file"] == "say-hello.json"
     assert "NUL" in error["message"] or "null character" in error["message"]
     assert not production.flows.exists()
+
+
+def test_a_literal_secret_the_export_redacted_survives_a_sync_of_it(
+    staging_flows, production, ops
+):
+    """A flow holding its workspace's credential value as a literal is
+    exported as `[redacted:stripe]`; syncing that file back (another field
+    changed) wrote the placeholder over the value, and every sync of it was an
+    update. The value stays, only the change lands, and the next sync is
+    unchanged (security.md, round 9's Left)."""
+    nodes, edges = chain(
+        trigger(), code("charge", "const key = 'prod-token-x9'; return {key};")
+    )
+    flow = FlowFactory(
+        created_by=ops, workspace=production, name="Charge", nodes=nodes, edges=edges
+    )
+    body = bundle(production)
+    name = "charge.json"
+    assert "[redacted:stripe]" in json.dumps(body["files"][name]["nodes"])
+    body["files"][name]["description"] = "Charges the customer."
+
+    changed = sync(browser(ops), production, body)
+    again = sync(browser(ops), production, bundle(production))
+
+    assert changed.status_code == 200
+    flow.refresh_from_db()
+    assert flow.description == "Charges the customer."
+    assert "const key = 'prod-token-x9';" in flow.nodes[1]["data"]["code"]
+    assert again.json()["counts"]["unchanged"] == 1
 
 
 def test_a_bundle_without_files_is_400(production, ops):
