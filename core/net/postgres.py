@@ -11,6 +11,11 @@ The query is the node's literal SQL with named parameters (`%(name)s`),
 always executed with parameters, so psycopg uses the extended protocol: one
 statement only, and values never become SQL. Read mode runs it in a
 `READ ONLY` transaction; `statement_timeout` and `connect_timeout` bound it.
+
+Only the credential speaks for the connection: libpq would otherwise fill an
+empty password from the Weir host's pgpass file and offer the host's client
+certificate and Kerberos ticket to whichever server the credential names
+(`AMBIENT_OFF`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,16 @@ import psycopg
 from django.db import connections
 
 from core.net import outbound
+
+# No pgpass file (a path that never exists: /nonexistent is nobody's home by
+# Debian policy; /dev/null would make libpq warn on every connection), no
+# client certificate, no GSSAPI encryption or authentication.
+AMBIENT_OFF = {
+    "passfile": "/nonexistent/weir-no-pgpass",
+    "sslcertmode": "disable",
+    "gssencmode": "disable",
+    "require_auth": "!gss,!sspi",
+}
 
 
 class QueryError(Exception):
@@ -136,6 +151,7 @@ def connect(server: dict, password: str, deadline: float, application_name: str)
             connect_timeout=max(2, math.ceil(left)),
             options=f"-c statement_timeout={max(1, int(left * 1000))}",
             application_name=application_name,
+            **AMBIENT_OFF,
         )
     except psycopg.OperationalError as error:
         if time.monotonic() >= deadline:
