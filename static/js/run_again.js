@@ -12,8 +12,11 @@ export const TITLES = {
 };
 const BUSY = { rerun: "Re-running…", retry: "Retrying…" };
 
+// The button comes disabled from the server and is enabled once it works: a
+// click before the script has run would do nothing.
 export function wireAgain(button, runId, error, shown) {
   const verb = button.dataset.again;
+  button.disabled = false;
   button.addEventListener("click", async () => {
     button.disabled = true;
     error.hidden = true;
