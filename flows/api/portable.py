@@ -42,15 +42,43 @@ def export_node_data(node: dict) -> dict:
     headers = data.get("headers")
     if node.get("type") == "http_request" and isinstance(headers, dict):
         data["headers"] = {
-            name: (
-                ""
-                if SECRET_HEADER.search(name)
-                and not (isinstance(value, str) and ONLY_TEMPLATE.match(value))
-                else value
-            )
+            name: "" if _blanked_header(name, value) else value
             for name, value in headers.items()
         }
     return data
+
+
+def _blanked_header(name: str, value) -> bool:
+    """Whether `export_node_data` blanks this header of an http_request node."""
+    return bool(SECRET_HEADER.search(name)) and not (
+        isinstance(value, str) and ONLY_TEMPLATE.match(value)
+    )
+
+
+def keep_blanked_headers(nodes: list, stored: list) -> list:
+    """`nodes` (a file's, over the flow's `stored` nodes) with each header the
+    export blanked and the file left blank given back its stored value: a file
+    holds no secret, and syncing it back must not write the blank over it."""
+    by_id = {node.get("id"): node for node in stored if isinstance(node, dict)}
+    kept = []
+    for node in nodes:
+        old = None
+        if isinstance(node, dict) and node.get("type") == "http_request":
+            old = by_id.get(node.get("id"))
+        headers = (node.get("data") or {}).get("headers") if old else None
+        old_headers = (old.get("data") or {}).get("headers") if old else None
+        if isinstance(headers, dict) and isinstance(old_headers, dict):
+            restored = {
+                name: old_headers[name]
+                if value == ""
+                and old_headers.get(name)
+                and _blanked_header(name, old_headers[name])
+                else value
+                for name, value in headers.items()
+            }
+            node = {**node, "data": {**node["data"], "headers": restored}}
+        kept.append(node)
+    return kept
 
 
 def imported_nodes(nodes: list) -> list:

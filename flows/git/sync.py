@@ -25,7 +25,12 @@ from django.db import transaction
 
 from accounts.audit.record import record
 from core.storable import Unstorable, check_storable
-from flows.api.portable import EXPORTED_FIELDS, FORMAT_VERSION, imported_nodes
+from flows.api.portable import (
+    EXPORTED_FIELDS,
+    FORMAT_VERSION,
+    imported_nodes,
+    keep_blanked_headers,
+)
 from flows.credentials.literals import LiteralSecrets
 from flows.credentials.portable import import_nodes
 from flows.git.files import KEY, MANIFEST, flow_document, render, slugify
@@ -215,11 +220,13 @@ def _step_for(name: str, document: dict, workspace, missing: dict) -> Step:
 
 def _keep_literals(step: Step, literals: LiteralSecrets) -> None:
     """Each string of the file left as the flow's export shows it (a literal
-    secret as `[redacted:NAME]`, flows/credentials/literals.py) becomes the
-    flow's own again: a file exports no secret, and syncing it back must not
-    write the placeholder over the value (nor count it as a change)."""
+    secret as `[redacted:NAME]`, flows/credentials/literals.py; a secret
+    header blank, flows/api/portable.py) becomes the flow's own again: a file
+    holds no secret, and syncing it back must not write the placeholder over
+    the value (nor count it as a change)."""
     stored = {name: getattr(step.flow, name) for name in step.fields}
     step.fields = literals.keep(step.fields, stored)
+    step.fields["nodes"] = keep_blanked_headers(step.fields["nodes"], stored["nodes"])
 
 
 def _compare(step: Step, document: dict) -> None:

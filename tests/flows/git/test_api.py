@@ -15,7 +15,7 @@ from flows.git.files import export_workspace
 from flows.history.models import FlowVersion
 from tests.accounts.test_bearer import bearer
 from tests.factories import FlowFactory, UserFactory
-from tests.flows.graphs import chain, code, trigger
+from tests.flows.graphs import chain, code, node, trigger
 
 
 def bundle(workspace, **options) -> dict:
@@ -148,6 +148,39 @@ def test_a_literal_secret_the_export_redacted_survives_a_sync_of_it(
     flow.refresh_from_db()
     assert flow.description == "Charges the customer."
     assert "const key = 'prod-token-x9';" in flow.nodes[1]["data"]["code"]
+    assert again.json()["counts"]["unchanged"] == 1
+
+
+def test_a_secret_header_the_export_blanked_survives_a_sync_of_it(production, ops):
+    """An http_request node's literal `Authorization` is exported blank;
+    syncing that file back wrote the blank over it."""
+    nodes, edges = chain(
+        trigger(),
+        node(
+            "call",
+            "http_request",
+            method="GET",
+            url="https://example.com/",
+            headers={"Authorization": "Bearer typed-in-9f8e7d6c5b", "Accept": "*/*"},
+        ),
+    )
+    flow = FlowFactory(
+        created_by=ops, workspace=production, name="Call", nodes=nodes, edges=edges
+    )
+    body = bundle(production)
+    headers = body["files"]["call.json"]["nodes"][1]["data"]["headers"]
+    assert headers == {"Authorization": "", "Accept": "*/*"}
+    body["files"]["call.json"]["nodes"][1]["data"]["headers"]["Accept"] = "text/csv"
+
+    changed = sync(browser(ops), production, body)
+    again = sync(browser(ops), production, bundle(production))
+
+    assert changed.status_code == 200
+    flow.refresh_from_db()
+    assert flow.nodes[1]["data"]["headers"] == {
+        "Authorization": "Bearer typed-in-9f8e7d6c5b",
+        "Accept": "text/csv",
+    }
     assert again.json()["counts"]["unchanged"] == 1
 
 
