@@ -11,6 +11,10 @@ STARTTLS and implicit TLS verify certificates with the system's trust store
 (`ssl.create_default_context()`; smtplib's own default verifies nothing).
 Without TLS the password would cross in the clear, so `security: none` is only
 allowed for an allowlisted server (a relay on the same host or network).
+
+The greeting (EHLO) names the site as the world knows it, `BASE_URL`'s host:
+smtplib's own default is the host's name from `socket.getfqdn()`, or its
+address, which told any server a credential names how the host is known inside.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ import socket
 import ssl
 import time
 from email.message import EmailMessage
+from urllib.parse import urlsplit
+
+from django.conf import settings
 
 from core.net import outbound
 from core.net.outbound import DeadlineSocket, OutboundError, remaining
@@ -35,12 +42,17 @@ class SmtpError(Exception):
         self.code, self.message = code, message
 
 
+def greeting_name() -> str:
+    """The name Weir gives in EHLO: BASE_URL's host, else `localhost`."""
+    return urlsplit(getattr(settings, "BASE_URL", "") or "").hostname or "localhost"
+
+
 class PinnedSMTP(smtplib.SMTP):
     """Dials the checked address; `_host` (the name) stays for STARTTLS."""
 
     def __init__(self, host: str, port: int, address: str, deadline: float):
         self.address, self.deadline = address, deadline
-        super().__init__(timeout=remaining(deadline))
+        super().__init__(timeout=remaining(deadline), local_hostname=greeting_name())
         self._host = host
         self.connect(host, port)
 

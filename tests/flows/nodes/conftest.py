@@ -18,9 +18,11 @@ class Inbox:
 
     def __init__(self):
         self.envelopes = []
+        self.greetings = []  # the name each sender gave in EHLO
 
     async def handle_DATA(self, server, session, envelope):  # noqa: N802
         self.envelopes.append(envelope)
+        self.greetings.append(session.host_name)
         return "250 OK"
 
 

@@ -241,3 +241,18 @@ def test_a_credential_of_another_kind_fails_credential_kind(alice, inbox):
     assert run.error["code"] == "credential_kind"
     assert run.error["message"] == "Stripe is not an SMTP credential."
     assert inbox.envelopes == []
+
+
+def test_the_greeting_names_the_public_site_not_the_hosts_own_name(
+    alice, mail_server, inbox, settings
+):
+    """EHLO gave `socket.getfqdn()`, the Weir host's internal name, to
+    whichever server a credential names (security.md, round 10's Left); it
+    gives BASE_URL's host, the name the world knows the site by."""
+    settings.BASE_URL = "https://flows.example.org"
+
+    run = send(alice, mail_server)
+
+    assert run.status == "succeeded", run.error
+    assert inbox.greetings == ["flows.example.org"]
+    assert socket.getfqdn() not in inbox.greetings
