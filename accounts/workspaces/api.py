@@ -47,6 +47,14 @@ LAST_OWNER = "A workspace keeps at least one owner: make someone else owner firs
 DELETED = inline_serializer("WorkspaceDeleted", {"success": serializers.BooleanField()})
 
 
+def may_manage(user, workspace_id, *roles) -> None:
+    """403 unless `user` may manage members with `roles` (before or after a
+    change; `members.refusal` says why not)."""
+    reason = refusal(user, workspace_id, *roles)
+    if reason:
+        raise PermissionDenied(reason)
+
+
 class WorkspaceSerializer(serializers.ModelSerializer):
     personal = serializers.BooleanField(source="is_personal", read_only=True)
     role = serializers.CharField(
@@ -189,16 +197,10 @@ class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
     }
 
     def workspace_right(self) -> None:
-        return None  # each action checks (`_may_manage`); any member lists
+        return None  # each action checks (`may_manage`); any member lists
 
     def get_queryset(self):
         return super().get_queryset().select_related("user", "invited_by")
-
-    def _may_manage(self, workspace, *roles) -> None:
-        """403 unless the caller may (members.refusal says why not)."""
-        reason = refusal(self.request.user, workspace.pk, *roles)
-        if reason:
-            raise PermissionDenied(reason)
 
     @extend_schema(responses={202: INVITED_ANSWER})
     def create(self, request, *args, **kwargs):
@@ -208,7 +210,7 @@ class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
         body = MemberSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         role = body.validated_data["role"]
-        self._may_manage(workspace, role)
+        may_manage(request.user, workspace.pk, role)
         typed = body.validated_data["user"].strip()
         actor = Actor.from_request(request)
         try:
@@ -223,7 +225,7 @@ class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
         body = RoleSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         role = body.validated_data["role"]
-        self._may_manage(membership.workspace, membership.role, role)
+        may_manage(request.user, membership.workspace_id, membership.role, role)
         try:
             change_role(membership, role, Actor.from_request(request))
         except LastOwner:
@@ -236,7 +238,7 @@ class MemberViewSet(InWorkspace, viewsets.ModelViewSet):
     def destroy(self, request, *args, **kwargs):
         membership = self.get_object()
         if membership.user_id != request.user.pk:
-            self._may_manage(membership.workspace, membership.role)
+            may_manage(request.user, membership.workspace_id, membership.role)
         try:
             remove_member(membership, Actor.from_request(request))
         except LastOwner:
@@ -280,8 +282,6 @@ class InvitationViewSet(
     @extend_schema(responses={200: DELETED})
     def destroy(self, request, *args, **kwargs):
         invitation = self.get_object()
-        reason = refusal(request.user, invitation.workspace_id, invitation.role)
-        if reason:
-            raise PermissionDenied(reason)
+        may_manage(request.user, invitation.workspace_id, invitation.role)
         withdraw(invitation, Actor.from_request(request))
         return Response({"success": True})
