@@ -271,3 +271,34 @@ def test_names_the_database_lowers_alike_are_one_row(members, team):
 
     assert again.status_code == 202
     assert [row["role"] for row in listed(members["admin"], team)] == ["runner"]
+
+
+def test_the_members_page_says_when_the_invitations_are_full(members, team, settings):
+    settings.INVITATIONS_PER_WORKSPACE = 1
+    client = signed_in(members["admin"], Client)
+    add = {"action": "add", "role": "viewer"}
+    client.post(f"/workspaces/{team.id}/members/", {**add, "user": "one"})
+
+    refused = client.post(f"/workspaces/{team.id}/members/", {**add, "user": "two"})
+
+    assert refused.status_code == 400
+    assert 'id="add-error" role="alert">This workspace has 1 invitations' in (
+        refused.content.decode()
+    )
+    assert [i.address for i in Invitation.objects.filter(workspace=team)] == ["one"]
+
+
+def test_withdrawing_an_invitation_answered_meanwhile_says_so(members, team):
+    carol = UserFactory(username="carol")
+    invite(members["admin"], team, "carol")
+    invitation = Invitation.objects.get(workspace=team)
+    answer(carol, invitation.pk, "decline")
+
+    late = signed_in(members["admin"], Client).post(
+        f"/workspaces/{team.id}/members/",
+        {"action": "withdraw", "invitation": str(invitation.pk)},
+    )
+
+    assert late.status_code == 400
+    assert "That invitation was answered or withdrawn already." in late.content.decode()
+    assert not AuditEvent.objects.filter(action="member.invitation_withdrawn").exists()
