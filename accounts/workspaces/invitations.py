@@ -134,11 +134,10 @@ def invite(workspace: Workspace, user, typed: str, role: str, actor: Actor) -> N
         waiting = workspace.invitations.alias(key=Lower("address")).filter(
             key=Lower(Value(typed))
         )
-        if waiting.exists():
-            waiting.update(role=role, invited_by=actor.user, user=user)
-        elif workspace.invitations.count() >= settings.INVITATIONS_PER_WORKSPACE:
-            raise TooManyInvitations
-        else:
+        renewed = waiting.update(role=role, invited_by=actor.user, user=user)
+        if not renewed:
+            if workspace.invitations.count() >= settings.INVITATIONS_PER_WORKSPACE:
+                raise TooManyInvitations
             Invitation.objects.create(
                 workspace=workspace,
                 user=user,
