@@ -54,7 +54,3 @@ def test_tool_names_match_in_any_case_in_chat(alice_page, live_url, alice):
     tool = alice_page.locator("details.chat-tool")
     expect(tool.locator("summary")).to_have_text("Tool say_hello · succeeded")
     assert FlowRun.objects.get(trigger="agent").flow == flow
-    # The reply after the tool is stored as it ends: the test ends after it,
-    # or the database's flush between tests meets a message still going in.
-    expect(alice_page.locator(".chat-assistant.streaming")).to_have_count(0)
-    expect(alice_page.locator("#chat-send")).to_be_enabled()
